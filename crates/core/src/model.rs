@@ -1,0 +1,406 @@
+//! The event model: the contract between readers and sinks.
+//!
+//! A reader builds one [`TraceMeta`] (what the whole trace says about itself)
+//! and then yields [`Record`]s in time order through [`RecordSource`]. Events
+//! borrow their payload from the reader (the mapped file or a reusable
+//! decompression buffer) and decode fields on demand into [`Value`]s, so the
+//! hot path allocates nothing.
+
+use crate::bytes::Endian;
+use crate::error::{Error, Result};
+use crate::tables::{PrintkTable, SymbolTable, TaskTable};
+
+/// The container format a trace was read from.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    TraceDat,
+    Ctf,
+    Uftrace,
+    Ltt,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::TraceDat => "trace-cmd trace.dat",
+            Format::Ctf => "CTF",
+            Format::Uftrace => "uftrace data",
+            Format::Ltt => "LTT",
+        }
+    }
+}
+
+/// Field properties, as bits. They mirror what the ftrace `format` files say
+/// about a field and what printers need to know to show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct FieldFlags(pub u32);
+
+impl FieldFlags {
+    pub const SIGNED: u32 = 1 << 0;
+    /// `long` / `unsigned long` (printed in hex by trace-cmd's raw view).
+    pub const LONG: u32 = 1 << 1;
+    /// A C pointer type (`void *`, `char *`...).
+    pub const POINTER: u32 = 1 << 2;
+    /// A static array `type name[N]`.
+    pub const ARRAY: u32 = 1 << 3;
+    /// Character data (`char name[N]`, `__data_loc char[]`).
+    pub const STRING: u32 = 1 << 4;
+    /// `__data_loc`: the field holds a 32-bit (len << 16 | offset) locator.
+    pub const DYNAMIC: u32 = 1 << 5;
+    /// `__rel_loc`: like `DYNAMIC`, offset relative to the end of the field.
+    pub const RELATIVE: u32 = 1 << 6;
+    /// A `common_*` field shared by all events of the format.
+    pub const COMMON: u32 = 1 << 7;
+
+    #[inline]
+    pub fn has(self, bit: u32) -> bool {
+        self.0 & bit != 0
+    }
+}
+
+/// One field of an event class with a fixed record layout (ftrace style:
+/// every field has a byte offset and size inside the record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDef {
+    pub name: String,
+    /// The declared type, as written by the producer (e.g. `unsigned long`).
+    pub type_name: String,
+    pub offset: u32,
+    pub size: u32,
+    pub flags: FieldFlags,
+    /// For static arrays, the number of elements (0 when not known).
+    pub array_len: u32,
+    /// Size in bytes of one element (of an array) or of the value.
+    pub elem_size: u32,
+}
+
+/// A decoded field value, borrowing from the record.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value<'t> {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+    /// Character data, up to (not including) the first NUL.
+    Str(&'t [u8]),
+    /// Opaque bytes (arrays of non-integer elements, or raw payloads).
+    Bytes(&'t [u8]),
+    /// An array of integers, decoded element by element on demand.
+    IntArray {
+        data: &'t [u8],
+        elem_size: u8,
+        signed: bool,
+        endian: Endian,
+    },
+}
+
+impl<'t> Value<'t> {
+    /// Element `i` of an integer array, sign-extended when signed.
+    pub fn array_elem(&self, i: usize) -> Option<i128> {
+        match *self {
+            Value::IntArray {
+                data,
+                elem_size,
+                signed,
+                endian,
+            } => {
+                let es = elem_size as usize;
+                let b = data.get(i.checked_mul(es)?..)?;
+                let v = endian.read_uint(b, es)?;
+                Some(if signed { sign_extend(v, es) as i128 } else { v as i128 })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Sign-extend the low `size` bytes of `v`.
+#[inline]
+pub fn sign_extend(v: u64, size: usize) -> i64 {
+    match size {
+        1 => v as u8 as i8 as i64,
+        2 => v as u16 as i16 as i64,
+        4 => v as u32 as i32 as i64,
+        _ => v as i64,
+    }
+}
+
+impl FieldDef {
+    /// The bytes of this field in `data`: for static fields the field itself,
+    /// for `__data_loc`/`__rel_loc` fields the bytes they point to. `None` if
+    /// the record is too short (a damaged or truncated record).
+    pub fn slice<'t>(&self, data: &'t [u8], endian: Endian) -> Option<&'t [u8]> {
+        let off = self.offset as usize;
+        let size = self.size as usize;
+        let raw = data.get(off..off.checked_add(size)?)?;
+        if self.flags.has(FieldFlags::DYNAMIC) {
+            let loc = endian.read_uint(raw, size.min(4))? as u32;
+            let mut start = (loc & 0xffff) as usize;
+            let len = (loc >> 16) as usize;
+            if self.flags.has(FieldFlags::RELATIVE) {
+                start += off + size;
+            }
+            return data.get(start..start.checked_add(len)?);
+        }
+        Some(raw)
+    }
+
+    /// Decode the field from a record.
+    pub fn value<'t>(&self, data: &'t [u8], endian: Endian) -> Option<Value<'t>> {
+        let raw = self.slice(data, endian)?;
+        let f = self.flags;
+        if f.has(FieldFlags::STRING) {
+            let n = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+            return Some(Value::Str(&raw[..n]));
+        }
+        if f.has(FieldFlags::ARRAY) || f.has(FieldFlags::DYNAMIC) {
+            let es = self.elem_size as usize;
+            if matches!(es, 1 | 2 | 4 | 8) {
+                return Some(Value::IntArray {
+                    data: raw,
+                    elem_size: es as u8,
+                    signed: f.has(FieldFlags::SIGNED),
+                    endian,
+                });
+            }
+            return Some(Value::Bytes(raw));
+        }
+        match endian.read_uint(raw, raw.len()) {
+            Some(v) if f.has(FieldFlags::SIGNED) => Some(Value::Signed(sign_extend(v, raw.len()))),
+            Some(v) => Some(Value::Unsigned(v)),
+            None => Some(Value::Bytes(raw)),
+        }
+    }
+}
+
+/// What a class printer may need besides the record bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct PrintCtx<'a> {
+    pub endian: Endian,
+    /// Size of a C `long` on the traced machine (4 or 8).
+    pub long_size: u32,
+    pub symbols: &'a SymbolTable,
+    /// Format strings of `bprint`-style events by address (ftrace printk formats).
+    pub printk: &'a PrintkTable,
+    pub cpu: u32,
+}
+
+/// Format-specific rendering of one event class, provided by the format
+/// crate that read the class (for ftrace: the `print fmt` engine). Sinks use
+/// it through this trait and so stay independent of the formats.
+pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
+    /// The producer's raw field view: for each field ` name=value`, as
+    /// `trace-cmd report -R` prints it.
+    fn write_raw_fields(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>);
+    /// The producer's pretty view (ftrace `print fmt`). Returns `false` when
+    /// this class has no pretty view (the caller then prints raw fields).
+    fn write_pretty(&self, _out: &mut Vec<u8>, _data: &[u8], _ctx: &PrintCtx<'_>) -> bool {
+        false
+    }
+}
+
+/// An event type: its identity, its fields and how its producer prints it.
+#[derive(Debug, Clone)]
+pub struct EventClass {
+    pub id: u32,
+    /// Subsystem (ftrace system, CTF provider...).
+    pub system: String,
+    pub name: String,
+    /// Fields shared by every event of the format (ftrace `common_*`).
+    pub common_fields: Vec<FieldDef>,
+    /// The event's own fields.
+    pub fields: Vec<FieldDef>,
+    /// The producer's print format (ftrace `print fmt`), kept verbatim.
+    pub print_fmt: String,
+    /// Format-specific rendering, if the format crate provides one.
+    pub printer: Option<std::sync::Arc<dyn ClassPrinter>>,
+}
+
+impl EventClass {
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields
+            .iter()
+            .chain(self.common_fields.iter())
+            .find(|f| f.name == name)
+    }
+}
+
+/// A table of event classes indexed by id.
+#[derive(Debug, Clone, Default)]
+pub struct ClassTable {
+    classes: Vec<EventClass>,
+    /// Dense id -> index+1 map for small ids (ftrace ids are < 65536).
+    dense: Vec<u32>,
+}
+
+impl ClassTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Add a class; a later class with the same id replaces the lookup.
+    pub fn push(&mut self, c: EventClass) {
+        let idx = self.classes.len() as u32;
+        let id = c.id as usize;
+        if id < 1 << 20 {
+            if self.dense.len() <= id {
+                self.dense.resize(id + 1, 0);
+            }
+            self.dense[id] = idx + 1;
+        }
+        self.classes.push(c);
+    }
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<&EventClass> {
+        match self.dense.get(id as usize) {
+            Some(&i) if i > 0 => self.classes.get(i as usize - 1),
+            _ => None,
+        }
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &EventClass> {
+        self.classes.iter()
+    }
+    pub fn len(&self) -> usize {
+        self.classes.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+}
+
+/// A buffer (ftrace instance) or, in general, a group of streams.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BufferInfo {
+    /// `""` for the top-level buffer.
+    pub name: String,
+    pub clock: String,
+    pub page_size: u32,
+    pub cpus: u32,
+}
+
+/// One stream of events in its own time order (a CPU of a buffer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamInfo {
+    pub buffer: u32,
+    pub cpu: u32,
+}
+
+/// What a whole trace says about itself.
+#[derive(Debug, Clone, Default)]
+pub struct TraceMeta {
+    pub endian: Option<Endian>,
+    pub long_size: u32,
+    /// Number of CPUs recorded in the file.
+    pub cpus: u32,
+    pub buffers: Vec<BufferInfo>,
+    pub streams: Vec<StreamInfo>,
+    pub classes: ClassTable,
+    pub tasks: TaskTable,
+    pub symbols: SymbolTable,
+    pub printk: PrintkTable,
+    /// `uname -a` style description of the traced system, if recorded.
+    pub uname: Option<String>,
+    /// Version of the recording tool, if recorded.
+    pub tracer_version: Option<String>,
+}
+
+/// An event, borrowing its payload from the reader.
+#[derive(Debug, Clone, Copy)]
+pub struct Event<'t> {
+    /// Timestamp in the trace's time unit after clock corrections (ns for
+    /// nanosecond clocks).
+    pub ts: u64,
+    /// Index into [`TraceMeta::streams`].
+    pub stream: u32,
+    pub cpu: u32,
+    /// The event type id as stored (ftrace `common_type`).
+    pub type_id: u32,
+    pub class: Option<&'t EventClass>,
+    /// The task that produced the event (ftrace `common_pid`), -1 if none.
+    pub pid: i32,
+    /// The whole record payload (for ftrace: starting with `common_type`).
+    pub data: &'t [u8],
+    pub endian: Endian,
+}
+
+/// Events the producer lost, reported where the loss was detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lost {
+    pub stream: u32,
+    pub cpu: u32,
+    /// Timestamp of the first event after the loss.
+    pub ts: u64,
+    /// Number of lost events, when the producer counted them.
+    pub count: Option<u64>,
+}
+
+/// What a reader yields, in time order.
+#[derive(Debug, Clone)]
+pub enum Record<'t> {
+    Event(Event<'t>),
+    Lost(Lost),
+    /// Damaged input that was skipped; reading continues after it.
+    Damage(Error),
+}
+
+/// A source of records in time order (a lending iterator).
+pub trait RecordSource {
+    fn meta(&self) -> &TraceMeta;
+    /// The next record, or `None` at the end. After a fatal error the source
+    /// stays empty.
+    fn next_record(&mut self) -> Result<Option<Record<'_>>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fd(name: &str, offset: u32, size: u32, flags: u32, elem: u32) -> FieldDef {
+        FieldDef {
+            name: name.into(),
+            type_name: String::new(),
+            offset,
+            size,
+            flags: FieldFlags(flags),
+            array_len: if elem > 0 { size / elem } else { 0 },
+            elem_size: elem,
+        }
+    }
+
+    #[test]
+    fn decodes_fixed_and_dynamic_fields() {
+        // int at 0, __data_loc char[] at 4 -> "hi" at 8
+        let mut d = vec![0xfe, 0xff, 0xff, 0xff];
+        d.extend_from_slice(&((3u32 << 16) | 8).to_le_bytes());
+        d.extend_from_slice(b"hi\0");
+        let e = Endian::Little;
+        let i = fd("i", 0, 4, FieldFlags::SIGNED, 4);
+        assert_eq!(i.value(&d, e), Some(Value::Signed(-2)));
+        let s = fd("s", 4, 4, FieldFlags::DYNAMIC | FieldFlags::STRING, 1);
+        assert_eq!(s.value(&d, e), Some(Value::Str(b"hi")));
+        // relative: offset counted from the end of the field (4 + 4)
+        let mut r = d.clone();
+        r[4..8].copy_from_slice(&(3u32 << 16).to_le_bytes());
+        let rs = fd("s", 4, 4, FieldFlags::DYNAMIC | FieldFlags::RELATIVE | FieldFlags::STRING, 1);
+        assert_eq!(rs.value(&r, e), Some(Value::Str(b"hi")));
+        // out of bounds locator
+        r[4..8].copy_from_slice(&((100u32 << 16) | 8).to_le_bytes());
+        assert_eq!(s.value(&r, e), None);
+    }
+
+    #[test]
+    fn class_table_lookup() {
+        let mut t = ClassTable::new();
+        t.push(EventClass {
+            id: 7,
+            system: "s".into(),
+            name: "n".into(),
+            common_fields: vec![],
+            fields: vec![],
+            print_fmt: String::new(),
+            printer: None,
+        });
+        assert_eq!(t.get(7).unwrap().name, "n");
+        assert!(t.get(6).is_none());
+        assert!(t.get(u32::MAX).is_none());
+    }
+}

@@ -1,0 +1,139 @@
+//! Name tables printers resolve through: task names by pid, kernel symbols
+//! by address.
+
+use std::collections::HashMap;
+
+/// Task (command) names by pid, as recorded (ftrace saved_cmdlines,
+/// uftrace task.txt...).
+#[derive(Debug, Clone, Default)]
+pub struct TaskTable {
+    map: HashMap<i32, String>,
+}
+
+impl TaskTable {
+    pub fn insert(&mut self, pid: i32, comm: impl Into<String>) {
+        self.map.insert(pid, comm.into());
+    }
+    #[inline]
+    pub fn get(&self, pid: i32) -> Option<&str> {
+        self.map.get(&pid).map(|s| s.as_str())
+    }
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+    /// All entries sorted by pid.
+    pub fn sorted(&self) -> Vec<(i32, &str)> {
+        let mut v: Vec<_> = self.map.iter().map(|(&p, c)| (p, c.as_str())).collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v
+    }
+}
+
+/// One symbol: start address, name, and the module it belongs to (if any).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    pub addr: u64,
+    pub kind: char,
+    pub name: String,
+    pub module: Option<String>,
+}
+
+/// Symbols sorted by address for lookups by address.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolTable {
+    syms: Vec<Symbol>,
+    sorted: bool,
+}
+
+impl SymbolTable {
+    pub fn push(&mut self, s: Symbol) {
+        self.syms.push(s);
+        self.sorted = false;
+    }
+    /// Sort by address (stable: for equal addresses the first one pushed wins
+    /// lookups). Call once after loading.
+    pub fn finish(&mut self) {
+        self.syms.sort_by_key(|s| s.addr);
+        self.sorted = true;
+    }
+    pub fn len(&self) -> usize {
+        self.syms.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Symbol> {
+        self.syms.iter()
+    }
+    /// The symbol with the greatest address `<= addr`.
+    pub fn lookup(&self, addr: u64) -> Option<&Symbol> {
+        debug_assert!(self.sorted || self.syms.is_empty());
+        let i = self.syms.partition_point(|s| s.addr <= addr);
+        if i == 0 {
+            return None;
+        }
+        // among equal addresses, the first one in load order
+        let a = self.syms[i - 1].addr;
+        let first = self.syms[..i].partition_point(|s| s.addr < a);
+        self.syms.get(first)
+    }
+    /// The symbol starting exactly at `addr`.
+    pub fn exact(&self, addr: u64) -> Option<&Symbol> {
+        self.lookup(addr).filter(|s| s.addr == addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_by_address() {
+        let mut t = SymbolTable::default();
+        for (a, n) in [(0x30, "c"), (0x10, "a"), (0x20, "b"), (0x20, "b2")] {
+            t.push(Symbol {
+                addr: a,
+                kind: 't',
+                name: n.into(),
+                module: None,
+            });
+        }
+        t.finish();
+        assert!(t.lookup(0x5).is_none());
+        assert_eq!(t.lookup(0x10).unwrap().name, "a");
+        assert_eq!(t.lookup(0x25).unwrap().name, "b");
+        assert_eq!(t.lookup(0x1000).unwrap().name, "c");
+        assert!(t.exact(0x25).is_none());
+    }
+}
+
+/// Format strings of `trace_printk()` call sites by address (ftrace
+/// `printk_formats`), used by `bprint` events that store only the address.
+#[derive(Debug, Clone, Default)]
+pub struct PrintkTable {
+    map: HashMap<u64, String>,
+}
+
+impl PrintkTable {
+    pub fn insert(&mut self, addr: u64, fmt: impl Into<String>) {
+        self.map.insert(addr, fmt.into());
+    }
+    pub fn get(&self, addr: u64) -> Option<&str> {
+        self.map.get(&addr).map(|s| s.as_str())
+    }
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+    /// All entries sorted by address.
+    pub fn sorted(&self) -> Vec<(u64, &str)> {
+        let mut v: Vec<_> = self.map.iter().map(|(&a, f)| (a, f.as_str())).collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v
+    }
+}
