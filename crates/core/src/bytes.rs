@@ -41,7 +41,9 @@ impl Endian {
         match size {
             1 => b.first().map(|&v| v as u64),
             2 => b.get(..2).map(|s| self.u16([s[0], s[1]]) as u64),
-            4 => b.get(..4).map(|s| self.u32([s[0], s[1], s[2], s[3]]) as u64),
+            4 => b
+                .get(..4)
+                .map(|s| self.u32([s[0], s[1], s[2], s[3]]) as u64),
             8 => b
                 .get(..8)
                 .map(|s| self.u64([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]])),

@@ -53,7 +53,11 @@ impl Error {
         }
     }
 
-    pub fn invalid(msg: impl Into<String>, section: impl Into<Cow<'static, str>>, offset: u64) -> Self {
+    pub fn invalid(
+        msg: impl Into<String>,
+        section: impl Into<Cow<'static, str>>,
+        offset: u64,
+    ) -> Self {
         Error::new(ErrorKind::Invalid(msg.into()), section, offset)
     }
 
@@ -77,7 +81,11 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} in section '{}' at offset {:#x}", self.kind, self.section, self.offset)
+        write!(
+            f,
+            "{} in section '{}' at offset {:#x}",
+            self.kind, self.section, self.offset
+        )
     }
 }
 
@@ -92,6 +100,9 @@ mod tests {
     #[test]
     fn display_names_section_and_offset() {
         let e = Error::eof("options", 0x1a2c);
-        assert_eq!(e.to_string(), "unexpected end of data in section 'options' at offset 0x1a2c");
+        assert_eq!(
+            e.to_string(),
+            "unexpected end of data in section 'options' at offset 0x1a2c"
+        );
     }
 }

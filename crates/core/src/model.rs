@@ -107,7 +107,11 @@ impl<'t> Value<'t> {
                 let es = elem_size as usize;
                 let b = data.get(i.checked_mul(es)?..)?;
                 let v = endian.read_uint(b, es)?;
-                Some(if signed { sign_extend(v, es) as i128 } else { v as i128 })
+                Some(if signed {
+                    sign_extend(v, es) as i128
+                } else {
+                    v as i128
+                })
             }
             _ => None,
         }
@@ -380,7 +384,13 @@ mod tests {
         // relative: offset counted from the end of the field (4 + 4)
         let mut r = d.clone();
         r[4..8].copy_from_slice(&(3u32 << 16).to_le_bytes());
-        let rs = fd("s", 4, 4, FieldFlags::DYNAMIC | FieldFlags::RELATIVE | FieldFlags::STRING, 1);
+        let rs = fd(
+            "s",
+            4,
+            4,
+            FieldFlags::DYNAMIC | FieldFlags::RELATIVE | FieldFlags::STRING,
+            1,
+        );
         assert_eq!(rs.value(&r, e), Some(Value::Str(b"hi")));
         // out of bounds locator
         r[4..8].copy_from_slice(&((100u32 << 16) | 8).to_le_bytes());

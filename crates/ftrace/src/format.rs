@@ -40,7 +40,11 @@ fn err(line: usize, message: impl Into<String>) -> FormatError {
 
 /// Parse a `format` file. `is_ftrace` enables the quirks libtraceevent
 /// accepts only for the `ftrace` system (the `special` keyword, `.` in types).
-pub fn parse_format(text: &str, long_size: u32, is_ftrace: bool) -> Result<EventFormat, FormatError> {
+pub fn parse_format(
+    text: &str,
+    long_size: u32,
+    is_ftrace: bool,
+) -> Result<EventFormat, FormatError> {
     let mut name = None;
     let mut id = None;
     let mut common_fields = Vec::new();
@@ -54,7 +58,11 @@ pub fn parse_format(text: &str, long_size: u32, is_ftrace: bool) -> Result<Event
         if let Some(v) = line.strip_prefix("name:") {
             name = Some(v.trim().to_string());
         } else if let Some(v) = line.strip_prefix("ID:") {
-            id = Some(v.trim().parse::<u32>().map_err(|_| err(lno, format!("bad ID '{}'", v.trim())))?);
+            id = Some(
+                v.trim()
+                    .parse::<u32>()
+                    .map_err(|_| err(lno, format!("bad ID '{}'", v.trim())))?,
+            );
         } else if t == "format:" {
             group = 1;
         } else if let Some(v) = line.strip_prefix("print fmt:") {
@@ -152,11 +160,15 @@ pub fn parse_field_line(line: &str, long_size: u32, is_ftrace: bool) -> Result<F
         .ok_or_else(|| "expected 'field'".to_string())?
         .trim_start();
     let rest = if is_ftrace {
-        rest.strip_prefix("special").map(str::trim_start).unwrap_or(rest)
+        rest.strip_prefix("special")
+            .map(str::trim_start)
+            .unwrap_or(rest)
     } else {
         rest
     };
-    let rest = rest.strip_prefix(':').ok_or_else(|| "expected ':' after 'field'".to_string())?;
+    let rest = rest
+        .strip_prefix(':')
+        .ok_or_else(|| "expected ':' after 'field'".to_string())?;
     let mut parts = rest.split(';');
     let decl = parts.next().unwrap_or("");
     let mut offset = None;
@@ -167,7 +179,9 @@ pub fn parse_field_line(line: &str, long_size: u32, is_ftrace: bool) -> Result<F
         if p.is_empty() {
             continue;
         }
-        let (k, v) = p.split_once(':').ok_or_else(|| format!("bad attribute '{p}'"))?;
+        let (k, v) = p
+            .split_once(':')
+            .ok_or_else(|| format!("bad attribute '{p}'"))?;
         let v = num(v).ok_or_else(|| format!("bad number in '{p}'"))?;
         match k.trim() {
             "offset" => offset = Some(v),
@@ -279,7 +293,9 @@ pub fn parse_field_line(line: &str, long_size: u32, is_ftrace: bool) -> Result<F
             _ => ty.push_str(&brackets),
         }
     }
-    if flags & FieldFlags::ARRAY != 0 && (ty.contains("char") || ty.contains("u8") || ty.contains("s8")) {
+    if flags & FieldFlags::ARRAY != 0
+        && (ty.contains("char") || ty.contains("u8") || ty.contains("s8"))
+    {
         flags |= FieldFlags::STRING;
     }
     if ty.starts_with("__data_loc") {
@@ -389,7 +405,10 @@ mod tests {
         assert!(f.flags.has(FieldFlags::ARRAY) && f.flags.has(FieldFlags::STRING));
 
         let f = field("field:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;");
-        assert_eq!((f.name.as_str(), f.type_name.as_str()), ("caller", "unsigned long[8]"));
+        assert_eq!(
+            (f.name.as_str(), f.type_name.as_str()),
+            ("caller", "unsigned long[8]")
+        );
         assert_eq!(f.elem_size, 8);
         assert!(f.flags.has(FieldFlags::LONG) && !f.flags.has(FieldFlags::STRING));
 
@@ -397,14 +416,20 @@ mod tests {
         assert!(f.flags.has(FieldFlags::SIGNED) && f.flags.has(FieldFlags::LONG));
 
         let f = field("field:const char * filename;\toffset:24;\tsize:8;\tsigned:0;");
-        assert_eq!((f.name.as_str(), f.type_name.as_str()), ("filename", "const char *"));
+        assert_eq!(
+            (f.name.as_str(), f.type_name.as_str()),
+            ("filename", "const char *")
+        );
         assert!(f.flags.has(FieldFlags::POINTER) && !f.flags.has(FieldFlags::STRING));
     }
 
     #[test]
     fn dynamic_fields() {
         let f = field("field:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;");
-        assert_eq!((f.name.as_str(), f.type_name.as_str()), ("name", "__data_loc char[]"));
+        assert_eq!(
+            (f.name.as_str(), f.type_name.as_str()),
+            ("name", "__data_loc char[]")
+        );
         let want = FieldFlags::ARRAY | FieldFlags::STRING | FieldFlags::DYNAMIC;
         assert_eq!(f.flags.0 & want, want);
         assert_eq!(f.elem_size, 1);
@@ -438,7 +463,9 @@ mod tests {
                 data_offset: 16
             }
         );
-        let t4 = t.replace("size:8;\tsigned:1", "size:4;\tsigned:1").replace("offset:16", "offset:12");
+        let t4 = t
+            .replace("size:8;\tsigned:1", "size:4;\tsigned:1")
+            .replace("offset:16", "offset:12");
         assert_eq!(parse_header_page(&t4, 4).commit_size, 4);
         assert_eq!(parse_header_page(&t4, 4).data_offset, 12);
     }

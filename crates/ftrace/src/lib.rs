@@ -5,3 +5,22 @@
 #![forbid(unsafe_code)]
 
 pub mod format;
+pub mod page;
+pub mod tables;
+
+use tracemux_core::model::EventClass;
+
+/// Build the common model's event class for a parsed format file of
+/// `system`. The class carries the `print fmt` engine as its printer once
+/// that engine is available.
+pub fn event_class(f: &format::EventFormat, system: &str, _long_size: u32) -> EventClass {
+    EventClass {
+        id: f.id,
+        system: system.to_string(),
+        name: f.name.clone(),
+        common_fields: f.common_fields.clone(),
+        fields: f.fields.clone(),
+        print_fmt: f.print_fmt.clone(),
+        printer: None,
+    }
+}

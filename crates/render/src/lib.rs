@@ -1,1 +1,13 @@
+//! tracemux-render: text sinks over the common event model.
+//!
+//! - [`tracecmd`]: `trace-cmd report` style lines (raw `-R` view for now);
+//! - [`jsonl`]: one JSON object per event, the machine-readable form every
+//!   format shares.
+//!
+//! Sinks write into a `Vec<u8>` that the caller flushes in large blocks;
+//! integers are formatted without allocation.
+#![forbid(unsafe_code)]
 
+pub mod fmt;
+pub mod jsonl;
+pub mod tracecmd;

@@ -1,1 +1,15 @@
+//! tracemux-tracedat: trace-cmd's `trace.dat` container, versions 6 and 7.
+//!
+//! [`TraceDat::parse`] reads the container (header, sections, options,
+//! metadata) from a byte slice (usually a memory map); [`reader::Reader`]
+//! streams the events of every buffer and CPU merged in time order, as
+//! `trace-cmd report` orders them.
+#![forbid(unsafe_code)]
 
+pub mod compress;
+pub mod file;
+pub mod options;
+pub mod reader;
+
+pub use file::{sniff, Buffer, CpuData, DataKind, Section, TraceDat, MAGIC};
+pub use options::{OptionId, OptionRec};

@@ -1,0 +1,186 @@
+//! Opening inputs: memory-mapping files and recognising formats by content.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use memmap2::Mmap;
+
+/// What a path holds, decided by content (never by name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    TraceDat,
+    /// A CTF trace (directory with a `metadata` file, or the metadata file).
+    Ctf {
+        version: u8,
+    },
+    Uftrace,
+    Ltt,
+}
+
+impl Kind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::TraceDat => "trace-cmd trace.dat",
+            Kind::Ctf { version: 2 } => "CTF 2",
+            Kind::Ctf { .. } => "CTF 1.8",
+            Kind::Uftrace => "uftrace data",
+            Kind::Ltt => "legacy LTT",
+        }
+    }
+}
+
+const CTF_PACKET_MAGIC: u32 = 0x75D1_1D57;
+const LTT_MAGIC: u32 = 0x00D6_B7ED;
+
+fn head(path: &Path, n: usize) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut f = File::open(path).ok()?;
+    let mut buf = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match f.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(_) => return None,
+        }
+    }
+    buf.truncate(got);
+    Some(buf)
+}
+
+fn ctf_metadata_kind(b: &[u8]) -> Option<u8> {
+    if b.first() == Some(&0x1e) {
+        return Some(2);
+    }
+    if b.len() >= 4 {
+        let m = [b[0], b[1], b[2], b[3]];
+        if u32::from_le_bytes(m) == CTF_PACKET_MAGIC || u32::from_be_bytes(m) == CTF_PACKET_MAGIC {
+            return Some(1);
+        }
+    }
+    if b.starts_with(b"/* CTF") {
+        return Some(1);
+    }
+    None
+}
+
+fn is_ltt(b: &[u8]) -> bool {
+    // The trace header follows the block start/end header; scan the first
+    // bytes of the block for the magic in either byte order.
+    b.windows(4).take(256).any(|w| {
+        let m = [w[0], w[1], w[2], w[3]];
+        u32::from_le_bytes(m) == LTT_MAGIC || u32::from_be_bytes(m) == LTT_MAGIC
+    })
+}
+
+/// Recognise `path`. Errors say what the path is and why it is not read.
+pub fn sniff(path: &Path) -> Result<Kind> {
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    if meta.is_dir() {
+        if let Some(b) = head(&path.join("info"), 8) {
+            if b.starts_with(b"Ftrace!\0") {
+                return Ok(Kind::Uftrace);
+            }
+        }
+        if let Some(b) = head(&path.join("metadata"), 16) {
+            if let Some(v) = ctf_metadata_kind(&b) {
+                return Ok(Kind::Ctf { version: v });
+            }
+        }
+        // a CTF trace tree (LTTng session) has metadata files further down
+        if find_ctf_below(path, 6).is_some() {
+            return Ok(Kind::Ctf { version: 1 });
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("{}: cannot list directory", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        entries.sort();
+        for p in entries.iter().take(64) {
+            if let Some(b) = head(p, 512) {
+                if is_ltt(&b) {
+                    return Ok(Kind::Ltt);
+                }
+            }
+        }
+        bail!("{}: not a trace directory tracemux recognises (no uftrace 'info', CTF 'metadata' or LTT tracefile)", path.display());
+    }
+    let b = head(path, 512).with_context(|| format!("{}: cannot read", path.display()))?;
+    if tracemux_tracedat::sniff(&b) {
+        return Ok(Kind::TraceDat);
+    }
+    if let Some(v) = ctf_metadata_kind(&b) {
+        return Ok(Kind::Ctf { version: v });
+    }
+    if b.starts_with(b"Ftrace!\0") {
+        return Ok(Kind::Uftrace);
+    }
+    if is_ltt(&b) {
+        return Ok(Kind::Ltt);
+    }
+    if b.is_empty() {
+        bail!("{}: empty file", path.display());
+    }
+    bail!(
+        "{}: unknown file format (not a trace.dat, CTF, uftrace or LTT trace)",
+        path.display()
+    )
+}
+
+fn find_ctf_below(dir: &Path, depth: u32) -> Option<PathBuf> {
+    if depth == 0 {
+        return None;
+    }
+    let rd = std::fs::read_dir(dir).ok()?;
+    let mut subdirs = Vec::new();
+    for e in rd.flatten().take(4096) {
+        let p = e.path();
+        if p.is_dir() {
+            subdirs.push(p);
+        } else if p.file_name().is_some_and(|n| n == "metadata") {
+            if let Some(b) = head(&p, 16) {
+                if ctf_metadata_kind(&b).is_some() {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    subdirs
+        .into_iter()
+        .find_map(|d| find_ctf_below(&d, depth - 1))
+}
+
+/// A read-only memory map of a file (or an empty buffer for empty files).
+pub enum Mapped {
+    Map(Mmap),
+    Empty,
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Mapped::Map(m) => m,
+            Mapped::Empty => &[],
+        }
+    }
+}
+
+pub fn map(path: &Path) -> Result<Mapped> {
+    let f = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let len = f.metadata()?.len();
+    if len == 0 {
+        return Ok(Mapped::Empty);
+    }
+    // SAFETY: the map is read-only and lives as long as the data borrowed
+    // from it. If another process truncates the file while we read it the
+    // process may get SIGBUS; that is the accepted cost of reading
+    // multi-gigabyte traces without copying them (as trace-cmd and
+    // babeltrace2 do).
+    #[allow(unsafe_code)]
+    let m = unsafe { Mmap::map(&f) }.with_context(|| format!("{}: cannot map", path.display()))?;
+    Ok(Mapped::Map(m))
+}

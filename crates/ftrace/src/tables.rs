@@ -1,0 +1,115 @@
+//! The text tables ftrace exports and trace-cmd stores: `kallsyms`,
+//! `printk_formats` and `saved_cmdlines`.
+
+use tracemux_core::tables::{PrintkTable, Symbol, SymbolTable, TaskTable};
+
+fn hex(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let s = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
+    u64::from_str_radix(s, 16).ok()
+}
+
+/// Parse `/proc/kallsyms` text (`ADDR TYPE NAME [\t[MODULE]]` lines).
+/// Malformed lines are skipped and counted in the returned number.
+pub fn parse_kallsyms(text: &[u8], out: &mut SymbolTable) -> usize {
+    let mut bad = 0;
+    for line in text.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let line = String::from_utf8_lossy(line);
+        let mut it = line.split_ascii_whitespace();
+        let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
+            bad += 1;
+            continue;
+        };
+        let Some(addr) = hex(addr) else {
+            bad += 1;
+            continue;
+        };
+        let module = it
+            .next()
+            .map(|m| m.trim_start_matches('[').trim_end_matches(']').to_string());
+        out.push(Symbol {
+            addr,
+            kind: kind.chars().next().unwrap_or('?'),
+            name: name.to_string(),
+            module,
+        });
+    }
+    out.finish();
+    bad
+}
+
+/// Parse `printk_formats` text (`0xADDR : "FORMAT"` lines). The format is
+/// stored with its quotes removed (the escapes are kept as written).
+pub fn parse_printk(text: &[u8], out: &mut PrintkTable) -> usize {
+    let mut bad = 0;
+    for line in text.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let line = String::from_utf8_lossy(line);
+        let Some((addr, fmt)) = line.split_once(" : ") else {
+            bad += 1;
+            continue;
+        };
+        let Some(addr) = hex(addr) else {
+            bad += 1;
+            continue;
+        };
+        let fmt = fmt.trim();
+        let fmt = fmt.strip_prefix('"').unwrap_or(fmt);
+        let fmt = fmt.strip_suffix('"').unwrap_or(fmt);
+        out.insert(addr, fmt);
+    }
+    bad
+}
+
+/// Parse `saved_cmdlines` text (`PID COMM` lines; COMM may contain spaces).
+pub fn parse_cmdlines(text: &[u8], out: &mut TaskTable) -> usize {
+    let mut bad = 0;
+    for line in text.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            continue;
+        }
+        let line = String::from_utf8_lossy(line);
+        let Some((pid, comm)) = line.split_once(' ') else {
+            bad += 1;
+            continue;
+        };
+        match pid.trim().parse::<i32>() {
+            Ok(pid) => out.insert(pid, comm),
+            Err(_) => bad += 1,
+        }
+    }
+    bad
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tables() {
+        let mut s = SymbolTable::default();
+        let bad = parse_kallsyms(
+            b"ffffffff81000000 T _text\nffffffffc0001000 t foo\t[bar]\nbogus\n",
+            &mut s,
+        );
+        assert_eq!(bad, 1);
+        assert_eq!(
+            s.lookup(0xffffffffc0001010).unwrap().module.as_deref(),
+            Some("bar")
+        );
+        let mut p = PrintkTable::default();
+        parse_printk(b"0xffffffff8281972f : \"thaw %d\\n\"\n", &mut p);
+        assert_eq!(p.get(0xffffffff8281972f), Some("thaw %d\\n"));
+        let mut t = TaskTable::default();
+        parse_cmdlines(b"5607 sleep\n12 opt cgu.06\n", &mut t);
+        assert_eq!(t.get(12), Some("opt cgu.06"));
+    }
+}

@@ -1,0 +1,573 @@
+//! Streaming the events of a trace.dat: one stream per buffer and CPU,
+//! pages decoded in place from the mapped file or from one reusable
+//! decompressed chunk, merged by time in trace-cmd's order.
+
+use crate::compress::{decompress_into, Codec};
+use crate::file::{DataKind, TraceDat};
+use crate::options::{parse_tsc2nsec, OptionId, Tsc2Nsec};
+use tracemux_core::bytes::{Cursor, Endian};
+use tracemux_core::error::{Error, Result};
+use tracemux_core::model::{
+    BufferInfo, ClassTable, Event, Lost, Record, RecordSource, StreamInfo, TraceMeta,
+};
+use tracemux_ftrace::format::{parse_format, parse_header_page};
+use tracemux_ftrace::page::{next_in, PageLayout, PageState};
+use tracemux_ftrace::tables::{parse_cmdlines, parse_kallsyms, parse_printk};
+
+/// How to read.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Stop at the first damage instead of reporting it and going on.
+    pub strict: bool,
+    /// Do not apply any timestamp correction (trace-cmd's `--raw-ts`).
+    pub raw_ts: bool,
+    /// Ignore the DATE option (trace-cmd's `--nodate`).
+    pub no_date: bool,
+    /// Extra offset added to every timestamp (ns).
+    pub ts_offset: i64,
+}
+
+/// How raw ring-buffer timestamps become trace time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TimeCalc {
+    pub tsc2nsec: Option<Tsc2Nsec>,
+    pub offset: i64,
+    pub raw: bool,
+}
+
+impl TimeCalc {
+    #[inline]
+    pub fn apply(&self, ts: u64) -> u64 {
+        if self.raw {
+            return ts;
+        }
+        let mut ts = ts;
+        if let Some(t) = self.tsc2nsec {
+            if t.mult != 0 {
+                ts = mul_u64_u32_shr(ts, t.mult as u64, t.shift);
+            }
+        }
+        ts.wrapping_add(self.offset as u64)
+    }
+}
+
+/// trace-cmd's 64x32 multiply-and-shift, with its exact truncations.
+fn mul_u64_u32_shr(a: u64, mul: u64, shift: u32) -> u64 {
+    let al = a as u32 as u64;
+    let ah = a >> 32;
+    let mut ret = al.wrapping_mul(mul).checked_shr(shift).unwrap_or(0);
+    if ah != 0 {
+        ret = ret.wrapping_add(
+            ah.wrapping_mul(mul)
+                .checked_shl(32u32.wrapping_sub(shift))
+                .unwrap_or(0),
+        );
+    }
+    ret
+}
+
+/// Build the common model from the container's metadata. Format files that
+/// cannot be parsed are reported and skipped.
+pub fn build_meta(t: &TraceDat<'_>, damage: &mut Vec<Error>) -> TraceMeta {
+    let mut m = TraceMeta {
+        endian: Some(t.endian),
+        long_size: t.long_size,
+        cpus: t.cpus,
+        ..Default::default()
+    };
+    let mut classes = ClassTable::new();
+    let mut add = |text: &[u8], system: &str, is_ftrace: bool, damage: &mut Vec<Error>| {
+        let text = String::from_utf8_lossy(text);
+        match parse_format(&text, t.long_size, is_ftrace) {
+            Ok(f) => classes.push(tracemux_ftrace::event_class(&f, system, t.long_size)),
+            Err(e) => damage.push(Error::invalid(
+                format!("bad {system} event format ({e})"),
+                if is_ftrace {
+                    "ftrace events"
+                } else {
+                    "events format"
+                },
+                0,
+            )),
+        }
+    };
+    for f in &t.ftrace_formats {
+        add(f, "ftrace", true, damage);
+    }
+    for (sys, evs) in &t.systems {
+        for f in evs {
+            add(f, sys, false, damage);
+        }
+    }
+    m.classes = classes;
+    parse_kallsyms(&t.kallsyms, &mut m.symbols);
+    parse_printk(&t.printk, &mut m.printk);
+    parse_cmdlines(&t.cmdlines, &mut m.tasks);
+    m.uname = t.option_text(OptionId::UNAME);
+    m.tracer_version = t.option_text(OptionId::VERSION);
+    for (bi, b) in t.buffers.iter().enumerate() {
+        m.buffers.push(BufferInfo {
+            name: b.name.clone(),
+            clock: b.clock.clone(),
+            page_size: b.page_size,
+            cpus: b.cpus.len() as u32,
+        });
+        for c in &b.cpus {
+            m.streams.push(StreamInfo {
+                buffer: bi as u32,
+                cpu: c.cpu,
+            });
+        }
+    }
+    m
+}
+
+/// The time correction trace-cmd applies to this file.
+pub fn time_calc(t: &TraceDat<'_>, opts: &ReadOptions) -> TimeCalc {
+    let mut offset: i64 = opts.ts_offset;
+    let mut tsc2nsec = None;
+    for o in &t.options {
+        match o.id {
+            OptionId::DATE if !opts.no_date => {
+                offset = offset.wrapping_add(strtoll(&o.text()).wrapping_mul(1000));
+            }
+            OptionId::OFFSET => offset = offset.wrapping_add(strtoll(&o.text())),
+            OptionId::TSC2NSEC => tsc2nsec = parse_tsc2nsec(&o.data, t.endian).ok(),
+            _ => {}
+        }
+    }
+    TimeCalc {
+        tsc2nsec,
+        offset,
+        raw: opts.raw_ts,
+    }
+}
+
+/// C `strtoll(s, NULL, 0)`: optional sign, then hex (0x), octal (0) or decimal.
+pub fn strtoll(s: &str) -> i64 {
+    let s = s.trim_start();
+    let (neg, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (radix, digits) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        (16, h)
+    } else if s.starts_with('0') && s.len() > 1 {
+        (8, &s[1..])
+    } else {
+        (10, s)
+    };
+    let end = digits
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(digits.len());
+    let v = i64::from_str_radix(&digits[..end], radix).unwrap_or(0);
+    if neg {
+        v.wrapping_neg()
+    } else {
+        v
+    }
+}
+
+enum Source<'a> {
+    /// Pages straight from the file.
+    Mapped,
+    /// v7 compressed chunks: the rest of the chunk table and the chunks left.
+    Chunked {
+        table: Cursor<'a>,
+        left: u32,
+        codec: Codec,
+    },
+}
+
+struct Stream<'a> {
+    cpu: u32,
+    src: Source<'a>,
+    /// The bytes pages are cut from: the file region (mapped) or the current
+    /// decompressed chunk (`buf`).
+    region: &'a [u8],
+    region_base: u64,
+    buf: Vec<u8>,
+    /// Offset in the block of the next page to load.
+    next_page: usize,
+    /// Current page: data area range in the block, and iteration state.
+    page_data: (usize, usize),
+    page_base: u64,
+    state: PageState,
+    /// First event of the page not yet seen (for the missed-events marker).
+    page_first: bool,
+    page_missed: Option<Option<u64>>,
+    layout: PageLayout,
+    time: TimeCalc,
+    /// The current event: corrected ts, payload range in the block.
+    cur: Option<(u64, usize, usize)>,
+    /// A lost-events marker to deliver before `cur`.
+    lost: Option<Option<u64>>,
+    finished: bool,
+}
+
+impl<'a> Stream<'a> {
+    fn block(&self) -> &[u8] {
+        match self.src {
+            Source::Mapped => self.region,
+            Source::Chunked { .. } => &self.buf,
+        }
+    }
+
+    /// Load the next chunk (compressed source). Ok(false) at the end.
+    fn next_chunk(&mut self) -> Result<bool> {
+        let Source::Chunked { table, left, codec } = &mut self.src else {
+            return Ok(false);
+        };
+        if *left == 0 {
+            return Ok(false);
+        }
+        *left -= 1;
+        let off = table.offset();
+        let csize = table.u32()?;
+        let usize_ = table.u32()?;
+        let input = table.bytes(csize as usize)?;
+        self.region_base = off;
+        self.next_page = 0;
+        decompress_into(
+            *codec,
+            input,
+            usize_ as usize,
+            &mut self.buf,
+            "flyrecord chunk",
+            off,
+        )?;
+        Ok(true)
+    }
+
+    /// Advance to the next data event. Damage is returned as `Err` and the
+    /// stream continues after it on the next call.
+    fn advance(&mut self) -> Result<()> {
+        self.cur = None;
+        let e = self.layout.endian;
+        loop {
+            if self.finished {
+                return Ok(());
+            }
+            if !self.state.done {
+                let (s, n) = self.page_data;
+                let block = match self.src {
+                    Source::Mapped => self.region,
+                    Source::Chunked { .. } => &self.buf[..],
+                };
+                let data = &block[s..s + n];
+                match next_in(data, &mut self.state, e, self.page_base) {
+                    Some(Ok(ev)) => {
+                        if self.page_first {
+                            self.page_first = false;
+                            // trace-cmd reports missed events only when the
+                            // first record of the page sits at offset 0.
+                            if ev.offset == 0 {
+                                self.lost = self.page_missed;
+                            }
+                        }
+                        self.cur = Some((self.time.apply(ev.ts), s + ev.start, ev.len));
+                        return Ok(());
+                    }
+                    Some(Err(err)) => return Err(err),
+                    None => self.state.done = true,
+                }
+            }
+            // load the next page
+            let ps = self.layout.page_size as usize;
+            if self.next_page >= self.block().len() {
+                match self.next_chunk() {
+                    Ok(true) => continue,
+                    Ok(false) => {
+                        self.finished = true;
+                        return Ok(());
+                    }
+                    Err(err) => {
+                        // a bad chunk header ends the stream; a chunk that does
+                        // not decompress is skipped
+                        if matches!(err.kind, tracemux_core::ErrorKind::UnexpectedEof) {
+                            self.finished = true;
+                        }
+                        self.buf.clear();
+                        self.next_page = 0;
+                        return Err(err);
+                    }
+                }
+            }
+            let start = self.next_page;
+            let blen = self.block().len();
+            let end = (start + ps).min(blen);
+            self.next_page = start + ps;
+            let page_base = self.region_base + start as u64;
+            let hdr = self.layout.data_offset as usize;
+            if end - start < hdr {
+                self.finished = matches!(self.src, Source::Mapped);
+                return Err(Error::invalid(
+                    format!("truncated page ({} bytes)", end - start),
+                    "flyrecord page",
+                    page_base,
+                ));
+            }
+            let page = &self.block()[start..end];
+            let ts = e.read_uint(page, 8).unwrap_or(0);
+            let flags = e
+                .read_uint(&page[8..], self.layout.commit_size as usize)
+                .unwrap_or(0);
+            let size = (flags & ((1 << 27) - 1)) as usize;
+            let avail = page.len() - hdr;
+            let missed = if flags & (1 << 31) != 0 {
+                if flags & (1 << 30) != 0 {
+                    Some(
+                        page.get(hdr + size..)
+                            .and_then(|b| e.read_uint(b, self.layout.commit_size as usize)),
+                    )
+                } else {
+                    Some(None)
+                }
+            } else {
+                None
+            };
+            self.page_data = (start + hdr, size.min(avail));
+            self.page_base = page_base + hdr as u64;
+            self.state = PageState {
+                pos: 0,
+                ts,
+                done: false,
+            };
+            self.page_first = true;
+            self.page_missed = missed;
+            if size > avail {
+                return Err(Error::invalid(
+                    format!(
+                        "page commit size {size} is larger than the page data area ({avail} bytes)"
+                    ),
+                    "flyrecord page",
+                    page_base + 8,
+                ));
+            }
+        }
+    }
+}
+
+/// Events of every buffer and CPU of a trace.dat, in trace-cmd's order:
+/// smallest timestamp first; on a tie the earlier buffer (top-level first,
+/// then instances in file order), then the lower CPU.
+pub struct Reader<'a> {
+    meta: TraceMeta,
+    streams: Vec<Stream<'a>>,
+    /// Stream whose current event was handed out last (advance it first).
+    last: Option<usize>,
+    damage: std::collections::VecDeque<Error>,
+    strict: bool,
+    failed: bool,
+    endian: Endian,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(t: &TraceDat<'a>, opts: &ReadOptions) -> Result<Reader<'a>> {
+        let mut damage: Vec<Error> = t.damage.clone();
+        let meta = build_meta(t, &mut damage);
+        if opts.strict {
+            if let Some(e) = damage.first() {
+                return Err(e.clone());
+            }
+        }
+        let hp = parse_header_page(&String::from_utf8_lossy(&t.header_page), t.long_size);
+        let time = time_calc(t, opts);
+        let mut streams = Vec::new();
+        if t.kind == DataKind::Flyrecord {
+            for b in t.buffers.iter() {
+                for c in &b.cpus {
+                    let layout = PageLayout {
+                        endian: t.endian,
+                        commit_size: hp.commit_size,
+                        data_offset: hp.data_offset,
+                        page_size: b.page_size,
+                    };
+                    let mut s = Stream {
+                        cpu: c.cpu,
+                        src: Source::Mapped,
+                        region: &[],
+                        region_base: c.offset,
+                        buf: Vec::new(),
+                        next_page: 0,
+                        page_data: (0, 0),
+                        page_base: 0,
+                        state: PageState {
+                            done: true,
+                            ..Default::default()
+                        },
+                        page_first: false,
+                        page_missed: None,
+                        layout,
+                        time,
+                        cur: None,
+                        lost: None,
+                        finished: false,
+                    };
+                    let start = usize::try_from(c.offset).unwrap_or(usize::MAX);
+                    // For compressed data the stored size covers the chunks
+                    // but not the 4-byte chunk count before them.
+                    let extra = if b.compressed && c.size > 0 { 4 } else { 0 };
+                    let size = usize::try_from(c.size)
+                        .unwrap_or(usize::MAX)
+                        .saturating_add(extra);
+                    let file = t.data;
+                    let end = start.saturating_add(size);
+                    if c.size > 0 && (start > file.len() || end > file.len()) {
+                        damage.push(Error::invalid(
+                            format!(
+                                "CPU {} data of buffer \"{}\" needs {} bytes but the file has {} (truncated?)",
+                                c.cpu,
+                                b.name,
+                                end,
+                                file.len()
+                            ),
+                            "flyrecord",
+                            c.offset,
+                        ));
+                    }
+                    let region = file
+                        .get(start.min(file.len())..end.min(file.len()))
+                        .unwrap_or(&[]);
+                    if b.compressed && c.size > 0 {
+                        let mut table =
+                            Cursor::with_base(region, c.offset, t.endian, "flyrecord chunks");
+                        match table.u32() {
+                            Ok(count) => {
+                                s.src = Source::Chunked {
+                                    table,
+                                    left: count,
+                                    codec: t.codec,
+                                }
+                            }
+                            Err(e) => {
+                                damage.push(e);
+                                s.finished = true;
+                            }
+                        }
+                    } else {
+                        s.region = region;
+                    }
+                    streams.push(s);
+                }
+            }
+        }
+        if opts.strict {
+            if let Some(e) = damage.first() {
+                return Err(e.clone());
+            }
+        }
+        let mut r = Reader {
+            meta,
+            streams,
+            last: None,
+            damage: damage.into(),
+            strict: opts.strict,
+            failed: false,
+            endian: t.endian,
+        };
+        for i in 0..r.streams.len() {
+            r.advance(i)?;
+        }
+        Ok(r)
+    }
+
+    fn advance(&mut self, i: usize) -> Result<()> {
+        // a damaged page ends with an error; keep going after it (bounded:
+        // every error moves the stream forward by at least a page or chunk)
+        loop {
+            match self.streams[i].advance() {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    if self.strict {
+                        self.failed = true;
+                        return Err(e);
+                    }
+                    self.damage.push_back(e);
+                }
+            }
+        }
+    }
+}
+
+impl RecordSource for Reader<'_> {
+    fn meta(&self) -> &TraceMeta {
+        &self.meta
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record<'_>>> {
+        if self.failed {
+            return Ok(None);
+        }
+        if let Some(e) = self.damage.pop_front() {
+            return Ok(Some(Record::Damage(e)));
+        }
+        if let Some(i) = self.last.take() {
+            self.advance(i)?;
+            if let Some(e) = self.damage.pop_front() {
+                return Ok(Some(Record::Damage(e)));
+            }
+        }
+        // pick the smallest (ts, stream index)
+        let mut best: Option<(u64, usize)> = None;
+        for (i, s) in self.streams.iter().enumerate() {
+            if let Some((ts, _, _)) = s.cur {
+                if best.is_none_or(|(bts, _)| ts < bts) {
+                    best = Some((ts, i));
+                }
+            }
+        }
+        let Some((ts, i)) = best else {
+            return Ok(None);
+        };
+        let s = &mut self.streams[i];
+        if let Some(count) = s.lost.take() {
+            return Ok(Some(Record::Lost(Lost {
+                stream: i as u32,
+                cpu: s.cpu,
+                ts,
+                count,
+            })));
+        }
+        self.last = Some(i);
+        let s = &self.streams[i];
+        let (_, start, len) = s.cur.expect("selected stream has an event");
+        let data = &s.block()[start..start + len];
+        let type_id = self.endian.read_uint(data, 2).unwrap_or(0) as u32;
+        let pid = self
+            .endian
+            .read_uint(data.get(4..).unwrap_or(&[]), 4)
+            .map_or(-1, |v| v as u32 as i32);
+        Ok(Some(Record::Event(Event {
+            ts,
+            stream: i as u32,
+            cpu: s.cpu,
+            type_id,
+            class: self.meta.classes.get(type_id),
+            pid,
+            data,
+            endian: self.endian,
+        })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strtoll_like_c() {
+        assert_eq!(strtoll("0x10"), 16);
+        assert_eq!(strtoll("-5xyz"), -5);
+        assert_eq!(strtoll("010"), 8);
+        assert_eq!(strtoll("junk"), 0);
+    }
+
+    #[test]
+    fn tsc_conversion() {
+        assert_eq!(mul_u64_u32_shr(1000, 3, 1), 1500);
+        let big = (5u64 << 32) + 7;
+        assert_eq!(mul_u64_u32_shr(big, 1 << 10, 10), big);
+    }
+}
