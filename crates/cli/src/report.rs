@@ -173,7 +173,7 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
                 if a.json {
                     tracemux_render::jsonl::write_event(out.buf(), &meta, &ev);
                 } else {
-                    printer.write_raw(out.buf(), &meta, &ev, ev.data);
+                    printer.write_raw(out.buf(), &meta, &ev, ev.ext);
                 }
             }
             Record::Lost(l) => {

@@ -194,11 +194,18 @@ pub struct PrintCtx<'a> {
 /// it through this trait and so stay independent of the formats.
 pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
     /// The producer's raw field view: for each field ` name=value`, as
-    /// `trace-cmd report -R` prints it.
-    fn write_raw_fields(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>);
+    /// `trace-cmd report -R` prints it. `data[..size]` is the record; bytes
+    /// after `size` are what follows it in the page (see [`Event::ext`]).
+    fn write_raw_fields(&self, out: &mut Vec<u8>, data: &[u8], size: usize, ctx: &PrintCtx<'_>);
     /// The producer's pretty view (ftrace `print fmt`). Returns `false` when
     /// this class has no pretty view (the caller then prints raw fields).
-    fn write_pretty(&self, _out: &mut Vec<u8>, _data: &[u8], _ctx: &PrintCtx<'_>) -> bool {
+    fn write_pretty(
+        &self,
+        _out: &mut Vec<u8>,
+        _data: &[u8],
+        _size: usize,
+        _ctx: &PrintCtx<'_>,
+    ) -> bool {
         false
     }
 }
@@ -323,7 +330,16 @@ pub struct Event<'t> {
     pub pid: i32,
     /// The whole record payload (for ftrace: starting with `common_type`).
     pub data: &'t [u8],
+    /// `data` followed by whatever bytes follow it in its container unit
+    /// (the rest of the ring-buffer page). Some native printers read past
+    /// the record (libtraceevent prints static arrays without a bounds
+    /// check); matching them needs these bytes. Never shorter than `data`.
+    pub ext: &'t [u8],
     pub endian: Endian,
+    /// File offset where the bytes needed to decode this event end (the end
+    /// of its page, or of its compressed chunk). Used to reason about
+    /// truncated files.
+    pub file_pos: u64,
 }
 
 /// Events the producer lost, reported where the loss was detected.

@@ -149,8 +149,7 @@ impl TraceCmdPrinter {
                     printk: &meta.printk,
                     cpu: ev.cpu,
                 };
-                let _ = ext;
-                p.write_raw_fields(out, ev.data, &ctx);
+                p.write_raw_fields(out, ext, ev.data.len(), &ctx);
             }
             None => generic_fields(out, class, ev),
         }

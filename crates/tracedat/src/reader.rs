@@ -201,6 +201,10 @@ struct Stream<'a> {
     time: TimeCalc,
     /// The current event: corrected ts, payload range in the block.
     cur: Option<(u64, usize, usize)>,
+    /// End of the current page in the block, and the file offset where the
+    /// bytes of the current page (or compressed chunk) end.
+    page_end: usize,
+    file_end: u64,
     /// A lost-events marker to deliver before `cur`.
     lost: Option<Option<u64>>,
     finished: bool,
@@ -308,6 +312,11 @@ impl<'a> Stream<'a> {
                     page_base,
                 ));
             }
+            self.page_end = end;
+            self.file_end = match self.src {
+                Source::Mapped => self.region_base + end as u64,
+                Source::Chunked { ref table, .. } => table.offset(),
+            };
             let page = &self.block()[start..end];
             let ts = e.read_uint(page, 8).unwrap_or(0);
             let flags = e
@@ -402,6 +411,8 @@ impl<'a> Reader<'a> {
                         layout,
                         time,
                         cur: None,
+                        page_end: 0,
+                        file_end: 0,
                         lost: None,
                         finished: false,
                     };
@@ -534,6 +545,7 @@ impl RecordSource for Reader<'_> {
         let s = &self.streams[i];
         let (_, start, len) = s.cur.expect("selected stream has an event");
         let data = &s.block()[start..start + len];
+        let ext = &s.block()[start..s.page_end.max(start + len)];
         let type_id = self.endian.read_uint(data, 2).unwrap_or(0) as u32;
         let pid = self
             .endian
@@ -547,7 +559,9 @@ impl RecordSource for Reader<'_> {
             class: self.meta.classes.get(type_id),
             pid,
             data,
+            ext,
             endian: self.endian,
+            file_pos: s.file_end,
         })))
     }
 }

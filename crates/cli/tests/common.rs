@@ -1,0 +1,75 @@
+//! Shared helpers for the integration tests: finding fixtures and reading
+//! (possibly zstd-compressed) reference outputs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Fixture directories of a kind (`tracedat`, `synthetic`): the ones in the
+/// repository, plus those of `../shared/corpus/<kind>` when it exists (the
+/// full corpus; not needed on a fresh clone).
+pub fn fixture_dirs(kind: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let local = repo_root().join("tests/fixtures").join(kind);
+    let shared = repo_root().join("../shared/corpus").join(kind);
+    for base in [local, shared] {
+        let Ok(rd) = std::fs::read_dir(&base) else {
+            continue;
+        };
+        let mut v: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("trace.dat").exists())
+            .collect();
+        v.sort();
+        for d in v {
+            let name = d.file_name().unwrap().to_string_lossy().into_owned();
+            if seen.insert(name) {
+                dirs.push(d);
+            }
+        }
+    }
+    dirs
+}
+
+/// A reference output: `NAME.txt`, or `NAME.txt.zst` decompressed.
+pub fn reference(dir: &Path, name: &str) -> Option<Vec<u8>> {
+    let plain = dir.join(format!("{name}.txt"));
+    if let Ok(b) = std::fs::read(&plain) {
+        return Some(b);
+    }
+    let z = dir.join(format!("{name}.txt.zst"));
+    let b = std::fs::read(z).ok()?;
+    Some(zstd::stream::decode_all(&b[..]).expect("reference decompresses"))
+}
+
+pub fn tracemux(args: &[&str], cwd: &Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("tracemux runs")
+}
+
+/// First differing line, for readable failures.
+pub fn first_diff(want: &[u8], got: &[u8]) -> String {
+    let w: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
+    let g: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
+    for i in 0..w.len().max(g.len()) {
+        let a = w.get(i).copied().unwrap_or(b"<missing>");
+        let b = g.get(i).copied().unwrap_or(b"<missing>");
+        if a != b {
+            return format!(
+                "line {}:\n  want: {}\n  got:  {}",
+                i + 1,
+                String::from_utf8_lossy(a),
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
+    "identical".into()
+}

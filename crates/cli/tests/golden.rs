@@ -1,0 +1,88 @@
+//! Byte-for-byte comparison with the real tools' outputs stored next to each
+//! fixture (see tests/fixtures/*/README.md for where they come from).
+
+mod common;
+use common::*;
+
+/// (reference name, tracemux report arguments)
+const REPORT_MODES: &[(&str, &[&str])] = &[
+    ("report-R", &["report", "-R", "trace.dat"]),
+    ("report-stat", &["report", "--stat", "trace.dat"]),
+    ("report-cpus", &["report", "--cpus", "trace.dat"]),
+    (
+        "report-first-last",
+        &["report", "--first-event", "--last-event", "trace.dat"],
+    ),
+    ("report-uname", &["report", "--uname", "trace.dat"]),
+    (
+        "report-version",
+        &["report", "--tracer-version", "trace.dat"],
+    ),
+];
+
+fn check_kind(kind: &str) -> (usize, Vec<String>) {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for dir in fixture_dirs(kind) {
+        for (name, args) in REPORT_MODES {
+            let Some(want) = reference(&dir, name) else {
+                continue;
+            };
+            let out = tracemux(args, &dir);
+            checked += 1;
+            if out.stdout != want {
+                failures.push(format!(
+                    "{} {}: {}",
+                    dir.display(),
+                    name,
+                    first_diff(&want, &out.stdout)
+                ));
+            }
+        }
+    }
+    (checked, failures)
+}
+
+#[test]
+fn tracedat_reports_match_trace_cmd() {
+    let (checked, failures) = check_kind("tracedat");
+    assert!(
+        checked >= 60,
+        "expected the in-repo fixtures, checked only {checked}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn event_counts_match() {
+    for dir in fixture_dirs("tracedat") {
+        let want: usize = std::fs::read_to_string(dir.join("event-count.txt"))
+            .unwrap()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let out = tracemux(&["report", "--json", "trace.dat"], &dir);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // event-count.txt counts report -R lines minus the header, which
+        // includes the EVENTS DROPPED lines
+        let n = out
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        assert_eq!(n, want, "{}", dir.display());
+    }
+}
