@@ -314,7 +314,7 @@ impl<'a> Stream<'a> {
             }
             self.page_end = end;
             self.file_end = match self.src {
-                Source::Mapped => self.region_base + end as u64,
+                Source::Mapped => self.region_base + (start + ps) as u64,
                 Source::Chunked { ref table, .. } => table.offset(),
             };
             let page = &self.block()[start..end];

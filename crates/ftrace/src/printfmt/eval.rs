@@ -1,0 +1,746 @@
+//! Evaluating arguments against a record, as libtraceevent's
+//! `eval_num_arg` and the `print_arg_*` helpers do.
+
+use tracemux_core::bytes::Endian;
+use tracemux_core::model::{FieldDef, FieldFlags, PrintCtx};
+use tracemux_core::tables::Symbol;
+
+use super::ast::{ArgId, FieldRef, PrintArg, PrintFmt};
+use super::printf::{fmt_int, fmt_str, put_hex, put_hex2, put_u64, Spec};
+use super::strto::strtoull;
+
+/// libtraceevent's `eval_type_str`: what a cast does to a value. Only the
+/// sized types it knows are truncated (`u8`..`u32`, `s8`..`s32`, `char`,
+/// `short`, `int`, with or without `unsigned`); signed types are truncated
+/// too, not sign-extended. Pointers, `long`, `struct`s and unknown types
+/// keep the value. With `pointer`, the type must end in `*`, which is
+/// dropped first (the cast of an array element read through `[]`).
+pub fn eval_type_str(val: u64, ty: &str, pointer: bool) -> u64 {
+    let len = ty.len();
+    if len < 2 {
+        return val;
+    }
+    if pointer {
+        if !ty.ends_with('*') {
+            return val;
+        }
+        return match ty.get(..len - 2) {
+            Some(t) => eval_type_str(val, t, false),
+            None => val,
+        };
+    }
+    if ty.ends_with('*') || ty.starts_with("struct") {
+        return val;
+    }
+    match ty {
+        "u8" | "s8" => return val & 0xff,
+        "u16" | "s16" => return val & 0xffff,
+        "u32" | "s32" => return val & 0xffff_ffff,
+        "u64" | "s64" => return val,
+        _ => {}
+    }
+    let t = ty.strip_prefix("unsigned ").unwrap_or(ty);
+    match t {
+        "char" => val & 0xff,
+        "short" => val & 0xffff,
+        "int" => val & 0xffff_ffff,
+        _ => val,
+    }
+}
+
+/// `tep_read_number`: 1, 2, 4 or 8 bytes at `off`; anything else (or out
+/// of the record) reads 0.
+#[inline]
+pub(crate) fn read_number(endian: Endian, data: &[u8], off: usize, size: usize) -> u64 {
+    data.get(off..)
+        .and_then(|b| endian.read_uint(b, size))
+        .unwrap_or(0)
+}
+
+/// Where a `__data_loc`/`__rel_loc` field's data is (`dynamic_offset_field`),
+/// with libtraceevent's overflow rules: an offset past the record becomes
+/// 0, a length reaching past it becomes 0. The old 2-byte form has no
+/// length: the data runs to the end of the record.
+pub(crate) fn dynamic_offset_field(f: &FieldDef, data: &[u8], endian: Endian) -> (u32, u32) {
+    let size = data.len() as u64;
+    if f.offset as u64 + f.size as u64 > size {
+        return (0, 0);
+    }
+    let val = read_number(endian, data, f.offset as usize, f.size as usize);
+    let o = (val & 0xffff) as u32;
+    let ds = data.len() as u32;
+    let l = if f.size == 2 {
+        ds.wrapping_sub(o)
+    } else {
+        ((val >> 16) & 0xffff) as u32
+    };
+    let mut offset = if o > ds { 0 } else { o };
+    let len = if o.wrapping_add(l) > ds { 0 } else { l };
+    if f.flags.has(FieldFlags::RELATIVE) {
+        offset = offset.wrapping_add(f.offset + f.size);
+    }
+    (offset, len)
+}
+
+/// The symbol libtraceevent's `find_func` finds for `addr`: glibc's
+/// `bsearch` over the sorted table, matching an entry when `addr` equals
+/// its address or lies between it and the next entry's. Past the last
+/// entry only its exact address matches. (With several symbols at one
+/// address the probe order decides, so the table must be in
+/// libtraceevent's order for an exact match.)
+pub fn find_func(symbols: &tracemux_core::tables::SymbolTable, addr: u64) -> Option<&Symbol> {
+    let n = symbols.len();
+    let at = |i: usize| symbols.iter().nth(i);
+    let (mut l, mut u) = (0usize, n);
+    while l < u {
+        let idx = (l + u) / 2;
+        let s = at(idx)?;
+        let next = if idx + 1 < n { at(idx + 1).map_or(0, |s| s.addr) } else { 0 };
+        if addr == s.addr || (addr > s.addr && addr < next) {
+            return Some(s);
+        }
+        if addr < s.addr {
+            u = idx;
+        } else {
+            l = idx + 1;
+        }
+    }
+    None
+}
+
+/// What evaluation needs: the parse and the event's fields.
+pub(crate) struct Env<'a> {
+    pub pf: &'a PrintFmt,
+    pub common: &'a [FieldDef],
+    pub own: &'a [FieldDef],
+    pub long_size: u32,
+}
+
+impl Env<'_> {
+    pub fn field(&self, r: FieldRef) -> &FieldDef {
+        match r {
+            FieldRef::Common(i) => &self.common[i as usize],
+            FieldRef::Own(i) => &self.own[i as usize],
+        }
+    }
+
+    fn node(&self, id: ArgId) -> &PrintArg {
+        self.pf.arg(id)
+    }
+
+    /// Skip casts.
+    pub fn strip_types(&self, mut id: ArgId) -> ArgId {
+        while let PrintArg::Type { item, .. } = self.node(id) {
+            id = *item;
+        }
+        id
+    }
+
+    fn read_field(&self, f: &FieldDef, data: &[u8], endian: Endian) -> u64 {
+        // check_data_offset_size
+        if f.offset as u64 + f.size as u64 > data.len() as u64 {
+            return 0;
+        }
+        read_number(endian, data, f.offset as usize, f.size as usize)
+    }
+
+    /// libtraceevent's `eval_num_arg`. Deviations: a `__get_dynamic_array`
+    /// without index evaluates to the data's offset in the record (C: an
+    /// address in the reader's memory); plugin functions evaluate to 0.
+    pub fn eval_num_arg(&self, data: &[u8], ctx: &PrintCtx<'_>, id: ArgId) -> u64 {
+        let endian = ctx.endian;
+        match self.node(id) {
+            PrintArg::Null => 0,
+            PrintArg::Atom(a) => {
+                let v = strtoull(a);
+                if v != 0 || a.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
+                    return v;
+                }
+                // test_for_symbol: a function name stands for its address
+                ctx.symbols.iter().find(|s| s.name == *a).map_or(0, |s| s.addr)
+            }
+            PrintArg::Field { field, .. } => match field {
+                Some(r) => self.read_field(self.field(*r), data, endian),
+                None => 0,
+            },
+            PrintArg::Type { ty, item } => {
+                let v = self.eval_num_arg(data, ctx, *item);
+                eval_type_str(v, ty, false)
+            }
+            PrintArg::DynamicArrayLen { field } => dynamic_offset_field(self.field(*field), data, endian).1 as u64,
+            PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), data, endian).0 as u64,
+            PrintArg::Op { op, left, right, .. } => self.eval_op(data, ctx, op, *left, *right),
+            _ => 0,
+        }
+    }
+
+    fn eval_opt(&self, data: &[u8], ctx: &PrintCtx<'_>, id: Option<ArgId>) -> u64 {
+        id.map_or(0, |i| self.eval_num_arg(data, ctx, i))
+    }
+
+    fn eval_op(&self, data: &[u8], ctx: &PrintCtx<'_>, op: &str, left: Option<ArgId>, right: Option<ArgId>) -> u64 {
+        let endian = ctx.endian;
+        if op == "[" {
+            let r = self.eval_opt(data, ctx, right);
+            let Some(mut larg) = left else { return 0 };
+            let mut typearg = None;
+            while let PrintArg::Type { item, .. } = self.node(larg) {
+                if typearg.is_none() {
+                    typearg = Some(larg);
+                }
+                larg = *item;
+            }
+            let mut field_size = self.long_size as u64;
+            let offset: u64 = match self.node(larg) {
+                PrintArg::DynamicArray { field } => {
+                    let f = self.field(*field);
+                    let (o, _) = dynamic_offset_field(f, data, endian);
+                    if f.elem_size != 0 {
+                        field_size = f.elem_size as u64;
+                    }
+                    (o as u64).wrapping_add(r) & 0xffff_ffff
+                }
+                PrintArg::Field { field: Some(fr), .. } => {
+                    let f = self.field(*fr);
+                    field_size = f.elem_size as u64;
+                    (f.offset as u64).wrapping_add(r.wrapping_mul(f.elem_size as u64)) & 0xffff_ffff
+                }
+                PrintArg::Field { field: None, .. } => return 0,
+                // "[" is no arithmetic operator: unknown op
+                _ => return 0,
+            };
+            if offset + field_size > data.len() as u64 {
+                return 0;
+            }
+            let mut v = read_number(endian, data, offset as usize, field_size as usize);
+            if let Some(t) = typearg {
+                if let PrintArg::Type { ty, .. } = self.node(t) {
+                    v = eval_type_str(v, ty, true);
+                }
+            }
+            return v;
+        }
+        if op == "?" {
+            let l = self.eval_opt(data, ctx, left);
+            let Some(r) = right else { return 0 };
+            let (a, b) = match self.node(r) {
+                PrintArg::Op { left, right, .. } => (*left, *right),
+                _ => return 0,
+            };
+            return if l != 0 {
+                self.eval_opt(data, ctx, a)
+            } else {
+                self.eval_opt(data, ctx, b)
+            };
+        }
+        let l = self.eval_opt(data, ctx, left);
+        let r = self.eval_opt(data, ctx, right);
+        let b = op.as_bytes();
+        let second = b.get(1).copied().unwrap_or(0);
+        match b.first().copied().unwrap_or(0) {
+            b'!' => match second {
+                0 => (r == 0) as u64,
+                b'=' => (l != r) as u64,
+                _ => 0,
+            },
+            b'~' => !r,
+            b'|' => {
+                if second != 0 {
+                    (l != 0 || r != 0) as u64
+                } else {
+                    l | r
+                }
+            }
+            b'&' => {
+                if second != 0 {
+                    (l != 0 && r != 0) as u64
+                } else {
+                    l & r
+                }
+            }
+            b'<' => match second {
+                0 => (l < r) as u64,
+                b'<' => l.wrapping_shl(r as u32),
+                b'=' => (l <= r) as u64,
+                _ => 0,
+            },
+            b'>' => match second {
+                0 => (l > r) as u64,
+                b'>' => l.wrapping_shr(r as u32),
+                b'=' => (l >= r) as u64,
+                _ => 0,
+            },
+            b'=' if second == b'=' => (l == r) as u64,
+            b'-' => l.wrapping_sub(r),
+            b'+' => l.wrapping_add(r),
+            b'/' => l.checked_div(r).unwrap_or(0),
+            b'%' => l.checked_rem(r).unwrap_or(0),
+            b'*' => l.wrapping_mul(r),
+            _ => 0,
+        }
+    }
+
+    /// `print_arg_number`: an integer conversion of `arg`.
+    pub fn print_number(
+        &self,
+        out: &mut Vec<u8>,
+        data: &[u8],
+        ctx: &PrintCtx<'_>,
+        spec: Option<&Spec>,
+        text: &str,
+        star: Option<i32>,
+        ls: i32,
+        arg: ArgId,
+    ) {
+        let val = self.eval_num_arg(data, ctx, arg);
+        let bits = match ls {
+            -2 => 8,
+            -1 => 16,
+            0 => 32,
+            1 | 2 => 64,
+            // "bad count": nothing is printed
+            _ => return,
+        };
+        match spec {
+            Some(sp) => fmt_int(out, sp, star, val, bits),
+            None => out.extend_from_slice(text.as_bytes()),
+        }
+    }
+
+    /// `print_arg_pointer`: `%p` and its extensions; `ext` is what follows
+    /// the `p` in the conversion.
+    pub fn print_pointer(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+        match ext.first().copied().unwrap_or(0) {
+            c @ (b'F' | b'f' | b'S' | b's') => {
+                let val = self.eval_num_arg(data, ctx, arg);
+                match find_func(ctx.symbols, val) {
+                    Some(sym) => {
+                        out.extend_from_slice(sym.name.as_bytes());
+                        if c == b'F' || c == b'S' {
+                            out.extend_from_slice(b"+0x");
+                            put_hex(out, val.wrapping_sub(sym.addr));
+                        }
+                    }
+                    None => {
+                        out.extend_from_slice(b"0x");
+                        put_hex(out, val);
+                    }
+                }
+            }
+            b'M' | b'm' => self.print_mac(out, data, ext, arg),
+            b'I' | b'i' => self.print_ip(out, data, ctx, ext, arg),
+            b'U' => self.print_uuid(out, data, ext, arg),
+            b'h' => self.print_raw_buff(out, data, ctx, ext, plen, arg),
+            _ => {
+                // glibc's "%p"
+                let val = self.eval_num_arg(data, ctx, arg);
+                if val == 0 {
+                    out.extend_from_slice(b"(nil)");
+                } else {
+                    out.extend_from_slice(b"0x");
+                    put_hex(out, val);
+                }
+            }
+        }
+    }
+
+    /// The field behind the casts of a `%pM`-style argument, or the error
+    /// text libtraceevent prints.
+    fn pointer_field(&self, out: &mut Vec<u8>, arg: ArgId) -> Option<&FieldDef> {
+        if let PrintArg::Func { .. } = self.node(arg) {
+            // (a plugin function would print its own output)
+            return None;
+        }
+        let a = self.strip_types(arg);
+        match self.node(a) {
+            PrintArg::Field { field, .. } => field.map(|r| self.field(r)),
+            other => {
+                out.extend_from_slice(b"ARG TYPE NOT FIELD BUT ");
+                put_u64(out, other.c_type() as u64);
+                None
+            }
+        }
+    }
+
+    fn print_mac(&self, out: &mut Vec<u8>, data: &[u8], ext: &[u8], arg: ArgId) {
+        let Some(f) = self.pointer_field(out, arg) else { return };
+        let sep: &[u8] = if ext[0] == b'm' {
+            b""
+        } else if ext.get(1) == Some(&b'F') {
+            b"-"
+        } else {
+            b":"
+        };
+        let reverse = ext.get(1) == Some(&b'R');
+        if f.size != 6 {
+            out.extend_from_slice(b"INVALIDMAC");
+            return;
+        }
+        let mut b = [0u8; 6];
+        copy_bytes(&mut b, data, f.offset as usize);
+        if reverse {
+            b.reverse();
+        }
+        for (i, &x) in b.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(sep);
+            }
+            put_hex2(out, x);
+        }
+    }
+
+    fn print_ip(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], arg: ArgId) {
+        let i = ext[0];
+        let rest = &ext[1.min(ext.len())..];
+        let at = |k: usize| rest.get(k).copied().unwrap_or(0);
+        let reverse_of = |p: u8| match p {
+            b'h' => ctx.endian == Endian::Little,
+            b'l' => true,
+            _ => false,
+        };
+        match at(0) {
+            b'4' => {
+                let reverse = reverse_of(at(1));
+                let Some(f) = self.pointer_field(out, arg) else { return };
+                if f.size != 4 {
+                    out.extend_from_slice(b"INVALIDIPv4");
+                    return;
+                }
+                let mut b = [0u8; 4];
+                copy_bytes(&mut b, data, f.offset as usize);
+                print_ip4(out, i, reverse, &b);
+            }
+            b'6' => {
+                let have_c = i == b'I' && at(1) == b'c';
+                let Some(f) = self.pointer_field(out, arg) else { return };
+                if f.size != 16 {
+                    out.extend_from_slice(b"INVALIDIPv6");
+                    return;
+                }
+                let mut b = [0u8; 16];
+                copy_bytes(&mut b, data, f.offset as usize);
+                if have_c {
+                    print_ip6c(out, &b);
+                } else {
+                    print_ip6(out, i, &b);
+                }
+            }
+            b'S' => {
+                let mut k = 1;
+                let (mut have_p, mut have_c) = (false, false);
+                if i == b'I' {
+                    if at(k) == b'p' {
+                        have_p = true;
+                        k += 1;
+                    }
+                    if at(k) == b'c' {
+                        have_c = true;
+                        k += 1;
+                    }
+                }
+                let reverse = reverse_of(at(k));
+                if let PrintArg::Func { .. } = self.node(arg) {
+                    return;
+                }
+                let a = self.strip_types(arg);
+                let (offset, len) = match self.node(a) {
+                    PrintArg::Field { field: Some(r), .. } => {
+                        let f = self.field(*r);
+                        (f.offset, f.size)
+                    }
+                    PrintArg::Field { field: None, .. } => return,
+                    PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), data, ctx.endian),
+                    other => {
+                        out.extend_from_slice(b"ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
+                        put_u64(out, other.c_type() as u64);
+                        return;
+                    }
+                };
+                let mut sa = [0u8; 28];
+                copy_bytes(&mut sa, data, offset as usize);
+                // sa_family in the reader's (x86: little-endian) order
+                match u16::from_le_bytes([sa[0], sa[1]]) {
+                    2 => {
+                        if len < 16 {
+                            out.extend_from_slice(b"INVALIDIPv4");
+                            return;
+                        }
+                        print_ip4(out, i, reverse, &[sa[4], sa[5], sa[6], sa[7]]);
+                        if have_p {
+                            out.push(b':');
+                            put_u64(out, u16::from_be_bytes([sa[2], sa[3]]) as u64);
+                        }
+                    }
+                    10 => {
+                        if len < 28 {
+                            out.extend_from_slice(b"INVALIDIPv6");
+                            return;
+                        }
+                        if have_p {
+                            out.push(b'[');
+                        }
+                        let mut a6 = [0u8; 16];
+                        a6.copy_from_slice(&sa[8..24]);
+                        if have_c {
+                            print_ip6c(out, &a6);
+                        } else {
+                            print_ip6(out, i, &a6);
+                        }
+                        if have_p {
+                            out.extend_from_slice(b"]:");
+                            put_u64(out, u16::from_be_bytes([sa[2], sa[3]]) as u64);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn print_uuid(&self, out: &mut Vec<u8>, data: &[u8], ext: &[u8], arg: ArgId) {
+        const GUID: [usize; 16] = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15];
+        let (upper, guid) = match ext.get(1) {
+            Some(b'L') => (true, true),
+            Some(b'l') => (false, true),
+            Some(b'B') => (true, false),
+            _ => (false, false),
+        };
+        let Some(f) = self.pointer_field(out, arg) else { return };
+        if f.size != 16 {
+            out.extend_from_slice(b"INVALIDUUID");
+            return;
+        }
+        let mut b = [0u8; 16];
+        copy_bytes(&mut b, data, f.offset as usize);
+        for i in 0..16 {
+            let x = b[if guid { GUID[i] } else { i }];
+            if upper {
+                out.extend_from_slice(format_upper_hex2(x).as_slice());
+            } else {
+                put_hex2(out, x);
+            }
+            if matches!(i, 3 | 5 | 7 | 9) {
+                out.push(b'-');
+            }
+        }
+    }
+
+    fn print_raw_buff(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+        let delim: &[u8] = match ext.get(1) {
+            Some(b'C') => b":",
+            Some(b'D') => b"-",
+            Some(b'N') => b"",
+            _ => b" ",
+        };
+        let field = match self.node(arg) {
+            PrintArg::DynamicArray { field } => *field,
+            PrintArg::Func { .. } => return,
+            other => {
+                out.extend_from_slice(b"ARG TYPE NOT FIELD BUT ");
+                put_u64(out, other.c_type() as u64);
+                return;
+            }
+        };
+        let (offset, arr_len) = dynamic_offset_field(self.field(field), data, ctx.endian);
+        // (C compares an int with an unsigned int)
+        let mut n = plen as u32;
+        if arr_len < n {
+            n = arr_len;
+        }
+        if (n as i32) < 1 {
+            return;
+        }
+        for k in 0..n as usize {
+            if k > 0 {
+                out.extend_from_slice(delim);
+            }
+            put_hex2(out, data.get(offset as usize + k).copied().unwrap_or(0));
+        }
+    }
+
+    /// `print_str_arg` for what `%s` can be given in the raw view (a field,
+    /// possibly cast) and simple literal arguments.
+    pub fn print_string(
+        &self,
+        out: &mut Vec<u8>,
+        data: &[u8],
+        ctx: &PrintCtx<'_>,
+        spec: Option<&Spec>,
+        star: Option<i32>,
+        arg: ArgId,
+    ) {
+        let put = |out: &mut Vec<u8>, s: &[u8]| {
+            let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
+            match spec {
+                Some(sp) => fmt_str(out, sp, star, s),
+                None => out.extend_from_slice(s),
+            }
+        };
+        match self.node(arg) {
+            PrintArg::Atom(a) => put(out, a.as_bytes()),
+            PrintArg::Field { field: Some(r), .. } => {
+                let f = self.field(*r);
+                let off = f.offset as usize;
+                if !f.flags.has(FieldFlags::ARRAY) && f.size == self.long_size {
+                    // a pointer: a trace_printk() format string, or the
+                    // address in hex (read in the reader's byte order)
+                    let mut b = [0u8; 8];
+                    let n = if self.long_size == 8 { 8 } else { 4 };
+                    copy_bytes(&mut b[..n], data, off);
+                    let addr = u64::from_le_bytes(b);
+                    match ctx.printk.get(addr) {
+                        Some(s) => out.extend_from_slice(s.as_bytes()),
+                        None => put_hex(out, addr),
+                    }
+                    return;
+                }
+                // zero-sized fields mean the rest of the record
+                let len = if f.size != 0 {
+                    f.size as usize
+                } else {
+                    data.len().saturating_sub(off)
+                };
+                let s = data.get(off..).map_or(&[][..], |d| &d[..len.min(d.len())]);
+                put(out, s);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn format_upper_hex2(b: u8) -> [u8; 2] {
+    const H: &[u8; 16] = b"0123456789ABCDEF";
+    [H[(b >> 4) as usize], H[(b & 15) as usize]]
+}
+
+/// Copy what the record has at `off` into `dst` (zeros past its end).
+fn copy_bytes(dst: &mut [u8], data: &[u8], off: usize) {
+    if let Some(src) = data.get(off..) {
+        let n = dst.len().min(src.len());
+        dst[..n].copy_from_slice(&src[..n]);
+    }
+}
+
+fn print_ip4(out: &mut Vec<u8>, i: u8, reverse: bool, b: &[u8; 4]) {
+    for k in 0..4 {
+        if k > 0 {
+            out.push(b'.');
+        }
+        let x = if reverse { b[3 - k] } else { b[k] };
+        if i == b'i' {
+            out.push(b'0' + x / 100);
+            out.push(b'0' + x / 10 % 10);
+            out.push(b'0' + x % 10);
+        } else {
+            put_u64(out, x as u64);
+        }
+    }
+}
+
+fn print_ip6(out: &mut Vec<u8>, i: u8, b: &[u8; 16]) {
+    for j in (0..16).step_by(2) {
+        put_hex2(out, b[j]);
+        put_hex2(out, b[j + 1]);
+        if i == b'I' && j < 14 {
+            out.push(b':');
+        }
+    }
+}
+
+fn print_ip6c(out: &mut Vec<u8>, a: &[u8; 16]) {
+    let word = |k: usize| u16::from_be_bytes([a[2 * k], a[2 * k + 1]]);
+    let v4mapped = a[..8].iter().all(|&x| x == 0) && a[8..12] == [0, 0, 0xff, 0xff];
+    let isatap = [a[8] | 0x02, a[9], a[10], a[11]] == [0x02, 0x00, 0x5e, 0xfe];
+    let use_ipv4 = v4mapped || isatap;
+    let range = if use_ipv4 { 6 } else { 8 };
+    let mut zerolength = [0u8; 8];
+    for i in 0..range {
+        for j in i..range {
+            if word(j) != 0 {
+                break;
+            }
+            zerolength[i] += 1;
+        }
+    }
+    let mut longest = 1;
+    let mut colonpos: isize = -1;
+    for (i, &z) in zerolength.iter().enumerate().take(range) {
+        if z > longest {
+            longest = z;
+            colonpos = i as isize;
+        }
+    }
+    if longest == 1 {
+        colonpos = -1;
+    }
+    let mut needcolon = false;
+    let mut i = 0usize;
+    while i < range {
+        if i as isize == colonpos {
+            if needcolon || i == 0 {
+                out.push(b':');
+            }
+            out.push(b':');
+            needcolon = false;
+            i += longest as usize;
+            continue;
+        }
+        if needcolon {
+            out.push(b':');
+        }
+        let w = word(i);
+        let (hi, lo) = ((w >> 8) as u8, (w & 0xff) as u8);
+        if hi != 0 {
+            put_hex(out, hi as u64);
+            put_hex2(out, lo);
+        } else {
+            put_hex(out, lo as u64);
+        }
+        needcolon = true;
+        i += 1;
+    }
+    if use_ipv4 {
+        if needcolon {
+            out.push(b':');
+        }
+        print_ip4(out, b'I', false, &[a[12], a[13], a[14], a[15]]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn casts() {
+        assert_eq!(eval_type_str(0x1_2345_6789, "int", false), 0x2345_6789);
+        assert_eq!(eval_type_str(u64::MAX, "s8", false), 0xff);
+        assert_eq!(eval_type_str(u64::MAX, "unsigned short", false), 0xffff);
+        assert_eq!(eval_type_str(u64::MAX, "long", false), u64::MAX);
+        assert_eq!(eval_type_str(u64::MAX, "void *", false), u64::MAX);
+        assert_eq!(eval_type_str(u64::MAX, "pid_t", false), u64::MAX);
+        assert_eq!(eval_type_str(u64::MAX, "u8 *", true), 0xff);
+        assert_eq!(eval_type_str(u64::MAX, "u8", true), u64::MAX);
+    }
+
+    #[test]
+    fn ipv6_compressed() {
+        let mut o = Vec::new();
+        let mut a = [0u8; 16];
+        a[0] = 0x20;
+        a[1] = 0x01;
+        a[2] = 0x0d;
+        a[3] = 0xb8;
+        a[15] = 1;
+        print_ip6c(&mut o, &a);
+        assert_eq!(o, b"2001:db8::1");
+        o.clear();
+        let mut m = [0u8; 16];
+        m[10] = 0xff;
+        m[11] = 0xff;
+        m[12..].copy_from_slice(&[10, 0, 0, 1]);
+        print_ip6c(&mut o, &m);
+        assert_eq!(o, b"::ffff:10.0.0.1");
+    }
+}
