@@ -24,3 +24,4 @@ pub fn event_class(f: &format::EventFormat, system: &str, _long_size: u32) -> Ev
         printer: None,
     }
 }
+pub mod printfmt;
