@@ -6,6 +6,7 @@
 
 pub mod format;
 pub mod page;
+pub mod printfmt;
 pub mod tables;
 
 use tracemux_core::model::EventClass;
@@ -24,4 +25,3 @@ pub fn event_class(f: &format::EventFormat, system: &str, _long_size: u32) -> Ev
         printer: None,
     }
 }
-pub mod printfmt;

@@ -10,6 +10,7 @@ pub mod compress;
 pub mod file;
 pub mod options;
 pub mod reader;
+pub mod writer;
 
 pub use file::{sniff, Buffer, CpuData, DataKind, Section, TraceDat, MAGIC};
 pub use options::{OptionId, OptionRec};

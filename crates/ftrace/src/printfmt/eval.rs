@@ -61,14 +61,14 @@ pub(crate) fn read_number(endian: Endian, data: &[u8], off: usize, size: usize) 
 /// with libtraceevent's overflow rules: an offset past the record becomes
 /// 0, a length reaching past it becomes 0. The old 2-byte form has no
 /// length: the data runs to the end of the record.
-pub(crate) fn dynamic_offset_field(f: &FieldDef, data: &[u8], endian: Endian) -> (u32, u32) {
-    let size = data.len() as u64;
+pub(crate) fn dynamic_offset_field(f: &FieldDef, rec: Rec<'_>, endian: Endian) -> (u32, u32) {
+    let size = rec.size as u64;
     if f.offset as u64 + f.size as u64 > size {
         return (0, 0);
     }
-    let val = read_number(endian, data, f.offset as usize, f.size as usize);
+    let val = read_number(endian, rec.data, f.offset as usize, f.size as usize);
     let o = (val & 0xffff) as u32;
-    let ds = data.len() as u32;
+    let ds = rec.size as u32;
     let l = if f.size == 2 {
         ds.wrapping_sub(o)
     } else {
@@ -108,6 +108,15 @@ pub fn find_func(symbols: &tracemux_core::tables::SymbolTable, addr: u64) -> Opt
     None
 }
 
+/// A record as libtraceevent sees it: `data[..size]` is the record, and
+/// `data` goes on with what follows it in the page (read by the printers
+/// that do not check bounds).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rec<'a> {
+    pub data: &'a [u8],
+    pub size: usize,
+}
+
 /// What evaluation needs: the parse and the event's fields.
 pub(crate) struct Env<'a> {
     pub pf: &'a PrintFmt,
@@ -136,18 +145,18 @@ impl Env<'_> {
         id
     }
 
-    fn read_field(&self, f: &FieldDef, data: &[u8], endian: Endian) -> u64 {
+    fn read_field(&self, f: &FieldDef, rec: Rec<'_>, endian: Endian) -> u64 {
         // check_data_offset_size
-        if f.offset as u64 + f.size as u64 > data.len() as u64 {
+        if f.offset as u64 + f.size as u64 > rec.size as u64 {
             return 0;
         }
-        read_number(endian, data, f.offset as usize, f.size as usize)
+        read_number(endian, rec.data, f.offset as usize, f.size as usize)
     }
 
     /// libtraceevent's `eval_num_arg`. Deviations: a `__get_dynamic_array`
     /// without index evaluates to the data's offset in the record (C: an
     /// address in the reader's memory); plugin functions evaluate to 0.
-    pub fn eval_num_arg(&self, data: &[u8], ctx: &PrintCtx<'_>, id: ArgId) -> u64 {
+    pub fn eval_num_arg(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, id: ArgId) -> u64 {
         let endian = ctx.endian;
         match self.node(id) {
             PrintArg::Null => 0,
@@ -160,28 +169,28 @@ impl Env<'_> {
                 ctx.symbols.iter().find(|s| s.name == *a).map_or(0, |s| s.addr)
             }
             PrintArg::Field { field, .. } => match field {
-                Some(r) => self.read_field(self.field(*r), data, endian),
+                Some(r) => self.read_field(self.field(*r), rec, endian),
                 None => 0,
             },
             PrintArg::Type { ty, item } => {
-                let v = self.eval_num_arg(data, ctx, *item);
+                let v = self.eval_num_arg(rec, ctx, *item);
                 eval_type_str(v, ty, false)
             }
-            PrintArg::DynamicArrayLen { field } => dynamic_offset_field(self.field(*field), data, endian).1 as u64,
-            PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), data, endian).0 as u64,
-            PrintArg::Op { op, left, right, .. } => self.eval_op(data, ctx, op, *left, *right),
+            PrintArg::DynamicArrayLen { field } => dynamic_offset_field(self.field(*field), rec, endian).1 as u64,
+            PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), rec, endian).0 as u64,
+            PrintArg::Op { op, left, right, .. } => self.eval_op(rec, ctx, op, *left, *right),
             _ => 0,
         }
     }
 
-    fn eval_opt(&self, data: &[u8], ctx: &PrintCtx<'_>, id: Option<ArgId>) -> u64 {
-        id.map_or(0, |i| self.eval_num_arg(data, ctx, i))
+    fn eval_opt(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, id: Option<ArgId>) -> u64 {
+        id.map_or(0, |i| self.eval_num_arg(rec, ctx, i))
     }
 
-    fn eval_op(&self, data: &[u8], ctx: &PrintCtx<'_>, op: &str, left: Option<ArgId>, right: Option<ArgId>) -> u64 {
+    fn eval_op(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, op: &str, left: Option<ArgId>, right: Option<ArgId>) -> u64 {
         let endian = ctx.endian;
         if op == "[" {
-            let r = self.eval_opt(data, ctx, right);
+            let r = self.eval_opt(rec, ctx, right);
             let Some(mut larg) = left else { return 0 };
             let mut typearg = None;
             while let PrintArg::Type { item, .. } = self.node(larg) {
@@ -194,7 +203,7 @@ impl Env<'_> {
             let offset: u64 = match self.node(larg) {
                 PrintArg::DynamicArray { field } => {
                     let f = self.field(*field);
-                    let (o, _) = dynamic_offset_field(f, data, endian);
+                    let (o, _) = dynamic_offset_field(f, rec, endian);
                     if f.elem_size != 0 {
                         field_size = f.elem_size as u64;
                     }
@@ -209,10 +218,10 @@ impl Env<'_> {
                 // "[" is no arithmetic operator: unknown op
                 _ => return 0,
             };
-            if offset + field_size > data.len() as u64 {
+            if offset + field_size > rec.size as u64 {
                 return 0;
             }
-            let mut v = read_number(endian, data, offset as usize, field_size as usize);
+            let mut v = read_number(endian, rec.data, offset as usize, field_size as usize);
             if let Some(t) = typearg {
                 if let PrintArg::Type { ty, .. } = self.node(t) {
                     v = eval_type_str(v, ty, true);
@@ -221,20 +230,20 @@ impl Env<'_> {
             return v;
         }
         if op == "?" {
-            let l = self.eval_opt(data, ctx, left);
+            let l = self.eval_opt(rec, ctx, left);
             let Some(r) = right else { return 0 };
             let (a, b) = match self.node(r) {
                 PrintArg::Op { left, right, .. } => (*left, *right),
                 _ => return 0,
             };
             return if l != 0 {
-                self.eval_opt(data, ctx, a)
+                self.eval_opt(rec, ctx, a)
             } else {
-                self.eval_opt(data, ctx, b)
+                self.eval_opt(rec, ctx, b)
             };
         }
-        let l = self.eval_opt(data, ctx, left);
-        let r = self.eval_opt(data, ctx, right);
+        let l = self.eval_opt(rec, ctx, left);
+        let r = self.eval_opt(rec, ctx, right);
         let b = op.as_bytes();
         let second = b.get(1).copied().unwrap_or(0);
         match b.first().copied().unwrap_or(0) {
@@ -284,7 +293,7 @@ impl Env<'_> {
     pub fn print_number(
         &self,
         out: &mut Vec<u8>,
-        data: &[u8],
+        rec: Rec<'_>,
         ctx: &PrintCtx<'_>,
         spec: Option<&Spec>,
         text: &str,
@@ -292,7 +301,7 @@ impl Env<'_> {
         ls: i32,
         arg: ArgId,
     ) {
-        let val = self.eval_num_arg(data, ctx, arg);
+        let val = self.eval_num_arg(rec, ctx, arg);
         let bits = match ls {
             -2 => 8,
             -1 => 16,
@@ -309,10 +318,10 @@ impl Env<'_> {
 
     /// `print_arg_pointer`: `%p` and its extensions; `ext` is what follows
     /// the `p` in the conversion.
-    pub fn print_pointer(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+    pub fn print_pointer(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
         match ext.first().copied().unwrap_or(0) {
             c @ (b'F' | b'f' | b'S' | b's') => {
-                let val = self.eval_num_arg(data, ctx, arg);
+                let val = self.eval_num_arg(rec, ctx, arg);
                 match find_func(ctx.symbols, val) {
                     Some(sym) => {
                         out.extend_from_slice(sym.name.as_bytes());
@@ -327,13 +336,13 @@ impl Env<'_> {
                     }
                 }
             }
-            b'M' | b'm' => self.print_mac(out, data, ext, arg),
-            b'I' | b'i' => self.print_ip(out, data, ctx, ext, arg),
-            b'U' => self.print_uuid(out, data, ext, arg),
-            b'h' => self.print_raw_buff(out, data, ctx, ext, plen, arg),
+            b'M' | b'm' => self.print_mac(out, rec, ext, arg),
+            b'I' | b'i' => self.print_ip(out, rec, ctx, ext, arg),
+            b'U' => self.print_uuid(out, rec, ext, arg),
+            b'h' => self.print_raw_buff(out, rec, ctx, ext, plen, arg),
             _ => {
                 // glibc's "%p"
-                let val = self.eval_num_arg(data, ctx, arg);
+                let val = self.eval_num_arg(rec, ctx, arg);
                 if val == 0 {
                     out.extend_from_slice(b"(nil)");
                 } else {
@@ -362,7 +371,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_mac(&self, out: &mut Vec<u8>, data: &[u8], ext: &[u8], arg: ArgId) {
+    fn print_mac(&self, out: &mut Vec<u8>, rec: Rec<'_>, ext: &[u8], arg: ArgId) {
         let Some(f) = self.pointer_field(out, arg) else { return };
         let sep: &[u8] = if ext[0] == b'm' {
             b""
@@ -377,7 +386,7 @@ impl Env<'_> {
             return;
         }
         let mut b = [0u8; 6];
-        copy_bytes(&mut b, data, f.offset as usize);
+        copy_bytes(&mut b, rec.data, f.offset as usize);
         if reverse {
             b.reverse();
         }
@@ -389,7 +398,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_ip(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], arg: ArgId) {
+    fn print_ip(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], arg: ArgId) {
         let i = ext[0];
         let rest = &ext[1.min(ext.len())..];
         let at = |k: usize| rest.get(k).copied().unwrap_or(0);
@@ -407,7 +416,7 @@ impl Env<'_> {
                     return;
                 }
                 let mut b = [0u8; 4];
-                copy_bytes(&mut b, data, f.offset as usize);
+                copy_bytes(&mut b, rec.data, f.offset as usize);
                 print_ip4(out, i, reverse, &b);
             }
             b'6' => {
@@ -418,7 +427,7 @@ impl Env<'_> {
                     return;
                 }
                 let mut b = [0u8; 16];
-                copy_bytes(&mut b, data, f.offset as usize);
+                copy_bytes(&mut b, rec.data, f.offset as usize);
                 if have_c {
                     print_ip6c(out, &b);
                 } else {
@@ -449,7 +458,7 @@ impl Env<'_> {
                         (f.offset, f.size)
                     }
                     PrintArg::Field { field: None, .. } => return,
-                    PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), data, ctx.endian),
+                    PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), rec, ctx.endian),
                     other => {
                         out.extend_from_slice(b"ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
                         put_u64(out, other.c_type() as u64);
@@ -457,7 +466,7 @@ impl Env<'_> {
                     }
                 };
                 let mut sa = [0u8; 28];
-                copy_bytes(&mut sa, data, offset as usize);
+                copy_bytes(&mut sa, rec.data, offset as usize);
                 // sa_family in the reader's (x86: little-endian) order
                 match u16::from_le_bytes([sa[0], sa[1]]) {
                     2 => {
@@ -498,7 +507,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_uuid(&self, out: &mut Vec<u8>, data: &[u8], ext: &[u8], arg: ArgId) {
+    fn print_uuid(&self, out: &mut Vec<u8>, rec: Rec<'_>, ext: &[u8], arg: ArgId) {
         const GUID: [usize; 16] = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15];
         let (upper, guid) = match ext.get(1) {
             Some(b'L') => (true, true),
@@ -512,7 +521,7 @@ impl Env<'_> {
             return;
         }
         let mut b = [0u8; 16];
-        copy_bytes(&mut b, data, f.offset as usize);
+        copy_bytes(&mut b, rec.data, f.offset as usize);
         for i in 0..16 {
             let x = b[if guid { GUID[i] } else { i }];
             if upper {
@@ -526,7 +535,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_raw_buff(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+    fn print_raw_buff(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
         let delim: &[u8] = match ext.get(1) {
             Some(b'C') => b":",
             Some(b'D') => b"-",
@@ -542,7 +551,7 @@ impl Env<'_> {
                 return;
             }
         };
-        let (offset, arr_len) = dynamic_offset_field(self.field(field), data, ctx.endian);
+        let (offset, arr_len) = dynamic_offset_field(self.field(field), rec, ctx.endian);
         // (C compares an int with an unsigned int)
         let mut n = plen as u32;
         if arr_len < n {
@@ -555,7 +564,7 @@ impl Env<'_> {
             if k > 0 {
                 out.extend_from_slice(delim);
             }
-            put_hex2(out, data.get(offset as usize + k).copied().unwrap_or(0));
+            put_hex2(out, rec.data.get(offset as usize + k).copied().unwrap_or(0));
         }
     }
 
@@ -564,7 +573,7 @@ impl Env<'_> {
     pub fn print_string(
         &self,
         out: &mut Vec<u8>,
-        data: &[u8],
+        rec: Rec<'_>,
         ctx: &PrintCtx<'_>,
         spec: Option<&Spec>,
         star: Option<i32>,
@@ -587,7 +596,7 @@ impl Env<'_> {
                     // address in hex (read in the reader's byte order)
                     let mut b = [0u8; 8];
                     let n = if self.long_size == 8 { 8 } else { 4 };
-                    copy_bytes(&mut b[..n], data, off);
+                    copy_bytes(&mut b[..n], rec.data, off);
                     let addr = u64::from_le_bytes(b);
                     match ctx.printk.get(addr) {
                         Some(s) => out.extend_from_slice(s.as_bytes()),
@@ -599,9 +608,9 @@ impl Env<'_> {
                 let len = if f.size != 0 {
                     f.size as usize
                 } else {
-                    data.len().saturating_sub(off)
+                    rec.size.saturating_sub(off)
                 };
-                let s = data.get(off..).map_or(&[][..], |d| &d[..len.min(d.len())]);
+                let s = rec.data.get(off..).map_or(&[][..], |d| &d[..len.min(d.len())]);
                 put(out, s);
             }
             _ => {}

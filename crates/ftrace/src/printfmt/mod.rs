@@ -38,7 +38,7 @@ pub use ast::{ArgId, FieldRef, FlagSym, PrintArg, PrintFmt, SegKind, Segment};
 pub use eval::{eval_type_str, find_func};
 pub use parse::{parse_print_fmt, FuncHandlers, ParseInput, DEFAULT_FUNC_HANDLERS};
 
-use eval::{dynamic_offset_field, read_number, Env};
+use eval::{dynamic_offset_field, read_number, Env, Rec};
 use printf::{put_hex, put_hex2, put_i64, put_u64, Spec};
 
 /// How one field is printed in the raw view (decided per class).
@@ -178,9 +178,14 @@ impl FtracePrinter {
         }
     }
 
-    /// The value of field `i` as libtraceevent prints it in the raw view,
-    /// appended to `out` (without the ` name=`).
-    pub fn write_raw_field(&self, out: &mut Vec<u8>, i: usize, data: &[u8], ctx: &PrintCtx<'_>) {
+    /// The value of own field `i` as libtraceevent prints it in the raw
+    /// view, appended to `out` (without the ` name=`). `data[..size]` is the
+    /// record; `data` may go on with the rest of its page.
+    pub fn write_raw_field(&self, out: &mut Vec<u8>, i: usize, data: &[u8], size: usize, ctx: &PrintCtx<'_>) {
+        let data = Rec {
+            data,
+            size: size.min(data.len()),
+        };
         match self.plans[i] {
             Plan::Raw => self.print_field_raw(out, i, data, ctx),
             Plan::Seg { seg, has_0x } => {
@@ -193,7 +198,7 @@ impl FtracePrinter {
     }
 
     /// `print_parse_data` of one segment.
-    fn print_segment(&self, out: &mut Vec<u8>, k: usize, data: &[u8], ctx: &PrintCtx<'_>) {
+    fn print_segment(&self, out: &mut Vec<u8>, k: usize, data: Rec<'_>, ctx: &PrintCtx<'_>) {
         let Some(segs) = self.pf.segments.as_deref() else { return };
         let seg = &segs[k];
         let info = &self.segs[k];
@@ -216,17 +221,17 @@ impl FtracePrinter {
     }
 
     /// `print_field_raw`: a field printed by its type.
-    fn print_field_raw(&self, out: &mut Vec<u8>, i: usize, data: &[u8], ctx: &PrintCtx<'_>) {
+    fn print_field_raw(&self, out: &mut Vec<u8>, i: usize, rec: Rec<'_>, ctx: &PrintCtx<'_>) {
         let f = &self.fields[i];
         let fl = f.flags;
         if fl.has(FieldFlags::ARRAY) {
             let (offset, len) = if fl.has(FieldFlags::DYNAMIC) {
-                dynamic_offset_field(f, data, ctx.endian)
+                dynamic_offset_field(f, rec, ctx.endian)
             } else {
                 (f.offset, f.size)
             };
             let offset = offset as usize;
-            let bytes = data.get(offset..).unwrap_or(&[]);
+            let bytes = rec.data.get(offset..).unwrap_or(&[]);
             let is_string = fl.has(FieldFlags::STRING) && !self.not_string[i].load(Ordering::Relaxed);
             if is_string && is_printable_array(bytes, len as usize) {
                 // printed with "%s": up to the NUL, even past the field
@@ -246,7 +251,7 @@ impl FtracePrinter {
             }
             return;
         }
-        let val = read_number(ctx.endian, data, f.offset as usize, f.size as usize);
+        let val = read_number(ctx.endian, rec.data, f.offset as usize, f.size as usize);
         if fl.has(FieldFlags::POINTER) {
             out.extend_from_slice(b"0x");
             put_hex(out, val);
@@ -342,12 +347,12 @@ fn raw_plans(pf: &PrintFmt, fields: &[FieldDef]) -> Vec<Plan> {
 }
 
 impl ClassPrinter for FtracePrinter {
-    fn write_raw_fields(&self, out: &mut Vec<u8>, data: &[u8], ctx: &PrintCtx<'_>) {
+    fn write_raw_fields(&self, out: &mut Vec<u8>, data: &[u8], size: usize, ctx: &PrintCtx<'_>) {
         for (i, f) in self.fields.iter().enumerate() {
             out.push(b' ');
             out.extend_from_slice(f.name.as_bytes());
             out.push(b'=');
-            self.write_raw_field(out, i, data, ctx);
+            self.write_raw_field(out, i, data, size, ctx);
         }
     }
 }

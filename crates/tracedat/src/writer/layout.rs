@@ -1,0 +1,451 @@
+//! File layout: the v6 sequential file and the v7 section file.
+//!
+//! v6: initial header, header_page/header_event, formats, kallsyms,
+//! printk, cmdlines, CPU count, `options  ` + options + bare `0`, then
+//! either `latency  ` + text, or `flyrecord` + CPU table + clock trailer +
+//! page-aligned CPU data, followed by each instance's own `flyrecord`
+//! block (pointed at by its BUFFER option).
+//!
+//! v7: initial header, the metadata sections (16–21), an options section
+//! (section references, the given options, CPUCOUNT), then per buffer a
+//! data section (3 or 22) followed by an options section holding its
+//! BUFFER / BUFFER_TEXT option, all chained by DONE, and the strings
+//! section last — the order trace-cmd 3.1.6 writes.
+
+use super::pages::{pack_pages, put_uint};
+use super::text::{encode_option, HEADER_EVENT};
+use super::{compress, BufferData, Compression, TraceData, TraceFile, WriteError};
+use crate::file::{section_id, MAGIC, SECTION_COMPRESSED};
+use crate::options::OptionId;
+use tracemux_core::bytes::Endian;
+
+/// Pages per compressed chunk (trace-cmd's `PAGES_IN_CHUNK`).
+const PAGES_IN_CHUNK: usize = 10;
+/// Chunk size of compressed latency text: 10 × the recorder's page size.
+const LATENCY_CHUNK: usize = PAGES_IN_CHUNK * 4096;
+
+/// An output buffer writing integers in one endianness.
+struct Out {
+    buf: Vec<u8>,
+    e: Endian,
+}
+
+impl Out {
+    fn pos(&self) -> u64 {
+        self.buf.len() as u64
+    }
+    fn uint(&mut self, v: u64, n: usize) {
+        put_uint(&mut self.buf, self.e, v, n);
+    }
+    fn u16(&mut self, v: u16) {
+        self.uint(v as u64, 2);
+    }
+    fn u32(&mut self, v: u32) {
+        self.uint(v as u64, 4);
+    }
+    fn u64(&mut self, v: u64) {
+        self.uint(v, 8);
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+    }
+    fn cstr(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+        self.buf.push(0);
+    }
+    /// Overwrite the 8-byte integer at `at`.
+    fn patch_u64(&mut self, at: u64, v: u64) {
+        let mut b = Vec::new();
+        put_uint(&mut b, self.e, v, 8);
+        let at = at as usize;
+        self.buf[at..at + 8].copy_from_slice(&b);
+    }
+    /// Zero-fill up to a multiple of `align`.
+    fn align(&mut self, align: u64) {
+        let p = self.pos().div_ceil(align) * align;
+        self.buf.resize(p as usize, 0);
+    }
+}
+
+fn initial_header(f: &TraceFile) -> Out {
+    let mut o = Out {
+        buf: Vec::new(),
+        e: f.endian,
+    };
+    o.bytes(MAGIC);
+    o.cstr(&f.version.to_string());
+    o.bytes(&[u8::from(f.endian == Endian::Big), f.long_size]);
+    o.u32(f.page_size);
+    o
+}
+
+// ---- metadata pieces, identical in v6 and in v7 sections ----------------
+
+fn headers(f: &TraceFile, o: &mut Out) {
+    let hp = f.header_page_text();
+    let he = f
+        .header_event
+        .clone()
+        .unwrap_or_else(|| HEADER_EVENT.as_bytes().to_vec());
+    o.bytes(b"header_page\0");
+    o.u64(hp.len() as u64);
+    o.bytes(&hp);
+    o.bytes(b"header_event\0");
+    o.u64(he.len() as u64);
+    o.bytes(&he);
+}
+
+fn ftrace_formats(f: &TraceFile, o: &mut Out) {
+    o.u32(f.ftrace_formats.len() as u32);
+    for t in &f.ftrace_formats {
+        o.u64(t.len() as u64);
+        o.bytes(t);
+    }
+}
+
+fn event_systems(f: &TraceFile, o: &mut Out) {
+    o.u32(f.systems.len() as u32);
+    for (name, evs) in &f.systems {
+        o.cstr(name);
+        o.u32(evs.len() as u32);
+        for t in evs {
+            o.u64(t.len() as u64);
+            o.bytes(t);
+        }
+    }
+}
+
+fn sized_u32(t: &[u8], o: &mut Out) {
+    o.u32(t.len() as u32);
+    o.bytes(t);
+}
+
+fn cmdlines(f: &TraceFile, o: &mut Out) {
+    o.u64(f.cmdlines.len() as u64);
+    o.bytes(&f.cmdlines);
+}
+
+/// Pages of every CPU stream of `b` that has any, as (cpu, pages).
+fn buffer_pages(f: &TraceFile, b: &BufferData) -> Result<Vec<(u32, Vec<u8>)>, WriteError> {
+    let fmt = f.page_format(b);
+    let mut v = Vec::new();
+    for c in &b.cpus {
+        let pages = pack_pages(&c.items, fmt)
+            .map_err(|e| WriteError(format!("buffer \"{}\" cpu {}: {}", b.name, c.cpu, e.0)))?;
+        v.push((c.cpu, pages));
+    }
+    Ok(v)
+}
+
+// ---- v6 -----------------------------------------------------------------
+
+/// `flyrecord` + CPU table + clock trailer + CPU data of one buffer.
+fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteError> {
+    let ps = f.page_size as u64;
+    if b.page_size.is_some_and(|p| p != f.page_size) {
+        return Err(WriteError("v6 buffers use the file's page size".into()));
+    }
+    let mut pages: Vec<Vec<u8>> = vec![Vec::new(); f.cpus as usize];
+    for (cpu, p) in buffer_pages(f, b)? {
+        let slot = pages.get_mut(cpu as usize).ok_or_else(|| {
+            WriteError(format!("cpu {cpu} not below the CPU count {}", f.cpus))
+        })?;
+        slot.extend_from_slice(&p);
+    }
+    o.bytes(b"flyrecord\0");
+    let table = o.pos();
+    for _ in 0..f.cpus {
+        o.u64(0);
+        o.u64(0);
+    }
+    if !b.clock.is_empty() {
+        let c = format!("[{}]", b.clock);
+        o.u64(c.len() as u64);
+        o.bytes(c.as_bytes());
+    }
+    for (i, p) in pages.iter().enumerate() {
+        o.align(ps);
+        let at = table + 16 * i as u64;
+        if !p.is_empty() {
+            o.patch_u64(at, o.pos());
+            o.patch_u64(at + 8, p.len() as u64);
+        }
+        o.bytes(p);
+    }
+    Ok(())
+}
+
+pub(super) fn write_v6(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
+    if f.compression != Compression::None {
+        return Err(WriteError("v6 files cannot be compressed".into()));
+    }
+    let mut o = initial_header(f);
+    headers(f, &mut o);
+    ftrace_formats(f, &mut o);
+    event_systems(f, &mut o);
+    sized_u32(&f.kallsyms, &mut o);
+    sized_u32(&f.printk, &mut o);
+    cmdlines(f, &mut o);
+    o.u32(f.cpus);
+    o.bytes(b"options  \0");
+    for opt in &f.options {
+        let (id, data) = encode_option(opt, f.endian);
+        o.u16(id);
+        o.u32(data.len() as u32);
+        o.bytes(&data);
+    }
+    // BUFFER options of instances: u64 offset (patched below) + name.
+    let buffers: &[BufferData] = match &f.data {
+        TraceData::Flyrecord(b) => b,
+        TraceData::Latency { .. } => &[],
+    };
+    let mut patches = Vec::new();
+    for b in buffers.iter().skip(1) {
+        o.u16(OptionId::BUFFER.0);
+        o.u32(8 + b.name.len() as u32 + 1);
+        patches.push(o.pos());
+        o.u64(0);
+        o.cstr(&b.name);
+    }
+    o.u16(0);
+    match &f.data {
+        TraceData::Latency { text, .. } => {
+            o.bytes(b"latency  \0");
+            o.bytes(text);
+        }
+        TraceData::Flyrecord(bufs) => {
+            if bufs.first().is_some_and(|b| !b.name.is_empty()) {
+                return Err(WriteError("v6: the first buffer must be the top one".into()));
+            }
+            let empty = BufferData::default();
+            v6_flyrecord(f, bufs.first().unwrap_or(&empty), &mut o)?;
+            for (b, at) in bufs.iter().skip(1).zip(patches) {
+                o.align(f.page_size as u64);
+                o.patch_u64(at, o.pos());
+                v6_flyrecord(f, b, &mut o)?;
+            }
+        }
+    }
+    Ok(o.buf)
+}
+
+// ---- v7 -----------------------------------------------------------------
+
+struct V7 {
+    o: Out,
+    strings: Vec<u8>,
+    comp: Compression,
+}
+
+impl V7 {
+    fn string(&mut self, s: &str) -> u32 {
+        let id = self.strings.len() as u32;
+        self.strings.extend_from_slice(s.as_bytes());
+        self.strings.push(0);
+        id
+    }
+
+    /// Write a section header with a 0 size; returns (header offset, body start).
+    fn section_start(&mut self, id: u16, desc: &str, compressed: bool) -> (u64, u64) {
+        let desc = self.string(desc);
+        let at = self.o.pos();
+        self.o.u16(id);
+        self.o.u16(if compressed { SECTION_COMPRESSED } else { 0 });
+        self.o.u32(desc);
+        self.o.u64(0);
+        (at, self.o.pos())
+    }
+
+    fn section_end(&mut self, (at, body): (u64, u64)) {
+        let size = self.o.pos() - body;
+        self.o.patch_u64(at + 8, size);
+    }
+
+    /// A metadata section: the body compressed as one block when the file
+    /// is compressed. Returns the section's offset.
+    fn meta(&mut self, id: u16, desc: &str, body: &[u8]) -> Result<u64, WriteError> {
+        let compressed = self.comp != Compression::None;
+        let s = self.section_start(id, desc, compressed);
+        if compressed {
+            let z = compress(self.comp, body)?;
+            self.o.u32(z.len() as u32);
+            self.o.u32(body.len() as u32);
+            self.o.bytes(&z);
+        } else {
+            self.o.bytes(body);
+        }
+        self.section_end(s);
+        Ok(s.0)
+    }
+
+    /// Data as stored: raw, or `u32 count` + chunks of `chunk` input bytes.
+    /// Returns the size trace-cmd records (without the count).
+    fn data(&mut self, d: &[u8], chunk: usize) -> Result<u64, WriteError> {
+        if self.comp == Compression::None {
+            self.o.bytes(d);
+            return Ok(d.len() as u64);
+        }
+        let chunks: Vec<&[u8]> = d.chunks(chunk).collect();
+        self.o.u32(chunks.len() as u32);
+        let start = self.o.pos();
+        for c in chunks {
+            let z = compress(self.comp, c)?;
+            self.o.u32(z.len() as u32);
+            self.o.u32(c.len() as u32);
+            self.o.bytes(&z);
+        }
+        Ok(self.o.pos() - start)
+    }
+
+    /// An options section holding `opts` and DONE; returns (section
+    /// offset, offset of the DONE payload for chaining).
+    fn options(&mut self, opts: &[(u16, Vec<u8>)]) -> (u64, u64) {
+        let s = self.section_start(section_id::OPTIONS, "options", false);
+        for (id, data) in opts {
+            self.o.u16(*id);
+            self.o.u32(data.len() as u32);
+            self.o.bytes(data);
+        }
+        self.o.u16(OptionId::DONE.0);
+        self.o.u32(8);
+        let done = self.o.pos();
+        self.o.u64(0);
+        self.section_end(s);
+        (s.0, done)
+    }
+}
+
+fn section_ref(id: OptionId, off: u64, e: Endian) -> (u16, Vec<u8>) {
+    let mut d = Vec::new();
+    put_uint(&mut d, e, off, 8);
+    (id.0, d)
+}
+
+pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
+    let e = f.endian;
+    let mut o = initial_header(f);
+    o.cstr(f.compression.name());
+    o.cstr(
+        f.compression_version
+            .as_deref()
+            .unwrap_or(f.compression.default_version()),
+    );
+    let first_options_at = o.pos();
+    o.u64(0);
+    let mut w = V7 {
+        o,
+        strings: Vec::new(),
+        comp: f.compression,
+    };
+    let mut opts = Vec::new();
+    let piece = |g: &dyn Fn(&mut Out)| {
+        let mut p = Out {
+            buf: Vec::new(),
+            e,
+        };
+        g(&mut p);
+        p.buf
+    };
+    let metas: [(u16, &str, Vec<u8>); 6] = [
+        (16, "headers", piece(&|p| headers(f, p))),
+        (17, "ftrace events", piece(&|p| ftrace_formats(f, p))),
+        (18, "events format", piece(&|p| event_systems(f, p))),
+        (19, "kallsyms", piece(&|p| sized_u32(&f.kallsyms, p))),
+        (20, "printk", piece(&|p| sized_u32(&f.printk, p))),
+        (21, "command lines", piece(&|p| cmdlines(f, p))),
+    ];
+    let mut cmdlines_ref = None;
+    for (id, desc, body) in metas {
+        let off = w.meta(id, desc, &body)?;
+        let r = section_ref(OptionId(id), off, e);
+        // trace-cmd lists CMDLINES after the other options
+        if id == section_id::CMDLINES {
+            cmdlines_ref = Some(r);
+        } else {
+            opts.push(r);
+        }
+    }
+    opts.extend(f.options.iter().map(|x| encode_option(x, e)));
+    opts.extend(cmdlines_ref);
+    let mut cpucount = Vec::new();
+    put_uint(&mut cpucount, e, f.cpus as u64, 4);
+    opts.push((OptionId::CPUCOUNT.0, cpucount));
+    let (first, mut done) = w.options(&opts);
+    w.o.patch_u64(first_options_at, first);
+
+    match &f.data {
+        TraceData::Latency { clock, text } => {
+            let s = w.section_start(section_id::BUFFER_TEXT, "buffer latency", f.compression != Compression::None);
+            w.data(text, LATENCY_CHUNK)?;
+            w.section_end(s);
+            let mut d = Vec::new();
+            put_uint(&mut d, e, s.0, 8);
+            d.push(0); // name "" (top)
+            d.extend_from_slice(clock.as_bytes());
+            d.push(0);
+            let (next, next_done) = w.options(&[(OptionId::BUFFER_TEXT.0, d)]);
+            w.o.patch_u64(done, next);
+            done = next_done;
+        }
+        TraceData::Flyrecord(bufs) => {
+            for b in bufs {
+                let ps = b.page_size.unwrap_or(f.page_size);
+                let align = ps.max(f.page_size) as u64;
+                let pages = buffer_pages(f, b)?;
+                let s = w.section_start(
+                    section_id::BUFFER,
+                    &format!("buffer flyrecord {}", b.name),
+                    f.compression != Compression::None,
+                );
+                let mut table = Vec::new();
+                for (cpu, p) in &pages {
+                    if p.is_empty() {
+                        continue; // trace-cmd leaves out CPUs without data
+                    }
+                    w.o.align(align);
+                    let at = w.o.pos();
+                    let size = w.data(p, PAGES_IN_CHUNK * ps as usize)?;
+                    table.push((*cpu, at, size));
+                }
+                w.section_end(s);
+                let mut d = Vec::new();
+                put_uint(&mut d, e, s.0, 8);
+                d.extend_from_slice(b.name.as_bytes());
+                d.push(0);
+                d.extend_from_slice(b.clock.as_bytes());
+                d.push(0);
+                put_uint(&mut d, e, ps as u64, 4);
+                put_uint(&mut d, e, table.len() as u64, 4);
+                for (cpu, at, size) in table {
+                    put_uint(&mut d, e, cpu as u64, 4);
+                    put_uint(&mut d, e, at, 8);
+                    put_uint(&mut d, e, size, 8);
+                }
+                let (next, next_done) = w.options(&[(OptionId::BUFFER.0, d)]);
+                w.o.patch_u64(done, next);
+                done = next_done;
+            }
+        }
+    }
+    // The strings section names itself, so its description goes in first.
+    let compressed = f.compression != Compression::None;
+    let desc = w.string("strings");
+    let strings = std::mem::take(&mut w.strings);
+    let at = w.o.pos();
+    w.o.u16(section_id::STRINGS);
+    w.o.u16(if compressed { SECTION_COMPRESSED } else { 0 });
+    w.o.u32(desc);
+    w.o.u64(0);
+    let body = w.o.pos();
+    if compressed {
+        let z = compress(f.compression, &strings)?;
+        w.o.u32(z.len() as u32);
+        w.o.u32(strings.len() as u32);
+        w.o.bytes(&z);
+    } else {
+        w.o.bytes(&strings);
+    }
+    let size = w.o.pos() - body;
+    w.o.patch_u64(at + 8, size);
+    Ok(w.o.buf)
+}
