@@ -166,6 +166,10 @@ pub fn run(a: &DumpArgs) -> Result<Outcome> {
                 warn(&path, e);
                 damaged = true;
             }
+            for m in data_past_end(&t) {
+                eprintln!("tracemux: {}: {}", path.display(), m);
+                damaged = true;
+            }
         }
         Err(e) => {
             if stop.is_none() {
@@ -183,6 +187,30 @@ pub fn run(a: &DumpArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// Per-CPU trace data that runs past the end of the file (a truncated
+/// file: dump does not read the data, but the trace is damaged).
+fn data_past_end(t: &TraceDat<'_>) -> Vec<String> {
+    let len = t.data.len() as u64;
+    let mut v = Vec::new();
+    for b in &t.buffers {
+        for c in &b.cpus {
+            if c.size == 0 {
+                continue;
+            }
+            // compressed data starts with a 4-byte chunk count the size leaves out
+            let extra = if b.compressed { 4 } else { 0 };
+            let end = c.offset.saturating_add(c.size).saturating_add(extra);
+            if end > len {
+                v.push(format!(
+                    "CPU {} data of buffer \"{}\" ends at {} but the file has {} bytes (truncated?)",
+                    c.cpu, b.name, end, len
+                ));
+            }
+        }
+    }
+    v
 }
 
 /// Why the walk stopped early.
@@ -381,9 +409,8 @@ impl<'a, 'o> Dumper<'a, 'o> {
                 return die(format!("cannot read {lsize} bytes"));
             };
             if show {
-                let piece = cstr(piece);
-                // borrow dance: `piece` borrows self
-                let piece = piece.to_vec();
+                // copied: the piece borrows the input, the output is in self too
+                let piece = cstr(piece).to_vec();
                 self.out.buf().extend_from_slice(&piece);
                 self.out.maybe_flush()?;
             }
@@ -425,8 +452,10 @@ impl<'a, 'o> Dumper<'a, 'o> {
     }
 
     fn meta_string(&self, id: i32) -> Option<&[u8]> {
-        let i = usize::try_from(id).ok()?;
-        self.strings.get(i..).map(cstr)
+        let i = usize::try_from(id)
+            .ok()
+            .filter(|&i| i < self.strings.len())?;
+        Some(cstr(&self.strings[i..]))
     }
 
     // ---- the walk -------------------------------------------------------
@@ -495,11 +524,17 @@ impl<'a, 'o> Dumper<'a, 'o> {
         let Some(&[l]) = self.read(1) else {
             return die("cannot read file bytes per long");
         };
-        self.pf(SUMMARY, format_args!("\t\t{}\t[Bytes in a long]\n", l as i8))?;
+        self.pf(
+            SUMMARY,
+            format_args!("\t\t{}\t[Bytes in a long]\n", l as i8),
+        )?;
         let Some(ps) = self.u32() else {
             return die("cannot read file page size");
         };
-        self.pf(SUMMARY, format_args!("\t\t{}\t[Page size, bytes]\n", ps as i32))
+        self.pf(
+            SUMMARY,
+            format_args!("\t\t{}\t[Page size, bytes]\n", ps as i32),
+        )
     }
 
     fn compression(&mut self) -> R<()> {
@@ -541,7 +576,10 @@ impl<'a, 'o> Dumper<'a, 'o> {
         let Some(size) = self.u64() else {
             return die("cannot read the size of the page header information");
         };
-        self.pf(SUMMARY | HEAD_PAGE, format_args!("{} bytes]\n", size as i64))?;
+        self.pf(
+            SUMMARY | HEAD_PAGE,
+            format_args!("{} bytes]\n", size as i64),
+        )?;
         self.dump_string(size as i32, HEAD_PAGE)
     }
 
@@ -558,7 +596,10 @@ impl<'a, 'o> Dumper<'a, 'o> {
         let Some(size) = self.u64() else {
             return die("cannot read the size of the page header information");
         };
-        self.pf(SUMMARY | HEAD_EVENT, format_args!("{} bytes]\n", size as i64))?;
+        self.pf(
+            SUMMARY | HEAD_EVENT,
+            format_args!("{} bytes]\n", size as i64),
+        )?;
         self.dump_string(size as i32, HEAD_EVENT)
     }
 
@@ -1264,10 +1305,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
                 if id == 3 || id == 22 {
                     self.pf(
                         SECTIONS,
-                        format_args!(
-                            "\", flags 0x{flags:X}, {} compressed bytes]\n",
-                            size as i64
-                        ),
+                        format_args!("\", flags 0x{flags:X}, {} compressed bytes]\n", size as i64),
                     )?;
                 } else {
                     let (Some(csize), Some(rsize)) = (self.u32(), self.u32()) else {

@@ -96,6 +96,12 @@ pub struct Out {
     stdout: io::Stdout,
 }
 
+impl Default for Out {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Out {
     pub fn new() -> Self {
         Out {

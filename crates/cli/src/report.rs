@@ -85,7 +85,12 @@ pub fn tracecmd_cpus(t: &TraceDat<'_>) -> u32 {
         .iter()
         .find(|b| b.name.is_empty())
         .map_or(0, |b| b.cpus.iter().map(|c| c.cpu + 1).max().unwrap_or(0));
-    t.cpus.max(top)
+    let count = t
+        .options_with(OptionId::CPUCOUNT)
+        .filter_map(|o| o.u32_at(0, t.endian))
+        .max()
+        .unwrap_or(0);
+    t.cpus.max(top).max(count)
 }
 
 /// Whether trace-cmd shows `secs.usecs` for this file (else raw clock values).

@@ -35,15 +35,14 @@ fn render(data: &[u8]) -> Option<Rendered> {
         steps += 1;
         assert!(steps < 10_000_000, "reader does not terminate");
         let mut buf = Vec::new();
-        let pos;
-        match r.next_record() {
+        let pos = match r.next_record() {
             Ok(Some(Record::Event(ev))) => {
                 p.write_raw(&mut buf, &meta, &ev, ev.ext);
-                pos = ev.file_pos;
+                ev.file_pos
             }
             Ok(Some(Record::Lost(l))) => {
                 p.write_lost(&mut buf, &meta, &l);
-                pos = 0;
+                0
             }
             Ok(Some(Record::Damage(_))) => {
                 damage += 1;
@@ -54,7 +53,7 @@ fn render(data: &[u8]) -> Option<Rendered> {
                 damage += 1;
                 break;
             }
-        }
+        };
         lines.push(Line {
             text: buf,
             file_pos: pos,

@@ -381,7 +381,7 @@ mod tests {
             offset,
             size,
             flags: FieldFlags(flags),
-            array_len: if elem > 0 { size / elem } else { 0 },
+            array_len: size.checked_div(elem).unwrap_or(0),
             elem_size: elem,
         }
     }

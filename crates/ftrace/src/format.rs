@@ -65,9 +65,16 @@ pub fn parse_format(
             );
         } else if t == "format:" {
             group = 1;
-        } else if let Some(v) = line.strip_prefix("print fmt:") {
-            print_fmt = v.strip_prefix(' ').unwrap_or(v).to_string();
-            // the print fmt is the rest of the file (it is one line in practice)
+        } else if line.starts_with("print fmt:") {
+            // The print fmt is the rest of the file: it may span lines (a
+            // literal newline inside a string, as in ext4_fc_stats).
+            let at = line.as_ptr() as usize - text.as_ptr() as usize + "print fmt:".len();
+            let v = &text[at..];
+            print_fmt = v
+                .strip_prefix(' ')
+                .unwrap_or(v)
+                .trim_end_matches('\n')
+                .to_string();
             break;
         } else if t.is_empty() {
             if group == 1 && !common_fields.is_empty() {
@@ -314,8 +321,8 @@ pub fn parse_field_line(line: &str, long_size: u32, is_ftrace: bool) -> Result<F
         flags |= FieldFlags::SIGNED;
     }
     let elem_size = if flags & (FieldFlags::ARRAY | FieldFlags::DYNAMIC) != 0 {
-        if array_len > 0 {
-            size / array_len
+        if let Some(e) = size.checked_div(array_len) {
+            e
         } else if flags & FieldFlags::DYNAMIC != 0 {
             size_dynamic
         } else if flags & FieldFlags::STRING != 0 {

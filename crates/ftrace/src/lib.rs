@@ -12,9 +12,8 @@ pub mod tables;
 use tracemux_core::model::EventClass;
 
 /// Build the common model's event class for a parsed format file of
-/// `system`. The class carries the `print fmt` engine as its printer once
-/// that engine is available.
-pub fn event_class(f: &format::EventFormat, system: &str, _long_size: u32) -> EventClass {
+/// `system`. The class carries the `print fmt` engine as its printer.
+pub fn event_class(f: &format::EventFormat, system: &str, long_size: u32) -> EventClass {
     EventClass {
         id: f.id,
         system: system.to_string(),
@@ -22,6 +21,8 @@ pub fn event_class(f: &format::EventFormat, system: &str, _long_size: u32) -> Ev
         common_fields: f.common_fields.clone(),
         fields: f.fields.clone(),
         print_fmt: f.print_fmt.clone(),
-        printer: None,
+        printer: Some(std::sync::Arc::new(printfmt::FtracePrinter::new(
+            f, system, long_size,
+        ))),
     }
 }

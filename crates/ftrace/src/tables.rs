@@ -12,36 +12,48 @@ fn hex(s: &str) -> Option<u64> {
     u64::from_str_radix(s, 16).ok()
 }
 
-/// Parse `/proc/kallsyms` text (`ADDR TYPE NAME [\t[MODULE]]` lines).
-/// Malformed lines are skipped and counted in the returned number.
-pub fn parse_kallsyms(text: &[u8], out: &mut SymbolTable) -> usize {
-    let mut bad = 0;
-    for line in text.split(|&b| b == b'\n') {
+/// Parse `/proc/kallsyms` text (`ADDR TYPE NAME [\t[MODULE]]` lines) the
+/// way libtraceevent loads it, so that lookups resolve to the same names:
+/// absolute symbols (`A`/`a`) and names starting with `$` are skipped, the
+/// first line that does not parse ends the table (returned as `Some(line
+/// number)`), and symbols sharing an address are kept in reverse file order.
+pub fn parse_kallsyms(text: &[u8], out: &mut SymbolTable) -> Option<usize> {
+    let mut syms = Vec::new();
+    let mut stopped = None;
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         if line.is_empty() {
             continue;
         }
         let line = String::from_utf8_lossy(line);
         let mut it = line.split_ascii_whitespace();
         let (Some(addr), Some(kind), Some(name)) = (it.next(), it.next(), it.next()) else {
-            bad += 1;
-            continue;
+            stopped = Some(i + 1);
+            break;
         };
-        let Some(addr) = hex(addr) else {
-            bad += 1;
-            continue;
+        let (Some(addr), Some(kind)) = (hex(addr), kind.chars().next()) else {
+            stopped = Some(i + 1);
+            break;
         };
+        if kind == 'A' || kind == 'a' || name.starts_with('$') {
+            continue;
+        }
         let module = it
             .next()
             .map(|m| m.trim_start_matches('[').trim_end_matches(']').to_string());
-        out.push(Symbol {
+        syms.push(Symbol {
             addr,
-            kind: kind.chars().next().unwrap_or('?'),
+            kind,
             name: name.to_string(),
             module,
         });
     }
+    // libtraceevent prepends each symbol to a list and then sorts it
+    // stably by address: equal addresses end up in reverse file order.
+    for s in syms.into_iter().rev() {
+        out.push(s);
+    }
     out.finish();
-    bad
+    stopped
 }
 
 /// Parse `printk_formats` text (`0xADDR : "FORMAT"` lines). The format is
@@ -96,11 +108,12 @@ mod tests {
     #[test]
     fn parses_tables() {
         let mut s = SymbolTable::default();
-        let bad = parse_kallsyms(
-            b"ffffffff81000000 T _text\nffffffffc0001000 t foo\t[bar]\nbogus\n",
+        let stop = parse_kallsyms(
+            b"ffffffff81000000 T _text\n0000000000000001 A abs\nffffffffc0001000 t foo\t[bar]\nbogus\nffffffffc0002000 t lost\n",
             &mut s,
         );
-        assert_eq!(bad, 1);
+        assert_eq!(stop, Some(4));
+        assert_eq!(s.len(), 2);
         assert_eq!(
             s.lookup(0xffffffffc0001010).unwrap().module.as_deref(),
             Some("bar")

@@ -32,7 +32,7 @@ pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
 }
 
-fn buffer_name<'m>(meta: &'m TraceMeta, stream: u32) -> &'m str {
+fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
     meta.streams
         .get(stream as usize)
         .and_then(|s| meta.buffers.get(s.buffer as usize))

@@ -749,8 +749,35 @@ impl<'a> TraceDat<'a> {
         let s = self.read_section_header(&mut sc, strings)?;
         b.compressed = s.flags & SECTION_COMPRESSED != 0 && self.codec != Codec::None;
         if b.latency {
-            let body = self.section_body(&mut sc, &s, "buffer text")?;
-            self.latency_text = Some(body);
+            let body_off = sc.offset();
+            let body = sc
+                .bytes_u64(s.size)
+                .map_err(|e| e.in_section("buffer text"))?;
+            self.latency_text = Some(if b.compressed {
+                // like flyrecord data: a chunk count, then chunks
+                let mut cc = Cursor::with_base(body, body_off, self.endian, "buffer text");
+                let count = cc.u32()?;
+                let mut text = Vec::new();
+                let mut chunk = Vec::new();
+                for _ in 0..count {
+                    let off = cc.offset();
+                    let csize = cc.u32()?;
+                    let usize_ = cc.u32()?;
+                    let input = cc.bytes(csize as usize)?;
+                    decompress_into(
+                        self.codec,
+                        input,
+                        usize_ as usize,
+                        &mut chunk,
+                        "buffer text",
+                        off,
+                    )?;
+                    text.extend_from_slice(&chunk);
+                }
+                Cow::Owned(text)
+            } else {
+                Cow::Borrowed(body)
+            });
         }
         self.sections.push(s);
         Ok(b)

@@ -8,6 +8,7 @@
 
 pub mod compress;
 pub mod file;
+pub mod inspect;
 pub mod options;
 pub mod reader;
 pub mod writer;

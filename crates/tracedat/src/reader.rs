@@ -4,7 +4,8 @@
 
 use crate::compress::{decompress_into, Codec};
 use crate::file::{DataKind, TraceDat};
-use crate::options::{parse_tsc2nsec, OptionId, Tsc2Nsec};
+use crate::options::{parse_time_shift, parse_tsc2nsec, OptionId, TimeShift, Tsc2Nsec};
+use std::sync::Arc;
 use tracemux_core::bytes::{Cursor, Endian};
 use tracemux_core::error::{Error, Result};
 use tracemux_core::model::{
@@ -27,9 +28,114 @@ pub struct ReadOptions {
     pub ts_offset: i64,
 }
 
-/// How raw ring-buffer timestamps become trace time.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// One time-sync sample of a guest CPU (TIME_SHIFT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncSample {
+    pub time: i64,
+    pub offset: i64,
+    pub scaling: i64,
+    pub fraction: i64,
+}
+
+/// TIME_SHIFT corrections: per CPU, samples sorted by time without
+/// duplicate times, and the protocol flags (bit 0: interpolate).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostSync {
+    pub flags: u32,
+    pub cpus: Vec<Vec<SyncSample>>,
+}
+
+const TSYNC_FLAG_INTERPOLATE: u32 = 1;
+
+impl HostSync {
+    pub fn from_option(t: &TimeShift) -> HostSync {
+        let cpus = t
+            .cpus
+            .iter()
+            .map(|c| {
+                let mut v: Vec<SyncSample> = (0..c.times.len())
+                    .map(|i| SyncSample {
+                        time: c.times[i],
+                        offset: c.offsets.get(i).copied().unwrap_or(0),
+                        scaling: c.scalings.get(i).copied().unwrap_or(1),
+                        fraction: c.fractions.get(i).copied().unwrap_or(0),
+                    })
+                    .collect();
+                v.sort_by_key(|s| s.time);
+                v.dedup_by_key(|s| s.time);
+                v
+            })
+            .collect();
+        HostSync {
+            flags: t.flags,
+            cpus,
+        }
+    }
+
+    fn correct(&self, ts: u64, min: &SyncSample, max: &SyncSample) -> u64 {
+        let tscor = if self.flags & TSYNC_FLAG_INTERPOLATE != 0 {
+            let delta = max.time.wrapping_sub(min.time);
+            let off = (ts as i64)
+                .wrapping_sub(min.time)
+                .wrapping_mul(max.offset.wrapping_sub(min.offset));
+            if delta == 0 {
+                min.offset
+            } else {
+                min.offset.wrapping_add(off.wrapping_add(delta / 2) / delta)
+            }
+        } else {
+            min.offset
+        };
+        let shift = (min.fraction as u64).min(63) as u32;
+        let ts = ts.wrapping_mul(min.scaling as u64) >> shift;
+        ts.wrapping_add(tscor as u64)
+    }
+
+    /// trace-cmd's `timestamp_host_sync`: pick the samples around `ts`,
+    /// interpolate the offset, scale.
+    pub fn apply(&self, ts: u64, cpu: u32) -> u64 {
+        let Some(s) = self.cpus.get(cpu as usize) else {
+            return ts;
+        };
+        let n = s.len();
+        match n {
+            0 => ts,
+            1 => ts.wrapping_add(s[0].offset as u64),
+            2 => self.correct(ts, &s[0], &s[1]),
+            _ => {
+                // the comparisons are unsigned, as in trace-cmd
+                if ts <= s[0].time as u64 {
+                    return self.correct(ts, &s[0], &s[1]);
+                }
+                if ts >= s[n - 1].time as u64 {
+                    return self.correct(ts, &s[n - 2], &s[n - 1]);
+                }
+                let (mut lo, mut hi) = (0i64, n as i64 - 1);
+                let mut mid = (lo + hi) / 2;
+                while lo <= hi {
+                    let t = s[mid as usize].time as u64;
+                    if ts < t {
+                        hi = mid - 1;
+                    } else if ts > t {
+                        lo = mid + 1;
+                    } else {
+                        break;
+                    }
+                    mid = (lo + hi) / 2;
+                }
+                let m = (mid.max(0) as usize).min(n - 2);
+                self.correct(ts, &s[m], &s[m + 1])
+            }
+        }
+    }
+}
+
+/// How raw ring-buffer timestamps become trace time (trace-cmd's
+/// `timestamp_calc`): guest TIME_SHIFT sync, then TSC2NSEC, then the
+/// DATE/OFFSET/user offset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TimeCalc {
+    pub host_sync: Option<HostSync>,
     pub tsc2nsec: Option<Tsc2Nsec>,
     pub offset: i64,
     pub raw: bool,
@@ -37,11 +143,14 @@ pub struct TimeCalc {
 
 impl TimeCalc {
     #[inline]
-    pub fn apply(&self, ts: u64) -> u64 {
+    pub fn apply(&self, ts: u64, cpu: u32) -> u64 {
         if self.raw {
             return ts;
         }
         let mut ts = ts;
+        if let Some(h) = &self.host_sync {
+            ts = h.apply(ts, cpu);
+        }
         if let Some(t) = self.tsc2nsec {
             if t.mult != 0 {
                 ts = mul_u64_u32_shr(ts, t.mult as u64, t.shift);
@@ -126,6 +235,7 @@ pub fn build_meta(t: &TraceDat<'_>, damage: &mut Vec<Error>) -> TraceMeta {
 pub fn time_calc(t: &TraceDat<'_>, opts: &ReadOptions) -> TimeCalc {
     let mut offset: i64 = opts.ts_offset;
     let mut tsc2nsec = None;
+    let mut host_sync = None;
     for o in &t.options {
         match o.id {
             OptionId::DATE if !opts.no_date => {
@@ -133,10 +243,16 @@ pub fn time_calc(t: &TraceDat<'_>, opts: &ReadOptions) -> TimeCalc {
             }
             OptionId::OFFSET => offset = offset.wrapping_add(strtoll(&o.text())),
             OptionId::TSC2NSEC => tsc2nsec = parse_tsc2nsec(&o.data, t.endian).ok(),
+            OptionId::TIME_SHIFT if o.data.len() >= 16 => {
+                if let Ok(ts) = parse_time_shift(&o.data, t.endian) {
+                    host_sync = Some(HostSync::from_option(&ts));
+                }
+            }
             _ => {}
         }
     }
     TimeCalc {
+        host_sync,
         tsc2nsec,
         offset,
         raw: opts.raw_ts,
@@ -198,7 +314,7 @@ struct Stream<'a> {
     page_first: bool,
     page_missed: Option<Option<u64>>,
     layout: PageLayout,
-    time: TimeCalc,
+    time: Arc<TimeCalc>,
     /// The current event: corrected ts, payload range in the block.
     cur: Option<(u64, usize, usize)>,
     /// End of the current page in the block, and the file offset where the
@@ -270,7 +386,7 @@ impl<'a> Stream<'a> {
                                 self.lost = self.page_missed;
                             }
                         }
-                        self.cur = Some((self.time.apply(ev.ts), s + ev.start, ev.len));
+                        self.cur = Some((self.time.apply(ev.ts, self.cpu), s + ev.start, ev.len));
                         return Ok(());
                     }
                     Some(Err(err)) => return Err(err),
@@ -382,7 +498,7 @@ impl<'a> Reader<'a> {
             }
         }
         let hp = parse_header_page(&String::from_utf8_lossy(&t.header_page), t.long_size);
-        let time = time_calc(t, opts);
+        let time = Arc::new(time_calc(t, opts));
         let mut streams = Vec::new();
         if t.kind == DataKind::Flyrecord {
             for b in t.buffers.iter() {
@@ -391,7 +507,13 @@ impl<'a> Reader<'a> {
                         endian: t.endian,
                         commit_size: hp.commit_size,
                         data_offset: hp.data_offset,
-                        page_size: b.page_size,
+                        // trace-cmd reads the top buffer with the file
+                        // header's page size, instances with their own
+                        page_size: if b.name.is_empty() {
+                            t.page_size
+                        } else {
+                            b.page_size
+                        },
                     };
                     let mut s = Stream {
                         cpu: c.cpu,
@@ -409,7 +531,7 @@ impl<'a> Reader<'a> {
                         page_first: false,
                         page_missed: None,
                         layout,
-                        time,
+                        time: time.clone(),
                         cur: None,
                         page_end: 0,
                         file_end: 0,
@@ -524,7 +646,7 @@ impl RecordSource for Reader<'_> {
         let mut best: Option<(u64, usize)> = None;
         for (i, s) in self.streams.iter().enumerate() {
             if let Some((ts, _, _)) = s.cur {
-                if best.is_none_or(|(bts, _)| ts < bts) {
+                if best.is_none() || best.is_some_and(|(bts, _)| ts < bts) {
                     best = Some((ts, i));
                 }
             }
@@ -545,7 +667,10 @@ impl RecordSource for Reader<'_> {
         let s = &self.streams[i];
         let (_, start, len) = s.cur.expect("selected stream has an event");
         let data = &s.block()[start..start + len];
-        let ext = &s.block()[start..s.page_end.max(start + len)];
+        // libtraceevent may read past the record (static arrays), into the
+        // following bytes of its buffer: give the printer up to 64 KiB of them.
+        let blk = s.block();
+        let ext = &blk[start..blk.len().min(start + len + 65536).max(start + len)];
         let type_id = self.endian.read_uint(data, 2).unwrap_or(0) as u32;
         let pid = self
             .endian

@@ -1,7 +1,7 @@
 //! A small trace.dat writer, for tests, fixtures and fuzz seeds.
 //!
-//! It writes what trace-cmd writes (file versions 6 and 7, see
-//! `/work/notes/tracedat-facts.md`) and also what a little-endian 64-bit
+//! It writes what trace-cmd 3.1.6 writes (file versions 6 and 7, laid out
+//! as its `trace-output.c` does) and also what a little-endian 64-bit
 //! recorder never produces: big-endian files, 4-byte `long`s and `commit`
 //! words, other page sizes, latency (text) data, any option, every
 //! ring-buffer record type and missed-events flags.
@@ -87,11 +87,20 @@ impl Compression {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TraceOption {
     /// Any id (known or not) with a verbatim payload.
-    Raw { id: u16, data: Vec<u8> },
+    Raw {
+        id: u16,
+        data: Vec<u8>,
+    },
     /// A 4-byte integer in file endianness (e.g. CPUCOUNT).
-    U32 { id: u16, value: u32 },
+    U32 {
+        id: u16,
+        value: u32,
+    },
     /// An 8-byte integer in file endianness (e.g. TRACEID).
-    U64 { id: u16, value: u64 },
+    U64 {
+        id: u16,
+        value: u64,
+    },
     Tsc2Nsec(Tsc2Nsec),
     TimeShift(TimeShift),
 }
@@ -148,7 +157,10 @@ pub enum Item {
     /// A padding record (type 29): `len` bytes after the header word
     /// (stored in `array[0]`; a multiple of 4, at least 4). `delta` is
     /// added to the time, as kbuffer does.
-    Padding { delta: u32, len: u32 },
+    Padding {
+        delta: u32,
+        len: u32,
+    },
     /// An absolute TIME_STAMP record (type 31): the low 59 bits of the
     /// time; the top 5 bits stay those of the current time.
     TimeStamp(u64),
@@ -302,14 +314,14 @@ pub fn compress(c: Compression, data: &[u8]) -> Result<Vec<u8>, WriteError> {
     match c {
         Compression::None => Ok(data.to_vec()),
         Compression::Zstd => {
-            let mut z = zstd::bulk::Compressor::new(zstd::DEFAULT_COMPRESSION_LEVEL).map_err(fail)?;
+            let mut z =
+                zstd::bulk::Compressor::new(zstd::DEFAULT_COMPRESSION_LEVEL).map_err(fail)?;
             z.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))
                 .map_err(fail)?;
             z.compress(data).map_err(fail)
         }
         Compression::Zlib => {
-            let mut e =
-                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
             e.write_all(data).map_err(fail)?;
             e.finish().map_err(fail)
         }

@@ -37,7 +37,10 @@ pub enum PrintArg {
     Atom(String),
     /// `TEP_PRINT_FIELD`: `REC->name`. `field` is `None` when the event has
     /// no such field (libtraceevent accepts that and prints nothing useful).
-    Field { name: String, field: Option<FieldRef> },
+    Field {
+        name: String,
+        field: Option<FieldRef>,
+    },
     /// `__print_flags(field, delim, { v, "s" }...)`.
     Flags {
         field: Option<ArgId>,
@@ -45,13 +48,20 @@ pub enum PrintArg {
         flags: Vec<FlagSym>,
     },
     /// `__print_symbolic(field, { v, "s" }...)`.
-    Symbol { field: Option<ArgId>, symbols: Vec<FlagSym> },
+    Symbol {
+        field: Option<ArgId>,
+        symbols: Vec<FlagSym>,
+    },
     /// `__print_hex(field, size)`.
     Hex { field: ArgId, size: ArgId },
     /// `__print_hex_str(field, size)`.
     HexStr { field: ArgId, size: ArgId },
     /// `__print_array(field, count, el_size)`.
-    IntArray { field: ArgId, count: ArgId, el_size: ArgId },
+    IntArray {
+        field: ArgId,
+        count: ArgId,
+        el_size: ArgId,
+    },
     /// `TEP_PRINT_TYPE`: a cast `(type)item`.
     Type { ty: String, item: ArgId },
     /// `TEP_PRINT_STRING`: `__get_str(name)` / `__get_rel_str(name)`; the
@@ -198,9 +208,17 @@ impl PrintFmt {
                 let _ = write!(out, "atom({})", esc(a));
             }
             PrintArg::Field { name, field } => {
-                let _ = write!(out, "field({name},{})", field.map_or("-".to_string(), fname));
+                let _ = write!(
+                    out,
+                    "field({name},{})",
+                    field.map_or("-".to_string(), fname)
+                );
             }
-            PrintArg::Flags { field, delim, flags } => {
+            PrintArg::Flags {
+                field,
+                delim,
+                flags,
+            } => {
                 out.push_str("flags(");
                 opt(self, *field, out);
                 let _ = write!(out, ",{},", delim.as_deref().map_or("-".to_string(), esc));
@@ -225,7 +243,11 @@ impl PrintFmt {
                 self.dump_arg(*size, common, own, out);
                 out.push(')');
             }
-            PrintArg::IntArray { field, count, el_size } => {
+            PrintArg::IntArray {
+                field,
+                count,
+                el_size,
+            } => {
                 out.push_str("intarray(");
                 self.dump_arg(*field, common, own, out);
                 out.push(',');
@@ -248,7 +270,12 @@ impl PrintFmt {
             PrintArg::DynamicArrayLen { field } => {
                 let _ = write!(out, "dynlen({})", fname(*field));
             }
-            PrintArg::Op { op, prio, left, right } => {
+            PrintArg::Op {
+                op,
+                prio,
+                left,
+                right,
+            } => {
                 let _ = write!(out, "op({op},{prio},");
                 opt(self, *left, out);
                 out.push(',');

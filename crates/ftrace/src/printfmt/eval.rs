@@ -1,6 +1,8 @@
 //! Evaluating arguments against a record, as libtraceevent's
 //! `eval_num_arg` and the `print_arg_*` helpers do.
 
+use std::sync::OnceLock;
+
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{FieldDef, FieldFlags, PrintCtx};
 use tracemux_core::tables::Symbol;
@@ -95,7 +97,11 @@ pub fn find_func(symbols: &tracemux_core::tables::SymbolTable, addr: u64) -> Opt
     while l < u {
         let idx = (l + u) / 2;
         let s = at(idx)?;
-        let next = if idx + 1 < n { at(idx + 1).map_or(0, |s| s.addr) } else { 0 };
+        let next = if idx + 1 < n {
+            at(idx + 1).map_or(0, |s| s.addr)
+        } else {
+            0
+        };
         if addr == s.addr || (addr > s.addr && addr < next) {
             return Some(s);
         }
@@ -117,12 +123,25 @@ pub(crate) struct Rec<'a> {
     pub size: usize,
 }
 
+/// A conversion as printed: its parsed spec (if glibc would parse it), its
+/// text, the value of its `*` argument, its length modifier count.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Conv<'a> {
+    pub spec: Option<&'a Spec>,
+    pub text: &'a str,
+    pub star: Option<i32>,
+    pub ls: i32,
+}
+
 /// What evaluation needs: the parse and the event's fields.
 pub(crate) struct Env<'a> {
     pub pf: &'a PrintFmt,
     pub common: &'a [FieldDef],
     pub own: &'a [FieldDef],
     pub long_size: u32,
+    /// Per argument node: the address a function-name atom stands for,
+    /// looked up once (libtraceevent rewrites the atom the same way).
+    pub atom_cache: &'a [OnceLock<u64>],
 }
 
 impl Env<'_> {
@@ -166,19 +185,32 @@ impl Env<'_> {
                     return v;
                 }
                 // test_for_symbol: a function name stands for its address
-                ctx.symbols.iter().find(|s| s.name == *a).map_or(0, |s| s.addr)
+                let lookup = || {
+                    ctx.symbols
+                        .iter()
+                        .find(|s| s.name == *a)
+                        .map_or(0, |s| s.addr)
+                };
+                match self.atom_cache.get(id as usize) {
+                    Some(c) => *c.get_or_init(lookup),
+                    None => lookup(),
+                }
             }
-            PrintArg::Field { field, .. } => match field {
-                Some(r) => self.read_field(self.field(*r), rec, endian),
-                None => 0,
-            },
+            PrintArg::Field { field: Some(r), .. } => self.read_field(self.field(*r), rec, endian),
+            PrintArg::Field { field: None, .. } => 0,
             PrintArg::Type { ty, item } => {
                 let v = self.eval_num_arg(rec, ctx, *item);
                 eval_type_str(v, ty, false)
             }
-            PrintArg::DynamicArrayLen { field } => dynamic_offset_field(self.field(*field), rec, endian).1 as u64,
-            PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), rec, endian).0 as u64,
-            PrintArg::Op { op, left, right, .. } => self.eval_op(rec, ctx, op, *left, *right),
+            PrintArg::DynamicArrayLen { field } => {
+                dynamic_offset_field(self.field(*field), rec, endian).1 as u64
+            }
+            PrintArg::DynamicArray { field } => {
+                dynamic_offset_field(self.field(*field), rec, endian).0 as u64
+            }
+            PrintArg::Op {
+                op, left, right, ..
+            } => self.eval_op(rec, ctx, op, *left, *right),
             _ => 0,
         }
     }
@@ -187,7 +219,14 @@ impl Env<'_> {
         id.map_or(0, |i| self.eval_num_arg(rec, ctx, i))
     }
 
-    fn eval_op(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, op: &str, left: Option<ArgId>, right: Option<ArgId>) -> u64 {
+    fn eval_op(
+        &self,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        op: &str,
+        left: Option<ArgId>,
+        right: Option<ArgId>,
+    ) -> u64 {
         let endian = ctx.endian;
         if op == "[" {
             let r = self.eval_opt(rec, ctx, right);
@@ -209,7 +248,9 @@ impl Env<'_> {
                     }
                     (o as u64).wrapping_add(r) & 0xffff_ffff
                 }
-                PrintArg::Field { field: Some(fr), .. } => {
+                PrintArg::Field {
+                    field: Some(fr), ..
+                } => {
                     let f = self.field(*fr);
                     field_size = f.elem_size as u64;
                     (f.offset as u64).wrapping_add(r.wrapping_mul(f.elem_size as u64)) & 0xffff_ffff
@@ -295,12 +336,15 @@ impl Env<'_> {
         out: &mut Vec<u8>,
         rec: Rec<'_>,
         ctx: &PrintCtx<'_>,
-        spec: Option<&Spec>,
-        text: &str,
-        star: Option<i32>,
-        ls: i32,
+        conv: Conv<'_>,
         arg: ArgId,
     ) {
+        let Conv {
+            spec,
+            text,
+            star,
+            ls,
+        } = conv;
         let val = self.eval_num_arg(rec, ctx, arg);
         let bits = match ls {
             -2 => 8,
@@ -318,7 +362,15 @@ impl Env<'_> {
 
     /// `print_arg_pointer`: `%p` and its extensions; `ext` is what follows
     /// the `p` in the conversion.
-    pub fn print_pointer(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+    pub fn print_pointer(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        ext: &[u8],
+        plen: i32,
+        arg: ArgId,
+    ) {
         match ext.first().copied().unwrap_or(0) {
             c @ (b'F' | b'f' | b'S' | b's') => {
                 let val = self.eval_num_arg(rec, ctx, arg);
@@ -372,7 +424,9 @@ impl Env<'_> {
     }
 
     fn print_mac(&self, out: &mut Vec<u8>, rec: Rec<'_>, ext: &[u8], arg: ArgId) {
-        let Some(f) = self.pointer_field(out, arg) else { return };
+        let Some(f) = self.pointer_field(out, arg) else {
+            return;
+        };
         let sep: &[u8] = if ext[0] == b'm' {
             b""
         } else if ext.get(1) == Some(&b'F') {
@@ -398,7 +452,14 @@ impl Env<'_> {
         }
     }
 
-    fn print_ip(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], arg: ArgId) {
+    fn print_ip(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        ext: &[u8],
+        arg: ArgId,
+    ) {
         let i = ext[0];
         let rest = &ext[1.min(ext.len())..];
         let at = |k: usize| rest.get(k).copied().unwrap_or(0);
@@ -410,7 +471,9 @@ impl Env<'_> {
         match at(0) {
             b'4' => {
                 let reverse = reverse_of(at(1));
-                let Some(f) = self.pointer_field(out, arg) else { return };
+                let Some(f) = self.pointer_field(out, arg) else {
+                    return;
+                };
                 if f.size != 4 {
                     out.extend_from_slice(b"INVALIDIPv4");
                     return;
@@ -421,7 +484,9 @@ impl Env<'_> {
             }
             b'6' => {
                 let have_c = i == b'I' && at(1) == b'c';
-                let Some(f) = self.pointer_field(out, arg) else { return };
+                let Some(f) = self.pointer_field(out, arg) else {
+                    return;
+                };
                 if f.size != 16 {
                     out.extend_from_slice(b"INVALIDIPv6");
                     return;
@@ -458,7 +523,9 @@ impl Env<'_> {
                         (f.offset, f.size)
                     }
                     PrintArg::Field { field: None, .. } => return,
-                    PrintArg::DynamicArray { field } => dynamic_offset_field(self.field(*field), rec, ctx.endian),
+                    PrintArg::DynamicArray { field } => {
+                        dynamic_offset_field(self.field(*field), rec, ctx.endian)
+                    }
                     other => {
                         out.extend_from_slice(b"ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
                         put_u64(out, other.c_type() as u64);
@@ -515,7 +582,9 @@ impl Env<'_> {
             Some(b'B') => (true, false),
             _ => (false, false),
         };
-        let Some(f) = self.pointer_field(out, arg) else { return };
+        let Some(f) = self.pointer_field(out, arg) else {
+            return;
+        };
         if f.size != 16 {
             out.extend_from_slice(b"INVALIDUUID");
             return;
@@ -535,7 +604,15 @@ impl Env<'_> {
         }
     }
 
-    fn print_raw_buff(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>, ext: &[u8], plen: i32, arg: ArgId) {
+    fn print_raw_buff(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        ext: &[u8],
+        plen: i32,
+        arg: ArgId,
+    ) {
         let delim: &[u8] = match ext.get(1) {
             Some(b'C') => b":",
             Some(b'D') => b"-",
@@ -610,7 +687,10 @@ impl Env<'_> {
                 } else {
                     rec.size.saturating_sub(off)
                 };
-                let s = rec.data.get(off..).map_or(&[][..], |d| &d[..len.min(d.len())]);
+                let s = rec
+                    .data
+                    .get(off..)
+                    .map_or(&[][..], |d| &d[..len.min(d.len())]);
                 put(out, s);
             }
             _ => {}
@@ -664,12 +744,12 @@ fn print_ip6c(out: &mut Vec<u8>, a: &[u8; 16]) {
     let use_ipv4 = v4mapped || isatap;
     let range = if use_ipv4 { 6 } else { 8 };
     let mut zerolength = [0u8; 8];
-    for i in 0..range {
+    for (i, z) in zerolength.iter_mut().enumerate().take(range) {
         for j in i..range {
             if word(j) != 0 {
                 break;
             }
-            zerolength[i] += 1;
+            *z += 1;
         }
     }
     let mut longest = 1;

@@ -165,8 +165,9 @@ impl<'a> Lexer<'a> {
                         if ch <= 0 {
                             break;
                         }
-                        let go_on =
-                            (ch != quote && is_print(ch)) || last == b'\\' as i32 || ch == b'\n' as i32;
+                        let go_on = (ch != quote && is_print(ch))
+                            || last == b'\\' as i32
+                            || ch == b'\n' as i32;
                         if !go_on {
                             break;
                         }
@@ -255,7 +256,10 @@ mod tests {
     fn operators_and_items() {
         let t = all("REC->a >>= b != c && d--(e)");
         let texts: Vec<&str> = t.iter().map(|t| t.1.as_str()).collect();
-        assert_eq!(texts, ["REC", "->", "a", ">>=", "b", "!=", "c", "&&", "d", "--", "(", "e", ")"]);
+        assert_eq!(
+            texts,
+            ["REC", "->", "a", ">>=", "b", "!=", "c", "&&", "d", "--", "(", "e", ")"]
+        );
         assert_eq!(t[1].0, Ty::Op);
         assert_eq!(t[10].0, Ty::Delim);
     }

@@ -29,6 +29,7 @@ mod strto;
 mod tests;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use tracemux_core::model::{ClassPrinter, FieldDef, FieldFlags, PrintCtx};
 
@@ -38,7 +39,7 @@ pub use ast::{ArgId, FieldRef, FlagSym, PrintArg, PrintFmt, SegKind, Segment};
 pub use eval::{eval_type_str, find_func};
 pub use parse::{parse_print_fmt, FuncHandlers, ParseInput, DEFAULT_FUNC_HANDLERS};
 
-use eval::{dynamic_offset_field, read_number, Env, Rec};
+use eval::{dynamic_offset_field, read_number, Conv, Env, Rec};
 use printf::{put_hex, put_hex2, put_i64, put_u64, Spec};
 
 /// How one field is printed in the raw view (decided per class).
@@ -72,6 +73,8 @@ pub struct FtracePrinter {
     /// prints the field as `ARRAY[...]` (not printable), for the rest of the
     /// run; this is that state, per own field.
     not_string: Vec<AtomicBool>,
+    /// Addresses of function names used as numbers (see `Env`).
+    atom_cache: Vec<OnceLock<u64>>,
 }
 
 impl FtracePrinter {
@@ -115,7 +118,13 @@ impl FtracePrinter {
     }
 
     /// Build the printer from an already parsed print fmt.
-    pub fn from_parsed(name: &str, common: Vec<FieldDef>, fields: Vec<FieldDef>, pf: PrintFmt, long_size: u32) -> Self {
+    pub fn from_parsed(
+        name: &str,
+        common: Vec<FieldDef>,
+        fields: Vec<FieldDef>,
+        pf: PrintFmt,
+        long_size: u32,
+    ) -> Self {
         let segs = pf
             .segments
             .as_deref()
@@ -135,6 +144,7 @@ impl FtracePrinter {
             .collect();
         let plans = raw_plans(&pf, &fields);
         let not_string = fields.iter().map(|_| AtomicBool::new(false)).collect();
+        let atom_cache = pf.arena.iter().map(|_| OnceLock::new()).collect();
         FtracePrinter {
             name: name.to_string(),
             common,
@@ -144,6 +154,7 @@ impl FtracePrinter {
             segs,
             plans,
             not_string,
+            atom_cache,
         }
     }
 
@@ -175,13 +186,21 @@ impl FtracePrinter {
             common: &self.common,
             own: &self.fields,
             long_size: self.long_size,
+            atom_cache: &self.atom_cache,
         }
     }
 
     /// The value of own field `i` as libtraceevent prints it in the raw
     /// view, appended to `out` (without the ` name=`). `data[..size]` is the
     /// record; `data` may go on with the rest of its page.
-    pub fn write_raw_field(&self, out: &mut Vec<u8>, i: usize, data: &[u8], size: usize, ctx: &PrintCtx<'_>) {
+    pub fn write_raw_field(
+        &self,
+        out: &mut Vec<u8>,
+        i: usize,
+        data: &[u8],
+        size: usize,
+        ctx: &PrintCtx<'_>,
+    ) {
         let data = Rec {
             data,
             size: size.min(data.len()),
@@ -199,7 +218,9 @@ impl FtracePrinter {
 
     /// `print_parse_data` of one segment.
     fn print_segment(&self, out: &mut Vec<u8>, k: usize, data: Rec<'_>, ctx: &PrintCtx<'_>) {
-        let Some(segs) = self.pf.segments.as_deref() else { return };
+        let Some(segs) = self.pf.segments.as_deref() else {
+            return;
+        };
         let seg = &segs[k];
         let info = &self.segs[k];
         let env = self.env();
@@ -210,7 +231,15 @@ impl FtracePrinter {
             return;
         };
         match seg.kind {
-            SegKind::Digit => env.print_number(out, data, ctx, info.spec.as_ref(), &seg.text, len_arg, seg.ls, arg),
+            SegKind::Digit => {
+                let conv = Conv {
+                    spec: info.spec.as_ref(),
+                    text: &seg.text,
+                    star: len_arg,
+                    ls: seg.ls,
+                };
+                env.print_number(out, data, ctx, conv, arg);
+            }
             SegKind::Pointer => {
                 let ext = &seg.text.as_bytes()[info.ext..];
                 env.print_pointer(out, data, ctx, ext, len_arg.unwrap_or(1), arg);
@@ -232,7 +261,8 @@ impl FtracePrinter {
             };
             let offset = offset as usize;
             let bytes = rec.data.get(offset..).unwrap_or(&[]);
-            let is_string = fl.has(FieldFlags::STRING) && !self.not_string[i].load(Ordering::Relaxed);
+            let is_string =
+                fl.has(FieldFlags::STRING) && !self.not_string[i].load(Ordering::Relaxed);
             if is_string && is_printable_array(bytes, len as usize) {
                 // printed with "%s": up to the NUL, even past the field
                 let n = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());

@@ -138,7 +138,8 @@ pub(crate) fn get_op_prio(op: &str) -> i32 {
 }
 
 const BINARY_OPS: &[&str] = &[
-    ">>", "<<", "&", "|", "&&", "||", "-", "+", "*", "^", "/", "%", "<", ">", "<=", ">=", "==", "!=",
+    ">>", "<<", "&", "|", "&&", "||", "-", "+", "*", "^", "/", "%", "<", ">", "<=", ">=", "==",
+    "!=",
 ];
 
 impl Parser<'_, '_> {
@@ -530,7 +531,9 @@ impl Parser<'_, '_> {
     /// Fold an operation on two number atoms into an atom.
     fn consolidate_op_arg(&mut self, arg: ArgId) -> Result<(), ()> {
         let (op, left, right) = match self.node(arg) {
-            PrintArg::Op { op, left, right, .. } => (op.clone(), *left, *right),
+            PrintArg::Op {
+                op, left, right, ..
+            } => (op.clone(), *left, *right),
             _ => return Ok(()),
         };
         if let Some(l) = left {
@@ -601,7 +604,9 @@ impl Parser<'_, '_> {
                 let v = self.arg_num_eval(*item)?;
                 Some(super::eval::eval_type_str(v as u64, ty, false) as i64)
             }
-            PrintArg::Op { op, left, right, .. } => {
+            PrintArg::Op {
+                op, left, right, ..
+            } => {
                 let b = op.as_bytes();
                 let second = b.get(1).copied().unwrap_or(0);
                 let l = || left.and_then(|l| self.arg_num_eval(l));
@@ -613,11 +618,19 @@ impl Parser<'_, '_> {
                 match b[0] {
                     b'|' => {
                         let (lv, rv) = (l()?, r()?);
-                        Some(if second != 0 { (lv != 0 || rv != 0) as i64 } else { lv | rv })
+                        Some(if second != 0 {
+                            (lv != 0 || rv != 0) as i64
+                        } else {
+                            lv | rv
+                        })
                     }
                     b'&' => {
                         let (lv, rv) = (l()?, r()?);
-                        Some(if second != 0 { (lv != 0 && rv != 0) as i64 } else { lv & rv })
+                        Some(if second != 0 {
+                            (lv != 0 && rv != 0) as i64
+                        } else {
+                            lv & rv
+                        })
                     }
                     b'<' => {
                         let (lv, rv) = (l()?, r()?);
@@ -821,7 +834,14 @@ impl Parser<'_, '_> {
         let Ok(el_size) = self.alloc_and_process_delim(")") else {
             return err();
         };
-        self.set(arg, PrintArg::IntArray { field, count, el_size });
+        self.set(
+            arg,
+            PrintArg::IntArray {
+                field,
+                count,
+                el_size,
+            },
+        );
         self.lex.read_token_item()
     }
 
@@ -983,12 +1003,19 @@ impl Parser<'_, '_> {
             "__print_hex_str" => self.process_hex(arg, true),
             "__print_array" => self.process_int_array(arg),
             "__get_str" | "__get_rel_str" => self.process_named(arg, |name| PrintArg::Str { name }),
-            "__get_bitmask" | "__get_rel_bitmask" => self.process_named(arg, |name| PrintArg::Bitmask { name }),
-            "__get_cpumask" | "__get_rel_cpumask" => self.process_named(arg, |name| PrintArg::Cpumask { name }),
-            "__get_dynamic_array" | "__get_rel_dynamic_array" | "__get_sockaddr" | "__get_sockaddr_rel" => {
-                self.process_dynamic_array(arg)
+            "__get_bitmask" | "__get_rel_bitmask" => {
+                self.process_named(arg, |name| PrintArg::Bitmask { name })
             }
-            "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => self.process_dynamic_array_len(arg),
+            "__get_cpumask" | "__get_rel_cpumask" => {
+                self.process_named(arg, |name| PrintArg::Cpumask { name })
+            }
+            "__get_dynamic_array"
+            | "__get_rel_dynamic_array"
+            | "__get_sockaddr"
+            | "__get_sockaddr_rel" => self.process_dynamic_array(arg),
+            "__get_dynamic_array_len" | "__get_rel_dynamic_array_len" => {
+                self.process_dynamic_array_len(arg)
+            }
             "__builtin_expect" => self.process_builtin_expect(arg),
             "sizeof" => self.process_sizeof(arg),
             _ => match self.input.funcs.iter().find(|f| f.0 == name) {

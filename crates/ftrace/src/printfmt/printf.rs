@@ -81,7 +81,9 @@ impl Spec {
             _ => {}
         }
         let conv = *b.get(i)?;
-        if i + 1 != b.len() || !matches!(conv, b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b's' | b'p') {
+        if i + 1 != b.len()
+            || !matches!(conv, b'd' | b'i' | b'u' | b'x' | b'X' | b'o' | b's' | b'p')
+        {
             return None;
         }
         sp.conv = conv;
@@ -131,7 +133,11 @@ fn pad(out: &mut Vec<u8>, c: u8, n: usize) {
 /// truncate to it.
 pub fn fmt_int(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, val: u64, bits: u32) {
     let (minus, width, prec) = sp.resolve(star);
-    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let v = val & mask;
     let (neg, mag) = if matches!(sp.conv, b'd' | b'i') {
         let s = if bits >= 64 {

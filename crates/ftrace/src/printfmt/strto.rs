@@ -36,7 +36,9 @@ fn parse(s: &str) -> (bool, Option<u64>) {
         if d >= base {
             break;
         }
-        v = v.and_then(|v| v.checked_mul(base)).and_then(|v| v.checked_add(d));
+        v = v
+            .and_then(|v| v.checked_mul(base))
+            .and_then(|v| v.checked_add(d));
         i += 1;
     }
     (neg, v)

@@ -147,9 +147,9 @@ fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteE
     }
     let mut pages: Vec<Vec<u8>> = vec![Vec::new(); f.cpus as usize];
     for (cpu, p) in buffer_pages(f, b)? {
-        let slot = pages.get_mut(cpu as usize).ok_or_else(|| {
-            WriteError(format!("cpu {cpu} not below the CPU count {}", f.cpus))
-        })?;
+        let slot = pages
+            .get_mut(cpu as usize)
+            .ok_or_else(|| WriteError(format!("cpu {cpu} not below the CPU count {}", f.cpus)))?;
         slot.extend_from_slice(&p);
     }
     o.bytes(b"flyrecord\0");
@@ -215,7 +215,9 @@ pub(super) fn write_v6(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
         }
         TraceData::Flyrecord(bufs) => {
             if bufs.first().is_some_and(|b| !b.name.is_empty()) {
-                return Err(WriteError("v6: the first buffer must be the top one".into()));
+                return Err(WriteError(
+                    "v6: the first buffer must be the top one".into(),
+                ));
             }
             let empty = BufferData::default();
             v6_flyrecord(f, bufs.first().unwrap_or(&empty), &mut o)?;
@@ -339,10 +341,7 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
     };
     let mut opts = Vec::new();
     let piece = |g: &dyn Fn(&mut Out)| {
-        let mut p = Out {
-            buf: Vec::new(),
-            e,
-        };
+        let mut p = Out { buf: Vec::new(), e };
         g(&mut p);
         p.buf
     };
@@ -375,7 +374,11 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
 
     match &f.data {
         TraceData::Latency { clock, text } => {
-            let s = w.section_start(section_id::BUFFER_TEXT, "buffer latency", f.compression != Compression::None);
+            let s = w.section_start(
+                section_id::BUFFER_TEXT,
+                "buffer latency",
+                f.compression != Compression::None,
+            );
             w.data(text, LATENCY_CHUNK)?;
             w.section_end(s);
             let mut d = Vec::new();
@@ -383,9 +386,8 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
             d.push(0); // name "" (top)
             d.extend_from_slice(clock.as_bytes());
             d.push(0);
-            let (next, next_done) = w.options(&[(OptionId::BUFFER_TEXT.0, d)]);
+            let (next, _) = w.options(&[(OptionId::BUFFER_TEXT.0, d)]);
             w.o.patch_u64(done, next);
-            done = next_done;
         }
         TraceData::Flyrecord(bufs) => {
             for b in bufs {

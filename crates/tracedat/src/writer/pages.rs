@@ -198,7 +198,9 @@ impl Packer {
         } else if ts - self.now > TS_DELTA_MAX {
             let d = ts - self.now;
             if d >> (TS_BITS + 32) != 0 {
-                return Err(WriteError(format!("time delta {d} needs more than 59 bits")));
+                return Err(WriteError(format!(
+                    "time delta {d} needs more than 59 bits"
+                )));
             }
             self.time_record(false, d);
             self.now = ts;
@@ -211,7 +213,8 @@ impl Packer {
             self.word((padded / 4) as u32, delta);
         }
         self.data.extend_from_slice(&ev.payload);
-        self.data.resize(self.data.len() + padded - ev.payload.len(), 0);
+        self.data
+            .resize(self.data.len() + padded - ev.payload.len(), 0);
         self.now = ts;
         Ok(())
     }
@@ -238,7 +241,9 @@ impl Packer {
             }
             Item::TimeExtend(d) => {
                 if d >> (TS_BITS + 32) != 0 {
-                    return Err(WriteError(format!("time extend {d} needs more than 59 bits")));
+                    return Err(WriteError(format!(
+                        "time extend {d} needs more than 59 bits"
+                    )));
                 }
                 self.make_room(8, self.now)?;
                 self.time_record(false, *d);
@@ -258,7 +263,10 @@ impl Packer {
 /// that is not a multiple of 4, a time that cannot be encoded.
 pub fn pack_pages(items: &[Item], fmt: PageFormat) -> Result<Vec<u8>, WriteError> {
     if fmt.commit_size != 4 && fmt.commit_size != 8 {
-        return Err(WriteError(format!("commit size {} (4 or 8)", fmt.commit_size)));
+        return Err(WriteError(format!(
+            "commit size {} (4 or 8)",
+            fmt.commit_size
+        )));
     }
     if (fmt.page_size as usize) < fmt.data_offset() + 16 {
         return Err(WriteError(format!("page size {} too small", fmt.page_size)));
@@ -296,7 +304,10 @@ mod tests {
                 };
                 let mut items = vec![Item::NewPage(Missed::Count(9))];
                 for i in 0..20u64 {
-                    items.push(Item::Event(Event::at(1000 + i * (1 << 28), vec![i as u8; 13])));
+                    items.push(Item::Event(Event::at(
+                        1000 + i * (1 << 28),
+                        vec![i as u8; 13],
+                    )));
                 }
                 let pages = pack_pages(&items, fmt).unwrap();
                 assert_eq!(pages.len() % 256, 0);
@@ -311,7 +322,11 @@ mod tests {
                     let mut p = Page::parse(pg, 0, layout).unwrap();
                     assert_eq!(
                         p.missed,
-                        if k == 0 { Missed::Count(9) } else { Missed::None }
+                        if k == 0 {
+                            Missed::Count(9)
+                        } else {
+                            Missed::None
+                        }
                     );
                     while let Some(ev) = p.next() {
                         let ev = ev.unwrap();
