@@ -10,7 +10,7 @@ use crate::{warn, Out, Outcome};
 use tracemux_core::model::{Record, RecordSource, TraceMeta};
 use tracemux_render::tracecmd::{TimeFormat, TraceCmdPrinter};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
-use tracemux_tracedat::{OptionId, TraceDat};
+use tracemux_tracedat::{DataKind, OptionId, TraceDat};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -115,6 +115,24 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e))?;
     let mut out = Out::new();
     let cpus = tracecmd_cpus(&t);
+    if t.kind == DataKind::Latency && !(a.cpus || a.first_event || a.last_event || a.json) {
+        // A latency trace is text: trace-cmd prints it whatever the mode.
+        let o = out.buf();
+        o.extend_from_slice(format!("cpus={cpus}\n").as_bytes());
+        let text: &[u8] = t.latency_text.as_deref().unwrap_or(&[]);
+        // trace-cmd 3.1.6 reads a v6 latency file with a TRACECLOCK option
+        // as if a clock trailer (u64 size + text) came first, and so loses
+        // the first 8 bytes of the text; we print what it prints.
+        let quirk = t.version == 6 && t.options_with(OptionId::TRACECLOCK).next().is_some();
+        o.extend_from_slice(if quirk {
+            text.get(8..).unwrap_or(&[])
+        } else {
+            text
+        });
+        o.push(b'\n');
+        out.flush()?;
+        return Ok(damage_outcome(path, &t.damage));
+    }
     if a.tracer_version || a.uname || a.stat {
         let o = out.buf();
         o.extend_from_slice(format!("cpus={cpus}\n").as_bytes());

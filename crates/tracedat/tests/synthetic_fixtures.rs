@@ -126,43 +126,11 @@ fn check(dir: &Path) {
     }
 }
 
-/// Fixtures the reader gets wrong today (see the ignored tests below).
-const KNOWN_BAD: &[&str] = &["timeshift-v7", "latency-v7-zstd"];
-
 #[test]
 fn reader_matches_trace_cmd() {
     let dirs = fixtures();
     assert!(dirs.len() >= 10, "expected the synthetic fixtures");
     for dir in dirs {
-        if KNOWN_BAD.iter().any(|k| dir.ends_with(k)) {
-            continue;
-        }
         check(&dir);
-    }
-}
-
-/// BUG (reader.rs): TIME_SHIFT is not applied; trace-cmd 3.1.6 shifts
-/// CPU 0 by about -1 ms and CPU 1 by about +2 ms here. See
-/// `writer_roundtrip::time_shift_is_applied`.
-#[test]
-#[ignore = "reader bug: TIME_SHIFT is not applied"]
-fn timeshift_matches_trace_cmd() {
-    for dir in fixtures() {
-        if dir.ends_with("timeshift-v7") {
-            check(&dir);
-        }
-    }
-}
-
-/// BUG (file.rs): compressed v7 BUFFER_TEXT is chunked; the parser
-/// decompresses it as one block. See
-/// `writer_roundtrip::compressed_latency_text_round_trips`.
-#[test]
-#[ignore = "reader bug: compressed v7 latency text is read as one block"]
-fn compressed_latency_matches_trace_cmd() {
-    for dir in fixtures() {
-        if dir.ends_with("latency-v7-zstd") {
-            check(&dir);
-        }
     }
 }
