@@ -184,3 +184,52 @@ pub fn map(path: &Path) -> Result<Mapped> {
     let m = unsafe { Mmap::map(&f) }.with_context(|| format!("{}: cannot map", path.display()))?;
     Ok(Mapped::Map(m))
 }
+
+impl Mapped {
+    /// Drop the pages of `[start, end)` from this process's memory: they
+    /// are clean pages of a read-only file mapping, so the kernel reloads
+    /// them from the page cache if they are touched again. Keeps the
+    /// resident set flat when streaming through a large trace.
+    pub fn release(&self, start: u64, end: u64) {
+        const PAGE: u64 = 4096;
+        let Mapped::Map(m) = self else { return };
+        let s = start.div_ceil(PAGE) * PAGE;
+        let e = (end / PAGE * PAGE).min(m.len() as u64);
+        if e <= s {
+            return;
+        }
+        // SAFETY: MADV_DONTNEED on a shared, read-only, file-backed mapping
+        // only drops clean pages; later reads fault them back in with the
+        // same contents. No Rust reference sees different data.
+        #[allow(unsafe_code)]
+        let _ = unsafe {
+            m.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                s as usize,
+                (e - s) as usize,
+            )
+        };
+    }
+}
+
+/// Tracks what has been released so far, per stream.
+#[derive(Default)]
+pub struct Releaser {
+    done: Vec<u64>,
+}
+
+impl Releaser {
+    pub fn release(&mut self, map: &Mapped, consumed: &[(u64, u64)]) {
+        if self.done.len() < consumed.len() {
+            self.done.resize(consumed.len(), 0);
+        }
+        for (i, &(start, end)) in consumed.iter().enumerate() {
+            let from = self.done[i].max(start);
+            // release in steps of at least 8 MiB
+            if end > from + (8 << 20) {
+                map.release(from, end);
+                self.done[i] = end;
+            }
+        }
+    }
+}

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 
-use crate::open::{map, sniff, Kind};
+use crate::open::{map, sniff, Kind, Releaser};
 use crate::{warn, Out, Outcome};
 use tracemux_core::model::{Record, RecordSource, TraceMeta};
 use tracemux_render::tracecmd::{TimeFormat, TraceCmdPrinter};
@@ -182,7 +182,13 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
     }
     // The meta is cloned out so records can borrow the reader mutably.
     let meta: TraceMeta = reader.meta().clone();
+    let mut releaser = Releaser::default();
+    let mut n: u64 = 0;
     loop {
+        n += 1;
+        if n % 65536 == 0 {
+            releaser.release(&data, &reader.consumed());
+        }
         let rec = match reader.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break,

@@ -27,9 +27,49 @@ impl Codec {
 /// us allocate gigabytes.
 const PREALLOC_LIMIT: usize = 64 << 20;
 
+/// A reusable decompression context (creating a zstd context per chunk
+/// costs more than decompressing a small chunk).
+#[derive(Default)]
+pub struct Decoder {
+    zstd: Option<zstd::bulk::Decompressor<'static>>,
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Decoder")
+    }
+}
+
 /// Decompress `input` into `out` (cleared first), expecting `expected`
 /// bytes. `section` and `offset` locate the block for errors.
 pub fn decompress_into(
+    codec: Codec,
+    input: &[u8],
+    expected: usize,
+    out: &mut Vec<u8>,
+    section: &'static str,
+    offset: u64,
+) -> Result<()> {
+    Decoder::default().decompress(codec, input, expected, out, section, offset)
+}
+
+impl Decoder {
+    /// As [`decompress_into`], reusing this context.
+    pub fn decompress(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        section: &'static str,
+        offset: u64,
+    ) -> Result<()> {
+        decompress_with(self, codec, input, expected, out, section, offset)
+    }
+}
+
+fn decompress_with(
+    ctx: &mut Decoder,
     codec: Codec,
     input: &[u8],
     expected: usize,
@@ -43,7 +83,10 @@ pub fn decompress_into(
         Codec::None => out.extend_from_slice(input),
         Codec::Zstd if expected <= PREALLOC_LIMIT => {
             out.reserve(expected);
-            let mut d = zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?;
+            if ctx.zstd.is_none() {
+                ctx.zstd = Some(zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?);
+            }
+            let d = ctx.zstd.as_mut().expect("created above");
             d.decompress_to_buffer(input, out)
                 .map_err(|e| fail(e.to_string()))?;
         }

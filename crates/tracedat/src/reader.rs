@@ -2,7 +2,7 @@
 //! pages decoded in place from the mapped file or from one reusable
 //! decompressed chunk, merged by time in trace-cmd's order.
 
-use crate::compress::{decompress_into, Codec};
+use crate::compress::{Codec, Decoder};
 use crate::file::{DataKind, TraceDat};
 use crate::options::{parse_time_shift, parse_tsc2nsec, OptionId, TimeShift, Tsc2Nsec};
 use std::sync::Arc;
@@ -293,6 +293,7 @@ enum Source<'a> {
         table: Cursor<'a>,
         left: u32,
         codec: Codec,
+        dec: Box<Decoder>,
     },
 }
 
@@ -303,6 +304,8 @@ struct Stream<'a> {
     /// decompressed chunk (`buf`).
     region: &'a [u8],
     region_base: u64,
+    /// File offset where this stream's data starts.
+    file_start: u64,
     buf: Vec<u8>,
     /// Offset in the block of the next page to load.
     next_page: usize,
@@ -336,7 +339,13 @@ impl<'a> Stream<'a> {
 
     /// Load the next chunk (compressed source). Ok(false) at the end.
     fn next_chunk(&mut self) -> Result<bool> {
-        let Source::Chunked { table, left, codec } = &mut self.src else {
+        let Source::Chunked {
+            table,
+            left,
+            codec,
+            dec,
+        } = &mut self.src
+        else {
             return Ok(false);
         };
         if *left == 0 {
@@ -349,7 +358,7 @@ impl<'a> Stream<'a> {
         let input = table.bytes(csize as usize)?;
         self.region_base = off;
         self.next_page = 0;
-        decompress_into(
+        dec.decompress(
             *codec,
             input,
             usize_ as usize,
@@ -520,6 +529,7 @@ impl<'a> Reader<'a> {
                         src: Source::Mapped,
                         region: &[],
                         region_base: c.offset,
+                        file_start: c.offset,
                         buf: Vec::new(),
                         next_page: 0,
                         page_data: (0, 0),
@@ -572,6 +582,7 @@ impl<'a> Reader<'a> {
                                     table,
                                     left: count,
                                     codec: t.codec,
+                                    dec: Box::default(),
                                 }
                             }
                             Err(e) => {
@@ -604,6 +615,28 @@ impl<'a> Reader<'a> {
             r.advance(i)?;
         }
         Ok(r)
+    }
+
+    /// For each stream, the file range it has finished reading (its start
+    /// up to the page or chunk it is on). The caller may drop these bytes
+    /// from memory (e.g. `madvise(MADV_DONTNEED)` on a file mapping) to keep
+    /// the resident set flat on large traces; nothing before these points is
+    /// read again.
+    pub fn consumed(&self) -> Vec<(u64, u64)> {
+        self.streams
+            .iter()
+            .map(|s| {
+                let start = s.file_start;
+                let end = match &s.src {
+                    Source::Mapped => {
+                        s.region_base
+                            + (s.next_page as u64).saturating_sub(s.layout.page_size as u64)
+                    }
+                    Source::Chunked { table, .. } => table.offset(),
+                };
+                (start, end.max(start))
+            })
+            .collect()
     }
 
     fn advance(&mut self, i: usize) -> Result<()> {
