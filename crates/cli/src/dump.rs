@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 
-use crate::open::map;
+use crate::open::{map, sniff, Kind};
 use crate::{warn, Out, Outcome};
 use tracemux_core::bytes::Endian;
 use tracemux_tracedat::compress::{decompress_into, Codec};
@@ -141,6 +141,14 @@ pub fn run(a: &DumpArgs) -> Result<Outcome> {
         (Some(p), None) | (None, Some(p)) => p.clone(),
         (None, None) => PathBuf::from("trace.dat"),
     };
+    match sniff(&path)? {
+        Kind::TraceDat => {}
+        k => bail!(
+            "{}: {} traces are not supported yet",
+            path.display(),
+            k.name()
+        ),
+    }
     let data = map(&path)?;
     let mut out = Out::new();
     let mut d = Dumper::new(&data, a.mask(), &mut out);

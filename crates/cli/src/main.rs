@@ -90,10 +90,40 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Large buffered stdout writes: sinks fill a Vec, which is flushed in blocks.
+/// Large buffered stdout writes: sinks fill a Vec, which is handed to a
+/// writer thread in blocks, so formatting and writing overlap (the machine
+/// this runs on usually has a core to spare).
 pub struct Out {
     buf: Vec<u8>,
-    stdout: io::Stdout,
+    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    back: std::sync::mpsc::Receiver<Vec<u8>>,
+    writer: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+const BLOCK: usize = 1 << 19;
+
+type Writer = (
+    std::sync::mpsc::SyncSender<Vec<u8>>,
+    std::sync::mpsc::Receiver<Vec<u8>>,
+    std::thread::JoinHandle<io::Result<()>>,
+);
+
+/// A thread that writes blocks to stdout and hands the emptied buffers back.
+fn spawn_writer() -> Writer {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+    let (back_tx, back) = std::sync::mpsc::channel::<Vec<u8>>();
+    let writer = std::thread::spawn(move || -> io::Result<()> {
+        let stdout = io::stdout();
+        for mut b in rx {
+            let mut l = stdout.lock();
+            l.write_all(&b)?;
+            l.flush()?;
+            b.clear();
+            let _ = back_tx.send(b);
+        }
+        Ok(())
+    });
+    (tx, back, writer)
 }
 
 impl Default for Out {
@@ -104,9 +134,12 @@ impl Default for Out {
 
 impl Out {
     pub fn new() -> Self {
+        let (tx, back, writer) = spawn_writer();
         Out {
-            buf: Vec::with_capacity(1 << 20),
-            stdout: io::stdout(),
+            buf: Vec::with_capacity(BLOCK + (64 << 10)),
+            tx: Some(tx),
+            back,
+            writer: Some(writer),
         }
     }
     #[inline]
@@ -115,17 +148,55 @@ impl Out {
     }
     #[inline]
     pub fn maybe_flush(&mut self) -> io::Result<()> {
-        if self.buf.len() >= 1 << 19 {
-            self.flush()?;
+        if self.buf.len() >= BLOCK {
+            self.send()?;
         }
         Ok(())
     }
-    pub fn flush(&mut self) -> io::Result<()> {
-        let mut l = self.stdout.lock();
-        l.write_all(&self.buf)?;
-        l.flush()?;
-        self.buf.clear();
+    fn send(&mut self) -> io::Result<()> {
+        let next = self
+            .back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BLOCK + (64 << 10)));
+        let full = std::mem::replace(&mut self.buf, next);
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
+        if !sent {
+            // the writer stopped: report why (a closed pipe, usually)
+            return Err(self
+                .finish_writer()
+                .err()
+                .unwrap_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe)));
+        }
         Ok(())
+    }
+    fn finish_writer(&mut self) -> io::Result<()> {
+        self.tx = None;
+        match self.writer.take() {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("writer thread panicked"))),
+            None => Ok(()),
+        }
+    }
+    /// Write out everything so far and wait until it is written (before
+    /// anything goes to stderr, so that messages appear in order).
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        // wait for the writer to drain, then start a new one
+        self.finish_writer()?;
+        let (tx, back, writer) = spawn_writer();
+        self.back = back;
+        self.tx = Some(tx);
+        self.writer = Some(writer);
+        Ok(())
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        let _ = self.finish_writer();
     }
 }
 
