@@ -182,6 +182,8 @@ pub fn map(path: &Path) -> Result<Mapped> {
     // babeltrace2 do).
     #[allow(unsafe_code)]
     let m = unsafe { Mmap::map(&f) }.with_context(|| format!("{}: cannot map", path.display()))?;
+    // streams read forward: ask for readahead (an error here is harmless)
+    let _ = m.advise(memmap2::Advice::Sequential);
     Ok(Mapped::Map(m))
 }
 
