@@ -64,55 +64,46 @@ impl Decoder {
         section: &'static str,
         offset: u64,
     ) -> Result<()> {
-        decompress_with(self, codec, input, expected, out, section, offset)
-    }
-}
-
-fn decompress_with(
-    ctx: &mut Decoder,
-    codec: Codec,
-    input: &[u8],
-    expected: usize,
-    out: &mut Vec<u8>,
-    section: &'static str,
-    offset: u64,
-) -> Result<()> {
-    out.clear();
-    let fail = |m: String| Error::new(ErrorKind::Decompress(m), section, offset);
-    match codec {
-        Codec::None => out.extend_from_slice(input),
-        Codec::Zstd if expected <= PREALLOC_LIMIT => {
-            out.reserve(expected);
-            if ctx.zstd.is_none() {
-                ctx.zstd = Some(zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?);
-            }
-            let d = ctx.zstd.as_mut().expect("created above");
-            d.decompress_to_buffer(input, out)
-                .map_err(|e| fail(e.to_string()))?;
-        }
-        Codec::Zstd => {
-            let dec = zstd::stream::read::Decoder::new(input).map_err(|e| fail(e.to_string()))?;
-            dec.take(expected as u64 + 1)
-                .read_to_end(out)
-                .map_err(|e| fail(e.to_string()))?;
-        }
-        Codec::Zlib => {
-            if expected <= PREALLOC_LIMIT {
+        let ctx = self;
+        out.clear();
+        let fail = |m: String| Error::new(ErrorKind::Decompress(m), section, offset);
+        match codec {
+            Codec::None => out.extend_from_slice(input),
+            Codec::Zstd if expected <= PREALLOC_LIMIT => {
                 out.reserve(expected);
+                if ctx.zstd.is_none() {
+                    ctx.zstd =
+                        Some(zstd::bulk::Decompressor::new().map_err(|e| fail(e.to_string()))?);
+                }
+                let d = ctx.zstd.as_mut().expect("created above");
+                d.decompress_to_buffer(input, out)
+                    .map_err(|e| fail(e.to_string()))?;
             }
-            flate2::read::ZlibDecoder::new(input)
-                .take(expected as u64 + 1)
-                .read_to_end(out)
-                .map_err(|e| fail(e.to_string()))?;
+            Codec::Zstd => {
+                let dec =
+                    zstd::stream::read::Decoder::new(input).map_err(|e| fail(e.to_string()))?;
+                dec.take(expected as u64 + 1)
+                    .read_to_end(out)
+                    .map_err(|e| fail(e.to_string()))?;
+            }
+            Codec::Zlib => {
+                if expected <= PREALLOC_LIMIT {
+                    out.reserve(expected);
+                }
+                flate2::read::ZlibDecoder::new(input)
+                    .take(expected as u64 + 1)
+                    .read_to_end(out)
+                    .map_err(|e| fail(e.to_string()))?;
+            }
         }
+        if out.len() != expected {
+            return Err(fail(format!(
+                "expected {expected} bytes after decompression, got {}",
+                out.len()
+            )));
+        }
+        Ok(())
     }
-    if out.len() != expected {
-        return Err(fail(format!(
-            "expected {expected} bytes after decompression, got {}",
-            out.len()
-        )));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -118,6 +118,41 @@ pub fn sniff(data: &[u8]) -> bool {
 }
 
 impl<'a> TraceDat<'a> {
+    /// A container with the given header and nothing else (the starting
+    /// point of the parser; also handy in tests).
+    pub fn empty(
+        data: &'a [u8],
+        version: u32,
+        endian: Endian,
+        long_size: u32,
+        page_size: u32,
+    ) -> TraceDat<'a> {
+        TraceDat {
+            data,
+            version,
+            endian,
+            long_size,
+            page_size,
+            compression: None,
+            codec: Codec::None,
+            first_options: 0,
+            header_page: Cow::Borrowed(&[]),
+            header_event: Cow::Borrowed(&[]),
+            ftrace_formats: Vec::new(),
+            systems: Vec::new(),
+            kallsyms: Cow::Borrowed(&[]),
+            printk: Cow::Borrowed(&[]),
+            cmdlines: Cow::Borrowed(&[]),
+            cpus: 0,
+            options: Vec::new(),
+            sections: Vec::new(),
+            buffers: Vec::new(),
+            kind: DataKind::Unknown,
+            latency_text: None,
+            damage: Vec::new(),
+        }
+    }
+
     /// Parse the container. Damage after the initial header is recorded in
     /// [`TraceDat::damage`] (lenient); with `strict` it is returned as an error.
     pub fn parse(data: &'a [u8], strict: bool) -> Result<TraceDat<'a>> {
@@ -147,30 +182,7 @@ impl<'a> TraceDat<'a> {
         if !(64..=(1 << 26)).contains(&page_size) {
             return Err(c.invalid(format!("unlikely page size {page_size}")));
         }
-        let mut t = TraceDat {
-            data,
-            version,
-            endian,
-            long_size,
-            page_size,
-            compression: None,
-            codec: Codec::None,
-            first_options: 0,
-            header_page: Cow::Borrowed(&[]),
-            header_event: Cow::Borrowed(&[]),
-            ftrace_formats: Vec::new(),
-            systems: Vec::new(),
-            kallsyms: Cow::Borrowed(&[]),
-            printk: Cow::Borrowed(&[]),
-            cmdlines: Cow::Borrowed(&[]),
-            cpus: 0,
-            options: Vec::new(),
-            sections: Vec::new(),
-            buffers: Vec::new(),
-            kind: DataKind::Unknown,
-            latency_text: None,
-            damage: Vec::new(),
-        };
+        let mut t = TraceDat::empty(data, version, endian, long_size, page_size);
         let res = match version {
             0..=5 => {
                 return Err(Error::new(

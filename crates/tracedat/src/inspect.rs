@@ -91,35 +91,13 @@ pub fn section_name(id: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compress::Codec;
-    use std::borrow::Cow;
     use tracemux_core::bytes::Endian;
 
     fn container(data: &[u8]) -> TraceDat<'_> {
-        TraceDat {
-            data,
-            version: 7,
-            endian: Endian::Little,
-            long_size: 8,
-            page_size: 4096,
-            compression: None,
-            codec: Codec::None,
-            first_options: 0,
-            header_page: Cow::Borrowed(&[]),
-            header_event: Cow::Borrowed(&[]),
-            ftrace_formats: Vec::new(),
-            systems: Vec::new(),
-            kallsyms: Cow::Borrowed(&[]),
-            printk: Cow::Borrowed(&[]),
-            cmdlines: Cow::Borrowed(&[]),
-            cpus: 1,
-            options: Vec::new(),
-            sections: Vec::new(),
-            buffers: Vec::new(),
-            kind: crate::file::DataKind::Flyrecord,
-            latency_text: None,
-            damage: Vec::new(),
-        }
+        let mut t = TraceDat::empty(data, 7, Endian::Little, 8, 4096);
+        t.cpus = 1;
+        t.kind = crate::file::DataKind::Flyrecord;
+        t
     }
 
     #[test]
