@@ -277,11 +277,18 @@ pub fn strtoll(s: &str) -> i64 {
     let end = digits
         .find(|c: char| !c.is_digit(radix))
         .unwrap_or(digits.len());
-    let v = i64::from_str_radix(&digits[..end], radix).unwrap_or(0);
-    if neg {
-        v.wrapping_neg()
-    } else {
-        v
+    let digits = &digits[..end];
+    if digits.is_empty() {
+        return 0;
+    }
+    // out of range saturates, as C's strtoll does
+    match i128::from_str_radix(digits, radix) {
+        Ok(v) => {
+            let v = if neg { -v } else { v };
+            v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
+        }
+        Err(_) if neg => i64::MIN,
+        Err(_) => i64::MAX,
     }
 }
 
@@ -320,9 +327,8 @@ struct Stream<'a> {
     time: Arc<TimeCalc>,
     /// The current event: corrected ts, payload range in the block.
     cur: Option<(u64, usize, usize)>,
-    /// End of the current page in the block, and the file offset where the
-    /// bytes of the current page (or compressed chunk) end.
-    page_end: usize,
+    /// The file offset where the bytes of the current page (or compressed
+    /// chunk) end.
     file_end: u64,
     /// A lost-events marker to deliver before `cur`.
     lost: Option<Option<u64>>,
@@ -437,7 +443,6 @@ impl<'a> Stream<'a> {
                     page_base,
                 ));
             }
-            self.page_end = end;
             self.file_end = match self.src {
                 Source::Mapped => self.region_base + (start + ps) as u64,
                 Source::Chunked { ref table, .. } => table.offset(),
@@ -543,7 +548,6 @@ impl<'a> Reader<'a> {
                         layout,
                         time: time.clone(),
                         cur: None,
-                        page_end: 0,
                         file_end: 0,
                         lost: None,
                         finished: false,
@@ -734,6 +738,8 @@ mod tests {
         assert_eq!(strtoll("-5xyz"), -5);
         assert_eq!(strtoll("010"), 8);
         assert_eq!(strtoll("junk"), 0);
+        assert_eq!(strtoll("0xffffffffffffffffff"), i64::MAX);
+        assert_eq!(strtoll("-99999999999999999999"), i64::MIN);
     }
 
     #[test]
