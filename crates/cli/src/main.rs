@@ -4,6 +4,7 @@ mod dump;
 mod info;
 mod open;
 mod report;
+mod select;
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -26,6 +26,10 @@ pub struct ReportArgs {
     /// Timestamps in nanoseconds (trace-cmd report -t).
     #[arg(short = 't')]
     pub nsecs: bool,
+    /// Latency columns: irqs-off, need-resched, hardirq/softirq, preempt
+    /// depth (trace-cmd report -l).
+    #[arg(short = 'l')]
+    pub latency: bool,
     /// One JSON object per event and per lost-events marker.
     #[arg(long)]
     pub json: bool,
@@ -56,6 +60,55 @@ pub struct ReportArgs {
     /// Stop at the first damaged byte instead of reporting it and going on.
     #[arg(long)]
     pub strict: bool,
+    // --- event selection (see select.rs) ---
+    /// Only events of these CPUs, e.g. `0,2-3` (trace-cmd report --cpu;
+    /// with several files or instances, the CPUs of all buffers are
+    /// numbered one after the other).
+    #[arg(long = "cpu", value_name = "LIST")]
+    pub cpu: Vec<String>,
+    /// Event filter 'EVENTS[:FILTER]' (trace-cmd report -F), repeatable:
+    /// e.g. 'sched_switch: prev_pid == 0', 'sched/.*: COMM =~ "^ba"'.
+    #[arg(short = 'F', value_name = "FILTER")]
+    pub filter: Vec<String>,
+    /// The -F filters after this one hide the events they match.
+    #[arg(short = 'v')]
+    pub invert: bool,
+    /// Hide events recorded in hard interrupt context.
+    #[arg(short = 'I')]
+    pub no_irqs: bool,
+    /// Hide events recorded in soft interrupt context.
+    #[arg(short = 'S')]
+    pub no_softirqs: bool,
+    /// Only events of these tasks (common_pid, pid or next_pid), repeatable.
+    #[arg(long = "pid", value_name = "PID[,PID...]")]
+    pub pid: Vec<String>,
+    /// Only events of the tasks with this name, repeatable.
+    #[arg(long = "comm", value_name = "COMM")]
+    pub comm: Vec<String>,
+    /// Add NS to the timestamps of the -i file before it (not the first).
+    #[arg(long = "ts-offset", value_name = "NS", allow_hyphen_values = true)]
+    pub ts_offset: Vec<String>,
+    /// The trace clock runs at HZ: timestamps are converted with it.
+    #[arg(long = "ts2secs", value_name = "HZ")]
+    pub ts2secs: Vec<String>,
+    /// Show the time since the previous event after each timestamp.
+    #[arg(long = "ts-diff")]
+    pub ts_diff: bool,
+    /// List the events stored in the file (system:name).
+    #[arg(short = 'E')]
+    pub event_list: bool,
+    /// Print the stored event formats (trace-cmd report --events).
+    #[arg(long = "events")]
+    pub events: bool,
+    /// Print the stored printk formats.
+    #[arg(short = 'P')]
+    pub printk: bool,
+    /// Print the stored kernel symbols.
+    #[arg(short = 'f')]
+    pub funcs: bool,
+    /// Exit with 22 (EINVAL) if a stored event format cannot be read.
+    #[arg(long = "check-events")]
+    pub check_events: bool,
 }
 
 pub fn run(a: &ReportArgs) -> Result<Outcome> {
@@ -176,6 +229,9 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
         return report_cpus(path, &mut reader, &mut out, time, a);
     }
     let mut printer = TraceCmdPrinter::new(reader.meta(), time);
+    if a.latency {
+        printer.set_latency(reader.meta(), true);
+    }
     if !a.json {
         out.buf()
             .extend_from_slice(format!("cpus={cpus}\n").as_bytes());
@@ -184,6 +240,23 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
     let meta: TraceMeta = reader.meta().clone();
     let mut releaser = Releaser::default();
     let mut n: u64 = 0;
+    // an event whose printer looks at the next record, copied out of the reader
+    let mut held: Vec<u8> = Vec::new();
+    let mut lookahead: Vec<bool> = Vec::new();
+    for c in meta.classes.iter() {
+        let id = c.id as usize;
+        let wants = meta
+            .classes
+            .get(c.id)
+            .and_then(|c| c.printer.as_ref())
+            .is_some_and(|p| p.wants_next());
+        if wants && id < 1 << 20 {
+            if lookahead.len() <= id {
+                lookahead.resize(id + 1, false);
+            }
+            lookahead[id] = true;
+        }
+    }
     loop {
         n += 1;
         if n % 65536 == 0 {
@@ -201,8 +274,27 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
             Record::Event(ev) => {
                 if a.json {
                     tracemux_render::jsonl::write_event(out.buf(), &meta, &ev);
-                } else {
+                } else if a.raw {
                     printer.write_raw(out.buf(), &meta, &ev, ev.ext);
+                } else if !lookahead.get(ev.type_id as usize).copied().unwrap_or(false) {
+                    printer.write_pretty(out.buf(), &meta, &ev, None);
+                } else {
+                    // (function graph entries: trace-cmd looks at the next
+                    // record of the buffer to print leaf functions on one line)
+                    held.clear();
+                    let keep = ev.ext.len().min(ev.data.len() + 256);
+                    held.extend_from_slice(&ev.ext[..keep]);
+                    let (len, stream, type_id) = (ev.data.len(), ev.stream, ev.type_id);
+                    let copy = tracemux_core::model::Event {
+                        class: meta.classes.get(type_id),
+                        data: &held[..len],
+                        ext: &held,
+                        ..ev
+                    };
+                    let next = reader.peek_same_buffer(stream);
+                    if printer.write_pretty(out.buf(), &meta, &copy, next) {
+                        reader.consume_peeked();
+                    }
                 }
             }
             Record::Lost(l) => {

@@ -6,6 +6,9 @@ use common::*;
 
 /// (reference name, tracemux report arguments)
 const REPORT_MODES: &[(&str, &[&str])] = &[
+    ("report", &["report", "trace.dat"]),
+    ("report-t", &["report", "-t", "trace.dat"]),
+    ("report-l", &["report", "-l", "trace.dat"]),
     ("report-R", &["report", "-R", "trace.dat"]),
     ("report-stat", &["report", "--stat", "trace.dat"]),
     ("report-cpus", &["report", "--cpus", "trace.dat"]),

@@ -177,6 +177,52 @@ impl FieldDef {
     }
 }
 
+/// How timestamps are shown (trace-cmd's three time formats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeFormat {
+    /// `secs.usecs`, rounded to the nearest microsecond (the default for
+    /// nanosecond clocks).
+    #[default]
+    Usecs,
+    /// `secs.nsecs` (`-t`).
+    Nsecs,
+    /// The raw clock value (`x86-tsc`, `counter`, ... clocks).
+    Raw,
+}
+
+/// What printing an event in the pretty view changed besides the text:
+/// task names it learned (trace-cmd's sched plugin registers the comms of
+/// `sched_switch`/`sched_wakeup` for the comm column of later events), and
+/// whether it used up the following record (function graph leaves).
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// (pid, start, end) into `comm_bytes`, in the order registered.
+    pub comms: Vec<(i32, u32, u32)>,
+    pub comm_bytes: Vec<u8>,
+    /// The printer printed [`PrintCtx::next`] as part of this event: the
+    /// caller must skip that record.
+    pub consumed_next: bool,
+}
+
+impl Effects {
+    pub fn register_comm(&mut self, pid: i32, comm: &[u8]) {
+        let start = self.comm_bytes.len() as u32;
+        self.comm_bytes.extend_from_slice(comm);
+        self.comms.push((pid, start, self.comm_bytes.len() as u32));
+    }
+    /// The registered comms, in order.
+    pub fn comms(&self) -> impl Iterator<Item = (i32, &[u8])> {
+        self.comms
+            .iter()
+            .map(|&(p, s, e)| (p, &self.comm_bytes[s as usize..e as usize]))
+    }
+    pub fn clear(&mut self) {
+        self.comms.clear();
+        self.comm_bytes.clear();
+        self.consumed_next = false;
+    }
+}
+
 /// What a class printer may need besides the record bytes.
 #[derive(Debug, Clone, Copy)]
 pub struct PrintCtx<'a> {
@@ -187,6 +233,42 @@ pub struct PrintCtx<'a> {
     /// Format strings of `bprint`-style events by address (ftrace printk formats).
     pub printk: &'a PrintkTable,
     pub cpu: u32,
+    /// The event's timestamp and how the caller shows timestamps (some
+    /// pretty views print times of their own).
+    pub ts: u64,
+    pub time: TimeFormat,
+    /// All event classes of the trace (pretty views that look at other
+    /// events' layouts), when the caller has them.
+    pub classes: Option<&'a ClassTable>,
+    /// The record that follows this one in its buffer (payload, as
+    /// [`Event::data`]), given by callers when [`ClassPrinter::wants_next`].
+    pub next: Option<&'a [u8]>,
+    /// Where pretty views report side effects (see [`Effects`]).
+    pub effects: Option<&'a std::cell::RefCell<Effects>>,
+}
+
+impl<'a> PrintCtx<'a> {
+    /// A context with no timestamp, classes, lookahead or effects.
+    pub fn new(
+        endian: Endian,
+        long_size: u32,
+        symbols: &'a SymbolTable,
+        printk: &'a PrintkTable,
+        cpu: u32,
+    ) -> Self {
+        PrintCtx {
+            endian,
+            long_size,
+            symbols,
+            printk,
+            cpu,
+            ts: 0,
+            time: TimeFormat::Usecs,
+            classes: None,
+            next: None,
+            effects: None,
+        }
+    }
 }
 
 /// Format-specific rendering of one event class, provided by the format
@@ -206,6 +288,11 @@ pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
         _size: usize,
         _ctx: &PrintCtx<'_>,
     ) -> bool {
+        false
+    }
+    /// Whether the pretty view looks at the record that follows in the
+    /// same buffer ([`PrintCtx::next`]).
+    fn wants_next(&self) -> bool {
         false
     }
 }

@@ -47,13 +47,7 @@ fn main() {
                 }
             }
             let (symbols, printk) = oracle_tables();
-            let ctx = PrintCtx {
-                endian: Endian::Little,
-                long_size,
-                symbols: &symbols,
-                printk: &printk,
-                cpu: 0,
-            };
+            let ctx = PrintCtx::new(Endian::Little, long_size, &symbols, &printk, 0);
             let oracle = std::fs::read_to_string(&args[3]).expect("oracle file");
             let (mut cur, mut rec, mut size) = (None, Vec::new(), 0usize);
             let (mut n, mut bad) = (0, 0);

@@ -6,6 +6,7 @@
 
 pub mod format;
 pub mod page;
+mod plugins;
 pub mod printfmt;
 pub mod tables;
 

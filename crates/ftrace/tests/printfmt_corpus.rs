@@ -81,13 +81,13 @@ fn corpus_print_fmts_fail_like_libtraceevent() {
             // printing never panics, whatever the record holds
             let symbols = tracemux_core::tables::SymbolTable::default();
             let printk = tracemux_core::tables::PrintkTable::default();
-            let ctx = tracemux_core::model::PrintCtx {
-                endian: tracemux_core::bytes::Endian::Little,
-                long_size: 8,
-                symbols: &symbols,
-                printk: &printk,
-                cpu: 0,
-            };
+            let ctx = tracemux_core::model::PrintCtx::new(
+                tracemux_core::bytes::Endian::Little,
+                8,
+                &symbols,
+                &printk,
+                0,
+            );
             let mut out = Vec::new();
             for fill in [0u8, 0xff, 0x41] {
                 let data = vec![fill; 96];
@@ -95,6 +95,8 @@ fn corpus_print_fmts_fail_like_libtraceevent() {
                     out.clear();
                     use tracemux_core::model::ClassPrinter;
                     p.write_raw_fields(&mut out, &data, size, &ctx);
+                    out.clear();
+                    p.write_pretty(&mut out, &data, size, &ctx);
                 }
             }
         }

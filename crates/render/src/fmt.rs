@@ -1,10 +1,24 @@
 //! Small allocation-free formatting helpers.
 
+/// Append a short byte string (a loop beats a `memcpy` call for the few
+/// bytes of a number or a name).
+#[inline]
+pub fn put_small(out: &mut Vec<u8>, s: &[u8]) {
+    if s.len() > 16 {
+        out.extend_from_slice(s);
+        return;
+    }
+    out.reserve(s.len());
+    for &b in s {
+        out.push(b);
+    }
+}
+
 /// Append `v` in decimal.
 #[inline]
 pub fn dec(out: &mut Vec<u8>, v: impl itoa::Integer) {
     let mut b = itoa::Buffer::new();
-    out.extend_from_slice(b.format(v).as_bytes());
+    put_small(out, b.format(v).as_bytes());
 }
 
 /// Append `v` in decimal, right-aligned in `width` with `pad`.
@@ -22,7 +36,7 @@ pub fn dec_pad(out: &mut Vec<u8>, v: impl itoa::Integer, width: usize, pad: u8) 
         }
         out.resize(out.len() + width - s.len(), pad);
     }
-    out.extend_from_slice(s);
+    put_small(out, s);
 }
 
 /// Append `v` in decimal, left-aligned in `width`.
@@ -42,7 +56,7 @@ pub fn str_right(out: &mut Vec<u8>, s: &[u8], width: usize) {
     if s.len() < width {
         out.resize(out.len() + width - s.len(), b' ');
     }
-    out.extend_from_slice(s);
+    put_small(out, s);
 }
 
 /// Append `v` in lowercase hex without prefix.

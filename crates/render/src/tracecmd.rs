@@ -5,23 +5,135 @@
 //! then the fields. Lost events are shown as `CPU:N [M EVENTS DROPPED]`
 //! before the first event after the loss.
 
-use crate::fmt::{dec, dec_left, dec_pad, str_right};
-use tracemux_core::model::{Event, Lost, PrintCtx, TraceMeta, Value};
+use std::cell::RefCell;
 
-/// How timestamps are shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeFormat {
-    /// `secs.usecs`, rounded to the nearest microsecond (the default for
-    /// nanosecond clocks).
-    Usecs,
-    /// `secs.nsecs` (`-t`).
-    Nsecs,
-    /// The raw clock value (`x86-tsc`, `counter`, ... clocks).
-    Raw,
+use crate::fmt::{dec, dec_left, dec_pad, str_right};
+pub use tracemux_core::model::TimeFormat;
+use tracemux_core::model::{Effects, Event, FieldDef, Lost, PrintCtx, TraceMeta, Value};
+
+/// The task names of the comm column as libtraceevent keeps them: the saved
+/// cmdlines, plus what the pretty view registers on the way (the sched
+/// plugin registers the comms it sees in `sched_switch` and
+/// `sched_wakeup`). libtraceevent holds a list until the first lookup of a
+/// non-zero pid, then a sorted array searched with `bsearch`; an existing
+/// pid is never renamed.
+#[derive(Debug, Clone, Default)]
+pub struct CommTable {
+    /// Sorted by pid (stable: for equal pids, the latest registration first).
+    arr: Vec<(i32, Box<[u8]>)>,
+    /// Registrations before the array exists, in order.
+    pending: Vec<(i32, Box<[u8]>)>,
+    ready: bool,
+}
+
+impl CommTable {
+    pub fn new(meta: &TraceMeta) -> Self {
+        let arr = meta
+            .tasks
+            .sorted()
+            .into_iter()
+            .map(|(p, c)| (p, c.as_bytes().into()))
+            .collect();
+        CommTable {
+            arr,
+            pending: Vec::new(),
+            ready: false,
+        }
+    }
+
+    /// glibc's `bsearch` by pid.
+    fn bsearch(&self, pid: i32) -> Option<usize> {
+        let (mut l, mut u) = (0usize, self.arr.len());
+        while l < u {
+            let idx = (l + u) / 2;
+            let p = self.arr[idx].0;
+            if pid < p {
+                u = idx;
+            } else if pid > p {
+                l = idx + 1;
+            } else {
+                return Some(idx);
+            }
+        }
+        None
+    }
+
+    fn init(&mut self) {
+        if self.ready {
+            return;
+        }
+        self.ready = true;
+        if self.pending.is_empty() {
+            return;
+        }
+        // the list has the latest registration first; qsort is stable
+        let mut v: Vec<(i32, Box<[u8]>)> = self.pending.drain(..).rev().collect();
+        v.append(&mut self.arr);
+        v.sort_by_key(|e| e.0);
+        self.arr = v;
+    }
+
+    /// `find_cmdline`: the comm shown for `pid`.
+    pub fn find(&mut self, pid: i32) -> &[u8] {
+        if pid == 0 {
+            return b"<idle>";
+        }
+        self.init();
+        match self.bsearch(pid) {
+            Some(i) => &self.arr[i].1,
+            None => b"<...>",
+        }
+    }
+
+    /// `tep_register_comm`.
+    pub fn register(&mut self, pid: i32, comm: &[u8]) {
+        if !self.ready {
+            self.pending.push((pid, comm.into()));
+            return;
+        }
+        if pid == 0 || self.bsearch(pid).is_some() {
+            return;
+        }
+        let at = self.arr.partition_point(|e| e.0 < pid);
+        self.arr.insert(at, (pid, comm.into()));
+    }
+}
+
+/// Where the latency columns come from (the common fields of the event
+/// with the lowest id, as libtraceevent takes them).
+#[derive(Debug, Clone, Default)]
+struct LatencyFields {
+    flags: Option<(usize, usize)>,
+    pc: Option<(usize, usize)>,
+    /// `common_lock_depth`, else `common_migrate_disable` (libtraceevent
+    /// reads both through one cached field).
+    ld: Option<(usize, usize)>,
+    lock_depth: bool,
+    migrate_disable: bool,
+}
+
+impl LatencyFields {
+    fn new(meta: &TraceMeta) -> Self {
+        let first = meta.classes.iter().min_by_key(|c| c.id);
+        let find = |n: &str| {
+            first
+                .and_then(|c| c.common_fields.iter().find(|f| f.name == n))
+                .map(|f: &FieldDef| (f.offset as usize, f.size as usize))
+        };
+        let ld = find("common_lock_depth");
+        let md = find("common_migrate_disable");
+        LatencyFields {
+            flags: find("common_flags"),
+            pc: find("common_preempt_count"),
+            ld: ld.or(md),
+            lock_depth: ld.is_some(),
+            migrate_disable: ld.is_some() || md.is_some(),
+        }
+    }
 }
 
 /// The trace-cmd style printer, with its small amount of state.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct TraceCmdPrinter {
     pub time: TimeFormat,
     /// Buffer names (index = `BufferInfo` index); empty for the top buffer.
@@ -29,6 +141,12 @@ pub struct TraceCmdPrinter {
     /// Width of the instance-name column; `None` when the file has no instances.
     prefix_width: Option<usize>,
     skip_prefix: bool,
+    /// `-l`: the latency columns.
+    latency: bool,
+    lat: LatencyFields,
+    /// The comm column of the pretty view (built on first use).
+    comms: Option<CommTable>,
+    effects: RefCell<Effects>,
 }
 
 impl TraceCmdPrinter {
@@ -45,7 +163,159 @@ impl TraceCmdPrinter {
             names,
             prefix_width,
             skip_prefix: false,
+            latency: false,
+            lat: LatencyFields::default(),
+            comms: None,
+            effects: RefCell::new(Effects::default()),
         }
+    }
+
+    /// Show trace-cmd's latency columns (`report -l`) in the pretty view.
+    pub fn set_latency(&mut self, meta: &TraceMeta, on: bool) {
+        self.latency = on;
+        self.lat = LatencyFields::new(meta);
+    }
+
+    /// `data_latency_format`: irqs-off, need-resched, hardirq/softirq,
+    /// preempt depth (low and high nibble), then migrate-disable and lock
+    /// depth when the events have them.
+    fn write_latency(&self, out: &mut Vec<u8>, ev: &Event<'_>) {
+        let rd = |f: Option<(usize, usize)>| -> i64 {
+            match f {
+                Some((o, n)) => ev
+                    .data
+                    .get(o..)
+                    .and_then(|b| ev.endian.read_uint(b, n))
+                    .or_else(|| {
+                        // past the record: what follows it in the page
+                        ev.ext.get(o..).and_then(|b| ev.endian.read_uint(b, n))
+                    })
+                    .map_or(0, |v| v as u32 as i32 as i64),
+                None => -1,
+            }
+        };
+        let flags = rd(self.lat.flags) as i32;
+        let pc = rd(self.lat.pc) as u32;
+        out.push(if flags & 0x01 != 0 {
+            b'd'
+        } else if flags & 0x02 != 0 {
+            b'X'
+        } else {
+            b'.'
+        });
+        out.push(if flags & 0x04 != 0 { b'N' } else { b'.' });
+        let (hard, soft) = (flags & 0x08 != 0, flags & 0x10 != 0);
+        out.push(match (hard, soft) {
+            (true, true) => b'H',
+            (true, false) => b'h',
+            (false, true) => b's',
+            _ => b'.',
+        });
+        if pc & 0xf != 0 {
+            crate::fmt::hex(out, (pc & 0xf) as u64);
+        } else {
+            out.push(b'.');
+        }
+        if pc & 0xf0 != 0 {
+            crate::fmt::hex(out, (pc >> 4) as u64);
+        } else {
+            out.push(b'.');
+        }
+        let ld = rd(self.lat.ld) as i32;
+        for exists in [self.lat.migrate_disable, self.lat.lock_depth] {
+            if exists {
+                if ld < 0 {
+                    out.push(b'.');
+                } else {
+                    dec(out, ld);
+                }
+            }
+        }
+    }
+
+    /// One event in the pretty (default) view: the comm, pid, CPU (or the
+    /// latency columns), time, name, then the event's own text (plugin
+    /// handler or print fmt). `next` is the record that follows in the
+    /// same buffer, when the class asked for it
+    /// ([`tracemux_core::model::ClassPrinter::wants_next`]). Returns
+    /// whether the printer used `next` up (the caller must then skip it).
+    pub fn write_pretty(
+        &mut self,
+        out: &mut Vec<u8>,
+        meta: &TraceMeta,
+        ev: &Event<'_>,
+        next: Option<&[u8]>,
+    ) -> bool {
+        self.prefix(out, meta, ev.stream);
+        let Some(class) = ev.class else {
+            out.extend_from_slice(if self.latency {
+                b"[UNKNOWN EVENT][UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]\n".as_slice()
+            } else {
+                b"[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]\n"
+            });
+            return false;
+        };
+        let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
+        let comm = comms.find(ev.pid);
+        if self.latency {
+            // "%8.8s-%-5d %3d"
+            let c = &comm[..comm.len().min(8)];
+            str_right(out, c, 8);
+            out.push(b'-');
+            dec_left(out, ev.pid, 5);
+            out.push(b' ');
+            dec_pad(out, ev.cpu, 3, b' ');
+            self.write_latency(out, ev);
+        } else {
+            str_right(out, comm, 16);
+            out.push(b'-');
+            dec_left(out, ev.pid, 5);
+            out.extend_from_slice(b" [");
+            dec_pad(out, ev.cpu, 3, b'0');
+            out.push(b']');
+        }
+        self.write_time(out, ev.ts);
+        out.push(b' ');
+        out.extend_from_slice(class.name.as_bytes());
+        out.extend_from_slice(b": ");
+        if class.name.len() < 20 {
+            out.resize(out.len() + 20 - class.name.len(), b' ');
+        }
+        let mut consumed = false;
+        match &class.printer {
+            Some(p) => {
+                self.effects.get_mut().clear();
+                let ctx = PrintCtx {
+                    endian: ev.endian,
+                    long_size: meta.long_size,
+                    symbols: &meta.symbols,
+                    printk: &meta.printk,
+                    cpu: ev.cpu,
+                    ts: ev.ts,
+                    time: self.time,
+                    classes: Some(&meta.classes),
+                    next,
+                    effects: Some(&self.effects),
+                };
+                if !p.write_pretty(out, ev.ext, ev.data.len(), &ctx) {
+                    p.write_raw_fields(out, ev.ext, ev.data.len(), &ctx);
+                }
+                let eff = self.effects.get_mut();
+                consumed = eff.consumed_next;
+                if !eff.comms.is_empty() {
+                    let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
+                    for (pid, c) in eff.comms() {
+                        comms.register(pid, c);
+                    }
+                }
+            }
+            None => generic_fields(out, class, ev),
+        }
+        if out.last() == Some(&b'\n') {
+            out.pop();
+        }
+        out.push(b'\n');
+        consumed
     }
 
     fn prefix(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, stream: u32) {
@@ -114,6 +384,18 @@ impl TraceCmdPrinter {
     pub fn write_raw(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>, ext: &[u8]) {
         self.prefix(out, meta, ev.stream);
         let Some(class) = ev.class else {
+            if self.latency {
+                out.extend_from_slice(b"[UNKNOWN EVENT]-0x");
+                let flags = self.lat.flags.map_or(-1i64, |(o, n)| {
+                    ev.ext
+                        .get(o..)
+                        .and_then(|b| ev.endian.read_uint(b, n))
+                        .map_or(0, |v| v as u32 as i32 as i64)
+                });
+                crate::fmt::hex(out, flags as u32 as u64);
+                out.extend_from_slice(b"[UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]\n");
+                return;
+            }
             out.extend_from_slice(
                 b"[UNKNOWN EVENT][UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]\n",
             );
@@ -126,12 +408,29 @@ impl TraceCmdPrinter {
                 .get(p)
                 .map_or(b"<...>".as_slice(), |c| c.as_bytes()),
         };
-        str_right(out, comm, 16);
-        out.push(b'-');
-        dec_left(out, ev.pid, 5);
-        out.extend_from_slice(b" [");
-        dec_pad(out, ev.cpu, 3, b'0');
-        out.push(b']');
+        if self.latency {
+            // "%8.8s-%-5d %3d" and the raw flags
+            str_right(out, &comm[..comm.len().min(8)], 8);
+            out.push(b'-');
+            dec_left(out, ev.pid, 5);
+            out.push(b' ');
+            dec_pad(out, ev.cpu, 3, b' ');
+            out.extend_from_slice(b"-0x");
+            let flags = self.lat.flags.map_or(-1i64, |(o, n)| {
+                ev.ext
+                    .get(o..)
+                    .and_then(|b| ev.endian.read_uint(b, n))
+                    .map_or(0, |v| v as u32 as i32 as i64)
+            });
+            crate::fmt::hex(out, flags as u32 as u64);
+        } else {
+            str_right(out, comm, 16);
+            out.push(b'-');
+            dec_left(out, ev.pid, 5);
+            out.extend_from_slice(b" [");
+            dec_pad(out, ev.cpu, 3, b'0');
+            out.push(b']');
+        }
         self.write_time(out, ev.ts);
         out.push(b' ');
         out.extend_from_slice(class.name.as_bytes());
@@ -142,13 +441,13 @@ impl TraceCmdPrinter {
         let start = out.len();
         match &class.printer {
             Some(p) => {
-                let ctx = PrintCtx {
-                    endian: ev.endian,
-                    long_size: meta.long_size,
-                    symbols: &meta.symbols,
-                    printk: &meta.printk,
-                    cpu: ev.cpu,
-                };
+                let ctx = PrintCtx::new(
+                    ev.endian,
+                    meta.long_size,
+                    &meta.symbols,
+                    &meta.printk,
+                    ev.cpu,
+                );
                 p.write_raw_fields(out, ext, ev.data.len(), &ctx);
             }
             None => generic_fields(out, class, ev),

@@ -139,6 +139,10 @@ pub struct TimeCalc {
     pub tsc2nsec: Option<Tsc2Nsec>,
     pub offset: i64,
     pub raw: bool,
+    /// A clock frequency in Hz given by the user (trace-cmd's `--ts2secs`):
+    /// timestamps are multiplied by `1e9 / HZ` (as a C `double`) instead of
+    /// the TSC2NSEC conversion.
+    pub ts2secs: Option<u64>,
 }
 
 impl TimeCalc {
@@ -151,7 +155,9 @@ impl TimeCalc {
         if let Some(h) = &self.host_sync {
             ts = h.apply(ts, cpu);
         }
-        if let Some(t) = self.tsc2nsec {
+        if let Some(hz) = self.ts2secs {
+            ts = (ts as f64 * (1_000_000_000f64 / hz as f64)) as u64;
+        } else if let Some(t) = self.tsc2nsec {
             if t.mult != 0 {
                 ts = mul_u64_u32_shr(ts, t.mult as u64, t.shift);
             }
@@ -256,6 +262,7 @@ pub fn time_calc(t: &TraceDat<'_>, opts: &ReadOptions) -> TimeCalc {
         tsc2nsec,
         offset,
         raw: opts.raw_ts,
+        ts2secs: None,
     }
 }
 
@@ -496,6 +503,11 @@ pub struct Reader<'a> {
     streams: Vec<Stream<'a>>,
     /// Stream whose current event was handed out last (advance it first).
     last: Option<usize>,
+    /// Stream whose current event [`Reader::peek_same_buffer`] returned.
+    peeked: Option<usize>,
+    /// An error met while peeking (strict mode), returned by the next call
+    /// to `next_record`.
+    deferred: Option<Error>,
     damage: std::collections::VecDeque<Error>,
     strict: bool,
     failed: bool,
@@ -504,6 +516,16 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(t: &TraceDat<'a>, opts: &ReadOptions) -> Result<Reader<'a>> {
+        Self::with_time_calc(t, opts, time_calc(t, opts))
+    }
+
+    /// Like [`Reader::new`], with the timestamp correction given (e.g.
+    /// [`time_calc`] with [`TimeCalc::ts2secs`] set).
+    pub fn with_time_calc(
+        t: &TraceDat<'a>,
+        opts: &ReadOptions,
+        time: TimeCalc,
+    ) -> Result<Reader<'a>> {
         let mut damage: Vec<Error> = t.damage.clone();
         let meta = build_meta(t, &mut damage);
         if opts.strict {
@@ -512,7 +534,7 @@ impl<'a> Reader<'a> {
             }
         }
         let hp = parse_header_page(&String::from_utf8_lossy(&t.header_page), t.long_size);
-        let time = Arc::new(time_calc(t, opts));
+        let time = Arc::new(time);
         let mut streams = Vec::new();
         if t.kind == DataKind::Flyrecord {
             for b in t.buffers.iter() {
@@ -610,6 +632,8 @@ impl<'a> Reader<'a> {
             meta,
             streams,
             last: None,
+            peeked: None,
+            deferred: None,
             damage: damage.into(),
             strict: opts.strict,
             failed: false,
@@ -643,6 +667,50 @@ impl<'a> Reader<'a> {
             .collect()
     }
 
+    /// The payload of the record that comes next, in time order, among the
+    /// streams of the buffer `stream` belongs to, without taking it
+    /// (trace-cmd's `tracecmd_peek_next_data` on that buffer's handle;
+    /// its function graph printer looks ahead this way). `None` at the end
+    /// of the buffer.
+    pub fn peek_same_buffer(&mut self, stream: u32) -> Option<&[u8]> {
+        self.peeked = None;
+        if self.failed || self.deferred.is_some() {
+            return None;
+        }
+        if let Some(i) = self.last.take() {
+            if let Err(e) = self.advance(i) {
+                self.deferred = Some(e);
+                return None;
+            }
+        }
+        let buffer = self.meta.streams.get(stream as usize)?.buffer;
+        let mut best: Option<(u64, usize)> = None;
+        for (i, s) in self.streams.iter().enumerate() {
+            if self.meta.streams.get(i).map(|m| m.buffer) != Some(buffer) {
+                continue;
+            }
+            if let Some((ts, _, _)) = s.cur {
+                if best.is_none_or(|(bts, _)| ts < bts) {
+                    best = Some((ts, i));
+                }
+            }
+        }
+        let (_, i) = best?;
+        self.peeked = Some(i);
+        let s = &self.streams[i];
+        let (_, start, len) = s.cur?;
+        Some(&s.block()[start..start + len])
+    }
+
+    /// Take the record [`Reader::peek_same_buffer`] returned: it will not
+    /// be returned by `next_record` (nor the lost-events marker before it).
+    pub fn consume_peeked(&mut self) {
+        if let Some(i) = self.peeked.take() {
+            self.streams[i].lost = None;
+            self.last = Some(i);
+        }
+    }
+
     fn advance(&mut self, i: usize) -> Result<()> {
         // a damaged page ends with an error; keep going after it (bounded:
         // every error moves the stream forward by at least a page or chunk)
@@ -667,6 +735,10 @@ impl RecordSource for Reader<'_> {
     }
 
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {
+        self.peeked = None;
+        if let Some(e) = self.deferred.take() {
+            return Err(e);
+        }
         if self.failed {
             return Ok(None);
         }
@@ -725,6 +797,24 @@ impl RecordSource for Reader<'_> {
             endian: self.endian,
             file_pos: s.file_end,
         })))
+    }
+}
+
+impl tracemux_core::merge::PeekSource for Reader<'_> {
+    fn peek_ts(&mut self) -> Result<Option<u64>> {
+        if self.failed {
+            return Ok(None);
+        }
+        if !self.damage.is_empty() || self.deferred.is_some() {
+            return Ok(Some(0));
+        }
+        if let Some(i) = self.last.take() {
+            self.advance(i)?;
+            if !self.damage.is_empty() {
+                return Ok(Some(0));
+            }
+        }
+        Ok(self.streams.iter().filter_map(|s| s.cur.map(|c| c.0)).min())
     }
 }
 

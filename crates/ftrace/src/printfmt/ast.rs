@@ -86,6 +86,9 @@ pub enum PrintArg {
     Bitmask { name: String },
     /// `__get_cpumask(name)` / `__get_rel_cpumask(name)`.
     Cpumask { name: String },
+    /// Argument `n` of a `bprint` record (a number or a string decoded from
+    /// the record by libtraceevent's `make_bprint_args`).
+    BArg(u32),
 }
 
 impl PrintArg {
@@ -109,6 +112,7 @@ impl PrintArg {
             PrintArg::DynamicArrayLen { .. } => 14,
             PrintArg::HexStr { .. } => 15,
             PrintArg::Cpumask { .. } => 16,
+            PrintArg::BArg(_) => 1,
         }
     }
 }
@@ -297,6 +301,9 @@ impl PrintFmt {
             }
             PrintArg::Cpumask { name } => {
                 let _ = write!(out, "cpumask({name})");
+            }
+            PrintArg::BArg(n) => {
+                let _ = write!(out, "barg({n})");
             }
         }
     }

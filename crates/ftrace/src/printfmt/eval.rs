@@ -133,6 +133,27 @@ pub(crate) struct Conv<'a> {
     pub ls: i32,
 }
 
+/// One argument of a `bprint` record, as libtraceevent's
+/// `make_bprint_args` decodes it: a number (an ATOM holding `%lld` of the
+/// value) or a string (a BSTRING).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BArg {
+    Num(u64),
+    /// Offset and length of the string in the record.
+    Str(u32, u32),
+}
+
+impl BArg {
+    fn bytes<'d>(&self, data: &'d [u8]) -> &'d [u8] {
+        match *self {
+            BArg::Str(s, l) => data
+                .get(s as usize..(s as usize + l as usize).min(data.len()))
+                .unwrap_or(&[]),
+            BArg::Num(_) => &[],
+        }
+    }
+}
+
 /// What evaluation needs: the parse and the event's fields.
 pub(crate) struct Env<'a> {
     pub pf: &'a PrintFmt,
@@ -142,6 +163,28 @@ pub(crate) struct Env<'a> {
     /// Per argument node: the address a function-name atom stands for,
     /// looked up once (libtraceevent rewrites the atom the same way).
     pub atom_cache: &'a [OnceLock<u64>],
+    /// Per argument node: the field a `__get_str`/`__get_bitmask`/
+    /// `__get_cpumask` names (looked up by name among all fields).
+    pub named: &'a [Option<FieldRef>],
+    /// The arguments of a `bprint` record ([`PrintArg::BArg`] indexes them).
+    pub bargs: &'a [BArg],
+    /// Per argument node: for casts, what `eval_type_str` keeps of a
+    /// value (a mask), as a cast and as the cast of an array element.
+    pub casts: &'a [(u64, u64)],
+}
+
+/// The masks [`Env::casts`] holds for a parse.
+pub(crate) fn cast_masks(pf: &PrintFmt) -> Vec<(u64, u64)> {
+    pf.arena
+        .iter()
+        .map(|a| match a {
+            PrintArg::Type { ty, .. } => (
+                eval_type_str(u64::MAX, ty, false),
+                eval_type_str(u64::MAX, ty, true),
+            ),
+            _ => (u64::MAX, u64::MAX),
+        })
+        .collect()
 }
 
 impl Env<'_> {
@@ -180,39 +223,88 @@ impl Env<'_> {
         match self.node(id) {
             PrintArg::Null => 0,
             PrintArg::Atom(a) => {
-                let v = strtoull(a);
-                if v != 0 || a.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
-                    return v;
-                }
-                // test_for_symbol: a function name stands for its address
-                let lookup = || {
+                // (the value of an atom never changes: computed once)
+                let value = || {
+                    let v = strtoull(a);
+                    if v != 0 || a.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
+                        return v;
+                    }
+                    // test_for_symbol: a function name stands for its address
                     ctx.symbols
                         .iter()
                         .find(|s| s.name == *a)
                         .map_or(0, |s| s.addr)
                 };
                 match self.atom_cache.get(id as usize) {
-                    Some(c) => *c.get_or_init(lookup),
-                    None => lookup(),
+                    Some(c) => *c.get_or_init(value),
+                    None => value(),
                 }
             }
             PrintArg::Field { field: Some(r), .. } => self.read_field(self.field(*r), rec, endian),
             PrintArg::Field { field: None, .. } => 0,
             PrintArg::Type { ty, item } => {
                 let v = self.eval_num_arg(rec, ctx, *item);
-                eval_type_str(v, ty, false)
+                match self.casts.get(id as usize) {
+                    Some(&(m, _)) => v & m,
+                    None => eval_type_str(v, ty, false),
+                }
             }
             PrintArg::DynamicArrayLen { field } => {
                 dynamic_offset_field(self.field(*field), rec, endian).1 as u64
             }
             PrintArg::DynamicArray { field } => {
-                dynamic_offset_field(self.field(*field), rec, endian).0 as u64
+                let o = dynamic_offset_field(self.field(*field), rec, endian).0;
+                // (C: the address of the data, or of the record when the
+                // offset is past it)
+                if o as usize > rec.size {
+                    0
+                } else {
+                    o as u64
+                }
             }
             PrintArg::Op {
                 op, left, right, ..
             } => self.eval_op(rec, ctx, op, *left, *right),
+            PrintArg::BArg(i) => match self.bargs.get(*i as usize) {
+                Some(BArg::Num(v)) => *v,
+                _ => 0,
+            },
+            PrintArg::Func { name, args } => {
+                // (printed into a scratch buffer that is dropped)
+                let mut scratch = Vec::new();
+                self.call_func(&mut scratch, rec, ctx, name, args)
+            }
             _ => 0,
         }
+    }
+
+    /// `process_defined_func`: a helper function registered by a plugin,
+    /// printing into `out`; returns its value.
+    pub fn call_func(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        name: &str,
+        args: &[ArgId],
+    ) -> u64 {
+        let mut vals = [0u64; 4];
+        let mut ptrs: [Option<usize>; 4] = [None; 4];
+        for (k, &a) in args.iter().enumerate().take(4) {
+            vals[k] = self.eval_num_arg(rec, ctx, a);
+            // a pointer into the record (possibly cast to another pointer)
+            let mut b = a;
+            while let PrintArg::Type { ty, item } = self.node(b) {
+                if !ty.ends_with('*') {
+                    break;
+                }
+                b = *item;
+            }
+            if let PrintArg::DynamicArray { .. } = self.node(b) {
+                ptrs[k] = Some(vals[k] as usize);
+            }
+        }
+        crate::plugins::call_print_function(out, name, &vals, &ptrs, rec.data)
     }
 
     fn eval_opt(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, id: Option<ArgId>) -> u64 {
@@ -265,7 +357,10 @@ impl Env<'_> {
             let mut v = read_number(endian, rec.data, offset as usize, field_size as usize);
             if let Some(t) = typearg {
                 if let PrintArg::Type { ty, .. } = self.node(t) {
-                    v = eval_type_str(v, ty, true);
+                    v = match self.casts.get(t as usize) {
+                        Some(&(_, m)) => v & m,
+                        None => eval_type_str(v, ty, true),
+                    };
                 }
             }
             return v;
@@ -371,6 +466,12 @@ impl Env<'_> {
         plen: i32,
         arg: ArgId,
     ) {
+        if let PrintArg::BArg(i) = self.node(arg) {
+            if let Some(b @ BArg::Str(..)) = self.bargs.get(*i as usize) {
+                out.extend_from_slice(b.bytes(rec.data));
+                return;
+            }
+        }
         match ext.first().copied().unwrap_or(0) {
             c @ (b'F' | b'f' | b'S' | b's') => {
                 let val = self.eval_num_arg(rec, ctx, arg);
@@ -388,9 +489,9 @@ impl Env<'_> {
                     }
                 }
             }
-            b'M' | b'm' => self.print_mac(out, rec, ext, arg),
+            b'M' | b'm' => self.print_mac(out, rec, ctx, ext, arg),
             b'I' | b'i' => self.print_ip(out, rec, ctx, ext, arg),
-            b'U' => self.print_uuid(out, rec, ext, arg),
+            b'U' => self.print_uuid(out, rec, ctx, ext, arg),
             b'h' => self.print_raw_buff(out, rec, ctx, ext, plen, arg),
             _ => {
                 // glibc's "%p"
@@ -407,9 +508,16 @@ impl Env<'_> {
 
     /// The field behind the casts of a `%pM`-style argument, or the error
     /// text libtraceevent prints.
-    fn pointer_field(&self, out: &mut Vec<u8>, arg: ArgId) -> Option<&FieldDef> {
-        if let PrintArg::Func { .. } = self.node(arg) {
-            // (a plugin function would print its own output)
+    fn pointer_field(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        arg: ArgId,
+    ) -> Option<&FieldDef> {
+        if let PrintArg::Func { name, args } = self.node(arg) {
+            // a plugin function prints its own output
+            self.call_func(out, rec, ctx, name, args);
             return None;
         }
         let a = self.strip_types(arg);
@@ -417,14 +525,32 @@ impl Env<'_> {
             PrintArg::Field { field, .. } => field.map(|r| self.field(r)),
             other => {
                 out.extend_from_slice(b"ARG TYPE NOT FIELD BUT ");
-                put_u64(out, other.c_type() as u64);
+                put_u64(out, self.c_type(other) as u64);
                 None
             }
         }
     }
 
-    fn print_mac(&self, out: &mut Vec<u8>, rec: Rec<'_>, ext: &[u8], arg: ArgId) {
-        let Some(f) = self.pointer_field(out, arg) else {
+    /// libtraceevent's type number of a node (a bprint string is a BSTRING).
+    fn c_type(&self, a: &PrintArg) -> u32 {
+        match a {
+            PrintArg::BArg(i) => match self.bargs.get(*i as usize) {
+                Some(BArg::Str(..)) => 9,
+                _ => 1,
+            },
+            other => other.c_type(),
+        }
+    }
+
+    fn print_mac(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        ext: &[u8],
+        arg: ArgId,
+    ) {
+        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
             return;
         };
         let sep: &[u8] = if ext[0] == b'm' {
@@ -471,7 +597,7 @@ impl Env<'_> {
         match at(0) {
             b'4' => {
                 let reverse = reverse_of(at(1));
-                let Some(f) = self.pointer_field(out, arg) else {
+                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
                     return;
                 };
                 if f.size != 4 {
@@ -484,7 +610,7 @@ impl Env<'_> {
             }
             b'6' => {
                 let have_c = i == b'I' && at(1) == b'c';
-                let Some(f) = self.pointer_field(out, arg) else {
+                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
                     return;
                 };
                 if f.size != 16 {
@@ -513,7 +639,8 @@ impl Env<'_> {
                     }
                 }
                 let reverse = reverse_of(at(k));
-                if let PrintArg::Func { .. } = self.node(arg) {
+                if let PrintArg::Func { name, args } = self.node(arg) {
+                    self.call_func(out, rec, ctx, name, args);
                     return;
                 }
                 let a = self.strip_types(arg);
@@ -528,7 +655,7 @@ impl Env<'_> {
                     }
                     other => {
                         out.extend_from_slice(b"ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
-                        put_u64(out, other.c_type() as u64);
+                        put_u64(out, self.c_type(other) as u64);
                         return;
                     }
                 };
@@ -574,7 +701,14 @@ impl Env<'_> {
         }
     }
 
-    fn print_uuid(&self, out: &mut Vec<u8>, rec: Rec<'_>, ext: &[u8], arg: ArgId) {
+    fn print_uuid(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        ext: &[u8],
+        arg: ArgId,
+    ) {
         const GUID: [usize; 16] = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15];
         let (upper, guid) = match ext.get(1) {
             Some(b'L') => (true, true),
@@ -582,7 +716,7 @@ impl Env<'_> {
             Some(b'B') => (true, false),
             _ => (false, false),
         };
-        let Some(f) = self.pointer_field(out, arg) else {
+        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
             return;
         };
         if f.size != 16 {
@@ -621,10 +755,13 @@ impl Env<'_> {
         };
         let field = match self.node(arg) {
             PrintArg::DynamicArray { field } => *field,
-            PrintArg::Func { .. } => return,
+            PrintArg::Func { name, args } => {
+                self.call_func(out, rec, ctx, name, args);
+                return;
+            }
             other => {
                 out.extend_from_slice(b"ARG TYPE NOT FIELD BUT ");
-                put_u64(out, other.c_type() as u64);
+                put_u64(out, self.c_type(other) as u64);
                 return;
             }
         };
@@ -645,8 +782,8 @@ impl Env<'_> {
         }
     }
 
-    /// `print_str_arg` for what `%s` can be given in the raw view (a field,
-    /// possibly cast) and simple literal arguments.
+    /// `print_arg_string`: `print_str_arg` into a helper buffer, of which
+    /// only the part before its first NUL is kept.
     pub fn print_string(
         &self,
         out: &mut Vec<u8>,
@@ -656,6 +793,25 @@ impl Env<'_> {
         star: Option<i32>,
         arg: ArgId,
     ) {
+        let start = out.len();
+        self.print_str_arg(out, rec, ctx, spec, star, arg);
+        if let Some(p) = out[start..].iter().position(|&b| b == 0) {
+            out.truncate(start + p);
+        }
+    }
+
+    /// `print_str_arg`: what a `%s` conversion prints for each kind of
+    /// argument.
+    pub fn print_str_arg(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        spec: Option<&Spec>,
+        star: Option<i32>,
+        arg: ArgId,
+    ) {
+        // print_str_to_seq: the string as a C string, through the conversion
         let put = |out: &mut Vec<u8>, s: &[u8]| {
             let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
             match spec {
@@ -663,8 +819,20 @@ impl Env<'_> {
                 None => out.extend_from_slice(s),
             }
         };
+        let endian = ctx.endian;
         match self.node(arg) {
+            PrintArg::Null => {}
             PrintArg::Atom(a) => put(out, a.as_bytes()),
+            PrintArg::BArg(i) => match self.bargs.get(*i as usize) {
+                Some(b @ BArg::Str(..)) => put(out, b.bytes(rec.data)),
+                Some(BArg::Num(v)) => {
+                    // the ATOM holds "%lld" of the value
+                    let mut b = Vec::with_capacity(20);
+                    super::printf::put_i64(&mut b, *v as i64);
+                    put(out, &b);
+                }
+                None => {}
+            },
             PrintArg::Field { field: Some(r), .. } => {
                 let f = self.field(*r);
                 let off = f.offset as usize;
@@ -675,7 +843,7 @@ impl Env<'_> {
                     let n = if self.long_size == 8 { 8 } else { 4 };
                     copy_bytes(&mut b[..n], rec.data, off);
                     let addr = u64::from_le_bytes(b);
-                    match ctx.printk.get(addr) {
+                    match printk_text(ctx.printk, addr) {
                         Some(s) => out.extend_from_slice(s.as_bytes()),
                         None => put_hex(out, addr),
                     }
@@ -684,8 +852,11 @@ impl Env<'_> {
                 // zero-sized fields mean the rest of the record
                 let len = if f.size != 0 {
                     f.size as usize
+                } else if rec.size >= off {
+                    rec.size - off
                 } else {
-                    rec.size.saturating_sub(off)
+                    // (C: a failed allocation, nothing printed)
+                    return;
                 };
                 let s = rec
                     .data
@@ -693,9 +864,281 @@ impl Env<'_> {
                     .map_or(&[][..], |d| &d[..len.min(d.len())]);
                 put(out, s);
             }
-            _ => {}
+            PrintArg::Field { field: None, .. } => {}
+            PrintArg::Flags {
+                field,
+                delim,
+                flags,
+            } => {
+                let mut val = field.map_or(0, |f| self.eval_num_arg(rec, ctx, f)) as i64;
+                let mut printed = false;
+                for fl in flags {
+                    let fval = eval_flag(&fl.value);
+                    if val == 0 && fval < 0 {
+                        put(out, fl.str.as_bytes());
+                        break;
+                    }
+                    if fval > 0 && (val & fval) == fval {
+                        if printed {
+                            if let Some(d) = delim {
+                                out.extend_from_slice(d.as_bytes());
+                            }
+                        }
+                        put(out, fl.str.as_bytes());
+                        printed = true;
+                        val &= !fval;
+                    }
+                }
+                if val != 0 {
+                    if printed {
+                        if let Some(d) = delim {
+                            out.extend_from_slice(d.as_bytes());
+                        }
+                    }
+                    out.extend_from_slice(b"0x");
+                    put_hex(out, val as u64);
+                }
+            }
+            PrintArg::Symbol { field, symbols } => {
+                let val = field.map_or(0, |f| self.eval_num_arg(rec, ctx, f)) as i64;
+                match symbols.iter().find(|f| eval_flag(&f.value) == val) {
+                    Some(f) => put(out, f.str.as_bytes()),
+                    None => {
+                        out.extend_from_slice(b"0x");
+                        put_hex(out, val as u64);
+                    }
+                }
+            }
+            PrintArg::Hex { field, size } | PrintArg::HexStr { field, size } => {
+                let spaced = matches!(self.node(arg), PrintArg::Hex { .. });
+                let Some(off) = self.array_start(rec, ctx, *field) else {
+                    return;
+                };
+                let len = self.eval_num_arg(rec, ctx, *size) as u32 as usize;
+                let avail = rec.data.len().saturating_sub(off);
+                for i in 0..len.min(avail) {
+                    if i > 0 && spaced {
+                        out.push(b' ');
+                    }
+                    put_hex2(out, rec.data[off + i]);
+                }
+            }
+            PrintArg::IntArray {
+                field,
+                count,
+                el_size,
+            } => {
+                let Some(mut off) = self.array_start(rec, ctx, *field) else {
+                    return;
+                };
+                let len = self.eval_num_arg(rec, ctx, *count) as u32;
+                let mut es = self.eval_num_arg(rec, ctx, *el_size) as i32;
+                for i in 0..len {
+                    if off >= rec.data.len() {
+                        break;
+                    }
+                    if i > 0 {
+                        out.push(b' ');
+                    }
+                    // read in the reader's (little-endian) byte order
+                    let mut b = [0u8; 8];
+                    match es {
+                        1 | 2 | 4 | 8 => {
+                            copy_bytes(&mut b[..es as usize], rec.data, off);
+                            put_u64(out, u64::from_le_bytes(b));
+                        }
+                        _ => {
+                            out.extend_from_slice(b"BAD SIZE:");
+                            super::printf::put_i64(out, es as i64);
+                            out.extend_from_slice(b" 0x");
+                            put_hex(out, rec.data[off] as u64);
+                            es = 1;
+                        }
+                    }
+                    off += es as usize;
+                }
+            }
+            PrintArg::Type { .. } => {}
+            PrintArg::Str { .. } => {
+                let Some(r) = self.named.get(arg as usize).copied().flatten() else {
+                    return;
+                };
+                let (off, len) = dynamic_offset_field(self.field(r), rec, endian);
+                if len == 0 {
+                    return;
+                }
+                put(out, rec.data.get(off as usize..).unwrap_or(&[]));
+            }
+            PrintArg::Bitmask { .. } | PrintArg::Cpumask { .. } => {
+                let Some(r) = self.named.get(arg as usize).copied().flatten() else {
+                    return;
+                };
+                let (off, len) = dynamic_offset_field(self.field(r), rec, endian);
+                let mut bytes = [0u8; 512];
+                let n = (len as usize).min(bytes.len());
+                copy_bytes(&mut bytes[..n], rec.data, off as usize);
+                let big = endian == Endian::Big;
+                let bitmask = matches!(self.node(arg), PrintArg::Bitmask { .. });
+                let text = |o: &mut Vec<u8>| {
+                    if bitmask {
+                        bitmask_text(o, &bytes[..n], big);
+                    } else {
+                        cpumask_text(o, &bytes[..n], big);
+                    }
+                };
+                if spec.is_none_or(|s| s.is_plain()) {
+                    // (no NUL in the text: straight into the output)
+                    text(out);
+                } else {
+                    let mut t = Vec::new();
+                    text(&mut t);
+                    put(out, &t);
+                }
+            }
+            PrintArg::Op {
+                op, left, right, ..
+            } => {
+                if !op.starts_with('?') {
+                    return;
+                }
+                let val = left.map_or(0, |l| self.eval_num_arg(rec, ctx, l));
+                let Some(r) = right else { return };
+                if let PrintArg::Op {
+                    left: a, right: b, ..
+                } = self.node(*r)
+                {
+                    let pick = if val != 0 { *a } else { *b };
+                    if let Some(p) = pick {
+                        self.print_str_arg(out, rec, ctx, spec, star, p);
+                    }
+                }
+            }
+            PrintArg::Func { name, args } => {
+                self.call_func(out, rec, ctx, name, args);
+            }
+            PrintArg::DynamicArray { .. } | PrintArg::DynamicArrayLen { .. } => {}
         }
     }
+
+    /// Where the data of a `__print_hex`/`__print_array` field starts.
+    fn array_start(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, field: ArgId) -> Option<usize> {
+        match self.node(field) {
+            PrintArg::DynamicArray { field } => {
+                Some(dynamic_offset_field(self.field(*field), rec, ctx.endian).0 as usize)
+            }
+            PrintArg::Field { field: Some(r), .. } => Some(self.field(*r).offset as usize),
+            _ => None,
+        }
+    }
+}
+
+/// libtraceevent's `eval_flag`: a flag value given as a number, or one of
+/// the few names it knows (softirq vectors, hrtimer restart modes); -1
+/// otherwise.
+fn eval_flag(flag: &str) -> i64 {
+    if flag.as_bytes().first().is_some_and(|c| c.is_ascii_digit()) {
+        return strtoull(flag) as i64;
+    }
+    const NAMES: &[(&str, i64)] = &[
+        ("HI_SOFTIRQ", 0),
+        ("TIMER_SOFTIRQ", 1),
+        ("NET_TX_SOFTIRQ", 2),
+        ("NET_RX_SOFTIRQ", 3),
+        ("BLOCK_SOFTIRQ", 4),
+        ("IRQ_POLL_SOFTIRQ", 5),
+        ("TASKLET_SOFTIRQ", 6),
+        ("SCHED_SOFTIRQ", 7),
+        ("HRTIMER_SOFTIRQ", 8),
+        ("RCU_SOFTIRQ", 9),
+        ("HRTIMER_NORESTART", 0),
+        ("HRTIMER_RESTART", 1),
+    ];
+    NAMES
+        .iter()
+        .find(|(n, _)| *n == flag)
+        .map_or(-1, |&(_, v)| v)
+}
+
+/// The text of a printk format as libtraceevent registers it: the stored
+/// format without its trailing `\n` escape.
+pub fn printk_text(table: &tracemux_core::tables::PrintkTable, addr: u64) -> Option<&str> {
+    table.get(addr).map(|s| s.strip_suffix("\\n").unwrap_or(s))
+}
+
+/// `print_bitmask_to_seq`'s text: the bytes as hex, most significant
+/// first, with a comma every 4 bytes.
+pub(crate) fn bitmask_text(out: &mut Vec<u8>, data: &[u8], big: bool) {
+    let size = data.len();
+    let nr_bits = (size * 8) as i64;
+    let mut str_size = (nr_bits + 3) / 4;
+    str_size += (nr_bits - 1) / 32;
+    let str_size = str_size.max(0) as usize;
+    let mut s = vec![0u8; str_size];
+    let mut len = 0usize;
+    let mut i = str_size as i64 - 2;
+    while i >= 0 {
+        let index = if big { size - (len + 1) } else { len };
+        let b = data.get(index).copied().unwrap_or(0);
+        let mut h = Vec::with_capacity(2);
+        put_hex2(&mut h, b);
+        s[i as usize] = h[0];
+        s[i as usize + 1] = h[1];
+        len += 1;
+        if len & 3 == 0 && i > 0 {
+            i -= 1;
+            s[i as usize] = b',';
+        }
+        i -= 2;
+    }
+    out.extend_from_slice(&s);
+}
+
+/// `print_cpumask_to_seq`'s text: ranges of set bits (`0-3,8`).
+pub(crate) fn cpumask_text(out: &mut Vec<u8>, data: &[u8], big: bool) {
+    let size = data.len();
+    let nr_bits = (size * 8) as i64;
+    let (mut firstone, mut firstzero): (i64, i64) = (-1, -1);
+    let mut first = true;
+    let ffs = |v: u32| v.trailing_zeros() as i64;
+    for i in 0..size {
+        let index = if big { size - (i + 1) } else { i };
+        let mut byte = data[index] as u32;
+        loop {
+            if firstone < 0 && byte != 0 {
+                let b = ffs(byte);
+                byte |= (1u32 << b) - 1;
+                firstone = b + (i as i64) * 8;
+            }
+            if firstone < 0 {
+                break;
+            }
+            if (!byte) & 0xff != 0 {
+                let z = ffs(!byte & 0xff);
+                byte &= !((1u32 << z) - 1);
+                firstzero = z + (i as i64) * 8;
+            } else if i == size - 1 {
+                firstzero = nr_bits;
+                byte = 0;
+            } else {
+                break;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            super::printf::put_i64(out, firstone);
+            if firstzero > firstone + 1 {
+                out.push(b'-');
+                super::printf::put_i64(out, firstzero - 1);
+            }
+            firstzero = -1;
+            firstone = -1;
+            if byte & 0xff == 0 {
+                break;
+            }
+        }
+    }
+    let _ = firstzero;
 }
 
 fn format_upper_hex2(b: u8) -> [u8; 2] {

@@ -26,19 +26,27 @@ mod segments;
 mod strto;
 
 #[cfg(test)]
+mod pretty_tests;
+#[cfg(test)]
 mod tests;
 
+mod bprint;
+
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use tracemux_core::model::{ClassPrinter, FieldDef, FieldFlags, PrintCtx};
 
 use crate::format::EventFormat;
+use crate::plugins::{kind_for, Kind, Plugin};
 
 pub use ast::{ArgId, FieldRef, FlagSym, PrintArg, PrintFmt, SegKind, Segment};
-pub use eval::{eval_type_str, find_func};
+pub use eval::{eval_type_str, find_func, printk_text};
 pub use parse::{parse_print_fmt, FuncHandlers, ParseInput, DEFAULT_FUNC_HANDLERS};
 
+#[cfg(test)]
+pub(crate) use eval::{bitmask_text, cpumask_text};
 use eval::{dynamic_offset_field, read_number, Conv, Env, Rec};
 use printf::{put_hex, put_hex2, put_i64, put_u64, Spec};
 
@@ -59,6 +67,23 @@ struct SegInfo {
     ext: usize,
 }
 
+/// What the segments of a format need besides their text.
+fn seg_infos(segs: &[Segment]) -> Vec<SegInfo> {
+    segs.iter()
+        .map(|s| match s.kind {
+            SegKind::Digit | SegKind::String => SegInfo {
+                spec: Spec::parse(&s.text),
+                ext: 0,
+            },
+            SegKind::Pointer => SegInfo {
+                spec: None,
+                ext: s.text.find('p').map_or(s.text.len(), |i| i + 1),
+            },
+            SegKind::Literal => SegInfo { spec: None, ext: 0 },
+        })
+        .collect()
+}
+
 /// The printer of one ftrace event class.
 #[derive(Debug)]
 pub struct FtracePrinter {
@@ -75,6 +100,21 @@ pub struct FtracePrinter {
     not_string: Vec<AtomicBool>,
     /// Addresses of function names used as numbers (see `Env`).
     atom_cache: Vec<OnceLock<u64>>,
+    /// Per argument node: the field `__get_str(name)` & co. refer to.
+    named: Vec<Option<FieldRef>>,
+    /// Per argument node: the masks of casts (see `Env::casts`).
+    casts: Vec<(u64, u64)>,
+    /// The plugin event handler trace-cmd report uses for this event.
+    plugin: Option<Plugin>,
+    /// `ftrace/bprint`: the format comes with each record.
+    is_bprint: bool,
+    /// A bprint format failed to parse: libtraceevent then marks the event
+    /// failed for the rest of the run.
+    bprint_failed: AtomicBool,
+    /// Parsed bprint formats by (printk address, number of arguments).
+    bprint_cache: Mutex<HashMap<(u64, usize), Arc<bprint::BprintFmt>>>,
+    /// The arguments of the bprint record being printed (reused).
+    bprint_args: Mutex<Vec<eval::BArg>>,
 }
 
 impl FtracePrinter {
@@ -114,7 +154,10 @@ impl FtracePrinter {
             funcs: DEFAULT_FUNC_HANDLERS,
         };
         let pf = parse_print_fmt(print_fmt, &input);
-        Self::from_parsed(name, common, fields, pf, long_size)
+        let mut p = Self::from_parsed(name, common, fields, pf, long_size);
+        p.is_bprint = is_ftrace && name == "bprint";
+        p.plugin = kind_for(system, name).map(|k| Plugin::new(k, &p.common, &p.fields));
+        p
     }
 
     /// Build the printer from an already parsed print fmt.
@@ -125,26 +168,34 @@ impl FtracePrinter {
         pf: PrintFmt,
         long_size: u32,
     ) -> Self {
-        let segs = pf
-            .segments
-            .as_deref()
-            .unwrap_or(&[])
-            .iter()
-            .map(|s| match s.kind {
-                SegKind::Digit | SegKind::String => SegInfo {
-                    spec: Spec::parse(&s.text),
-                    ext: 0,
-                },
-                SegKind::Pointer => SegInfo {
-                    spec: None,
-                    ext: s.text.find('p').map_or(s.text.len(), |i| i + 1),
-                },
-                SegKind::Literal => SegInfo { spec: None, ext: 0 },
-            })
-            .collect();
+        let segs = seg_infos(pf.segments.as_deref().unwrap_or(&[]));
         let plans = raw_plans(&pf, &fields);
+        let casts = eval::cast_masks(&pf);
         let not_string = fields.iter().map(|_| AtomicBool::new(false)).collect();
         let atom_cache = pf.arena.iter().map(|_| OnceLock::new()).collect();
+        // tep_find_any_field: common fields first
+        let find_any = |n: &str| {
+            common
+                .iter()
+                .position(|f| f.name == n)
+                .map(|i| FieldRef::Common(i as u32))
+                .or_else(|| {
+                    fields
+                        .iter()
+                        .position(|f| f.name == n)
+                        .map(|i| FieldRef::Own(i as u32))
+                })
+        };
+        let named = pf
+            .arena
+            .iter()
+            .map(|a| match a {
+                PrintArg::Str { name }
+                | PrintArg::Bitmask { name }
+                | PrintArg::Cpumask { name } => find_any(name),
+                _ => None,
+            })
+            .collect();
         FtracePrinter {
             name: name.to_string(),
             common,
@@ -155,6 +206,13 @@ impl FtracePrinter {
             plans,
             not_string,
             atom_cache,
+            named,
+            casts,
+            plugin: None,
+            is_bprint: false,
+            bprint_failed: AtomicBool::new(false),
+            bprint_cache: Mutex::new(HashMap::new()),
+            bprint_args: Mutex::new(Vec::new()),
         }
     }
 
@@ -187,6 +245,9 @@ impl FtracePrinter {
             own: &self.fields,
             long_size: self.long_size,
             atom_cache: &self.atom_cache,
+            named: &self.named,
+            bargs: &[],
+            casts: &self.casts,
         }
     }
 
@@ -221,10 +282,42 @@ impl FtracePrinter {
         let Some(segs) = self.pf.segments.as_deref() else {
             return;
         };
-        let seg = &segs[k];
-        let info = &self.segs[k];
+        print_seg(&self.env(), &segs[k], &self.segs[k], out, data, ctx);
+    }
+
+    /// libtraceevent's `pretty_print`: `[FAILED TO PARSE]` and the raw
+    /// fields for a format it could not parse, else every segment.
+    fn pretty_print(&self, out: &mut Vec<u8>, rec: Rec<'_>, ctx: &PrintCtx<'_>) {
+        if self.pf.failed || (self.is_bprint && self.bprint_failed.load(Ordering::Relaxed)) {
+            out.extend_from_slice(b"[FAILED TO PARSE]");
+            self.write_raw_fields(out, rec.data, rec.size, ctx);
+            return;
+        }
+        if self.is_bprint {
+            self.print_bprint(out, rec, ctx);
+            return;
+        }
+        let Some(segs) = self.pf.segments.as_deref() else {
+            return;
+        };
         let env = self.env();
-        let arg_of = |ix: Option<usize>| ix.map(|i| self.pf.args[i]);
+        for (seg, info) in segs.iter().zip(&self.segs) {
+            print_seg(&env, seg, info, out, rec, ctx);
+        }
+    }
+}
+
+/// `print_parse_data`: one segment of a format.
+fn print_seg(
+    env: &Env<'_>,
+    seg: &Segment,
+    info: &SegInfo,
+    out: &mut Vec<u8>,
+    data: Rec<'_>,
+    ctx: &PrintCtx<'_>,
+) {
+    {
+        let arg_of = |ix: Option<usize>| ix.map(|i| env.pf.args[i]);
         let len_arg = arg_of(seg.len_arg).map(|a| env.eval_num_arg(data, ctx, a) as i32);
         let Some(arg) = arg_of(seg.arg) else {
             out.extend_from_slice(seg.text.as_bytes());
@@ -244,11 +337,23 @@ impl FtracePrinter {
                 let ext = &seg.text.as_bytes()[info.ext..];
                 env.print_pointer(out, data, ctx, ext, len_arg.unwrap_or(1), arg);
             }
-            SegKind::String => env.print_string(out, data, ctx, info.spec.as_ref(), len_arg, arg),
-            SegKind::Literal => out.extend_from_slice(seg.text.as_bytes()),
+            SegKind::String => {
+                if len_arg.is_some_and(|l| l < 0) {
+                    // libtraceevent then calls printf("%.*s", str) without
+                    // the length: the string pointer becomes the precision.
+                    // trace-cmd 3.1.6 (Debian 12, x86-64) prints the
+                    // conversion text itself; so do we.
+                    out.extend_from_slice(seg.text.as_bytes());
+                    return;
+                }
+                env.print_string(out, data, ctx, info.spec.as_ref(), len_arg, arg)
+            }
+            SegKind::Literal => printf::put_small(out, seg.text.as_bytes()),
         }
     }
+}
 
+impl FtracePrinter {
     /// `print_field_raw`: a field printed by its type.
     fn print_field_raw(&self, out: &mut Vec<u8>, i: usize, rec: Rec<'_>, ctx: &PrintCtx<'_>) {
         let f = &self.fields[i];
@@ -384,5 +489,30 @@ impl ClassPrinter for FtracePrinter {
             out.push(b'=');
             self.write_raw_field(out, i, data, size, ctx);
         }
+    }
+
+    /// libtraceevent's `print_event_info` in pretty mode: the plugin
+    /// handler, then (if it asks for it, or there is none) the print fmt.
+    fn write_pretty(
+        &self,
+        out: &mut Vec<u8>,
+        data: &[u8],
+        size: usize,
+        ctx: &PrintCtx<'_>,
+    ) -> bool {
+        let size = size.min(data.len());
+        if let Some(p) = &self.plugin {
+            if !p.run(self, out, data, size, ctx) {
+                return true;
+            }
+        }
+        self.pretty_print(out, Rec { data, size }, ctx);
+        true
+    }
+
+    fn wants_next(&self) -> bool {
+        self.plugin
+            .as_ref()
+            .is_some_and(|p| p.kind() == Kind::FgraphEntry)
     }
 }

@@ -90,6 +90,20 @@ impl Spec {
         Some(sp)
     }
 
+    /// No flags, width or precision.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        !(self.minus
+            || self.plus
+            || self.space
+            || self.hash
+            || self.zero
+            || self.width_star
+            || self.prec_star)
+            && self.width.is_none()
+            && self.prec.is_none()
+    }
+
     /// Width and precision after taking a `*` argument (a negative width
     /// means left-justify, a negative precision means none).
     fn resolve(&self, star: Option<i32>) -> (bool, usize, Option<usize>) {
@@ -132,6 +146,27 @@ fn pad(out: &mut Vec<u8>, c: u8, n: usize) {
 /// 32 or 64): signed conversions sign-extend from it, unsigned ones
 /// truncate to it.
 pub fn fmt_int(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, val: u64, bits: u32) {
+    if sp.is_plain() && star.is_none() {
+        // no flags, width or precision: the digits alone
+        let v = if bits >= 64 {
+            val
+        } else {
+            val & ((1u64 << bits) - 1)
+        };
+        match sp.conv {
+            b'x' => return put_hex(out, v),
+            b'u' => return put_u64(out, v),
+            b'd' | b'i' => {
+                let s = if bits >= 64 {
+                    v as i64
+                } else {
+                    ((v << (64 - bits)) as i64) >> (64 - bits)
+                };
+                return put_i64(out, s);
+            }
+            _ => {}
+        }
+    }
     let (minus, width, prec) = sp.resolve(star);
     let mask = if bits >= 64 {
         u64::MAX
@@ -149,25 +184,38 @@ pub fn fmt_int(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, val: u64, bits: 
     } else {
         (false, v)
     };
-    // digits, least significant first
+    // digits, least significant first (constant bases: no division
+    // instructions for hex and octal, a multiplication for decimal)
     let mut buf = [0u8; 24];
     let mut n = 0;
     let mut m = mag;
-    let (base, upper) = match sp.conv {
-        b'x' => (16, false),
-        b'X' => (16, true),
-        b'o' => (8, false),
-        _ => (10, false),
-    };
-    while m != 0 {
-        let d = (m % base) as u8;
-        buf[n] = match d {
-            0..=9 => b'0' + d,
-            _ if upper => b'A' + d - 10,
-            _ => b'a' + d - 10,
-        };
-        n += 1;
-        m /= base;
+    match sp.conv {
+        b'x' | b'X' => {
+            let digits: &[u8; 16] = if sp.conv == b'X' {
+                b"0123456789ABCDEF"
+            } else {
+                b"0123456789abcdef"
+            };
+            while m != 0 {
+                buf[n] = digits[(m & 15) as usize];
+                n += 1;
+                m >>= 4;
+            }
+        }
+        b'o' => {
+            while m != 0 {
+                buf[n] = b'0' + (m & 7) as u8;
+                n += 1;
+                m >>= 3;
+            }
+        }
+        _ => {
+            while m != 0 {
+                buf[n] = b'0' + (m % 10) as u8;
+                n += 1;
+                m /= 10;
+            }
+        }
     }
     // precision: minimum digits (".0" with 0 prints no digits)
     let min_digits = prec.unwrap_or(1);
@@ -228,6 +276,20 @@ pub fn fmt_str(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, s: &[u8]) {
     }
 }
 
+/// Append a short byte string (a loop beats a `memcpy` call for the few
+/// bytes of format literals).
+#[inline]
+pub fn put_small(out: &mut Vec<u8>, s: &[u8]) {
+    if s.len() > 16 {
+        out.extend_from_slice(s);
+        return;
+    }
+    out.reserve(s.len());
+    for &b in s {
+        out.push(b);
+    }
+}
+
 /// Unsigned decimal.
 #[inline]
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
@@ -242,7 +304,7 @@ pub fn put_u64(out: &mut Vec<u8>, v: u64) {
             break;
         }
     }
-    out.extend_from_slice(&buf[i..]);
+    put_small(out, &buf[i..]);
 }
 
 /// Signed decimal.
@@ -268,7 +330,7 @@ pub fn put_hex(out: &mut Vec<u8>, v: u64) {
             break;
         }
     }
-    out.extend_from_slice(&buf[i..]);
+    put_small(out, &buf[i..]);
 }
 
 /// Two lower-case hex digits (`%02x` of a byte).

@@ -266,13 +266,7 @@ fn odd_inputs_do_not_panic() {
 // -- the raw view ------------------------------------------------------------
 
 fn ctx<'a>(symbols: &'a SymbolTable, printk: &'a PrintkTable) -> PrintCtx<'a> {
-    PrintCtx {
-        endian: Endian::Little,
-        long_size: 8,
-        symbols,
-        printk,
-        cpu: 0,
-    }
+    PrintCtx::new(Endian::Little, 8, symbols, printk, 0)
 }
 
 fn symbols(list: &[(&str, u64)]) -> SymbolTable {
