@@ -7,6 +7,7 @@ use clap::Args;
 
 use crate::open::{map, sniff, Kind, Releaser};
 use crate::{warn, Out, Outcome};
+use tracemux_core::merge::Merge;
 use tracemux_core::model::{Record, RecordSource, TraceMeta};
 use tracemux_render::tracecmd::{TimeFormat, TraceCmdPrinter};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
@@ -19,7 +20,7 @@ pub struct ReportArgs {
     pub traces: Vec<PathBuf>,
     /// Input file (trace-cmd's -i).
     #[arg(short = 'i', long = "input")]
-    pub input: Option<PathBuf>,
+    pub input: Vec<PathBuf>,
     /// Raw view: every field as name=value (trace-cmd report -R).
     #[arg(short = 'R', long = "raw")]
     pub raw: bool,
@@ -112,22 +113,23 @@ pub struct ReportArgs {
 }
 
 pub fn run(a: &ReportArgs) -> Result<Outcome> {
-    let mut paths = a.traces.clone();
-    if let Some(i) = &a.input {
-        paths.insert(0, i.clone());
+    // the order of -i, -F, -v, --ts-offset and --ts2secs matters (as in
+    // trace-cmd): the plan replays it
+    let plan = crate::select::Plan::from_env(a)?;
+    if plan.inputs.is_empty() {
+        bail!("no trace file given");
     }
-    if paths.len() > 1 {
-        bail!("reading several traces at once is not supported yet");
+    for inp in &plan.inputs {
+        match sniff(&inp.path)? {
+            Kind::TraceDat => {}
+            k => bail!(
+                "{}: {} traces are not supported yet",
+                inp.path.display(),
+                k.name()
+            ),
+        }
     }
-    let path = &paths[0];
-    match sniff(path)? {
-        Kind::TraceDat => report_tracedat(path, a),
-        k => bail!(
-            "{}: {} traces are not supported yet",
-            path.display(),
-            k.name()
-        ),
-    }
+    report_tracedat(&plan, a)
 }
 
 /// The `cpus=N` number trace-cmd prints: the largest of the header CPU
@@ -162,12 +164,23 @@ pub fn tracecmd_usecs(t: &TraceDat<'_>) -> bool {
     }
 }
 
-fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
-    let data = map(path)?;
-    let t = TraceDat::parse(&data, a.strict)
-        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e))?;
+fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome> {
+    let maps = plan
+        .inputs
+        .iter()
+        .map(|x| map(&x.path))
+        .collect::<Result<Vec<_>>>()?;
+    let mut tds = Vec::with_capacity(maps.len());
+    for (m, x) in maps.iter().zip(&plan.inputs) {
+        let t = TraceDat::parse(m, a.strict)
+            .map_err(|e| anyhow::anyhow!("{}: {}", x.path.display(), e))?;
+        crate::select::check_multi_latency(plan, &t, &x.path)?;
+        tds.push(t);
+    }
+    let path = plan.inputs[0].path.as_path();
+    let t = &tds[0];
     let mut out = Out::new();
-    let cpus = tracecmd_cpus(&t);
+    let cpus = tracecmd_cpus(t);
     if t.kind == DataKind::Latency && !(a.cpus || a.first_event || a.last_event || a.json) {
         // A latency trace is text: trace-cmd prints it whatever the mode.
         let o = out.buf();
@@ -204,10 +217,24 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
                 None => o.extend_from_slice(b" version was not recorded in this file\n"),
             }
         } else {
-            write_stat(o, &t)?;
+            write_stat(o, t)?;
         }
         out.flush()?;
         return Ok(damage_outcome(path, &t.damage));
+    }
+    // listings of stored metadata (first file), in trace-cmd's priority
+    if a.events {
+        crate::select::write_event_formats(out.buf(), t);
+        out.flush()?;
+        return Ok(Outcome::Ok);
+    }
+    if a.check_events {
+        out.flush()?;
+        let code = crate::select::check_events(t);
+        if code != 0 {
+            std::process::exit(code as i32);
+        }
+        return Ok(Outcome::Ok);
     }
     let opts = ReadOptions {
         strict: a.strict,
@@ -215,54 +242,119 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
         no_date: a.nodate,
         ts_offset: 0,
     };
-    let mut reader =
-        Reader::new(&t, &opts).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e))?;
-    let time = if a.raw_ts || !tracecmd_usecs(&t) {
-        TimeFormat::Raw
-    } else if a.nsecs {
-        TimeFormat::Nsecs
-    } else {
-        TimeFormat::Usecs
+    let mut readers = Vec::with_capacity(tds.len());
+    for (i, td) in tds.iter().enumerate() {
+        let r = Reader::with_time_calc(
+            td,
+            &plan.read_options(i, &opts),
+            plan.time_calc(i, td, &opts),
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {}", plan.inputs[i].path.display(), e))?;
+        readers.push(r);
+    }
+    let metas: Vec<TraceMeta> = readers.iter().map(|r| r.meta().clone()).collect();
+    if a.funcs {
+        crate::select::write_funcs(out.buf(), &metas[0]);
+        out.flush()?;
+        return Ok(Outcome::Ok);
+    }
+    if a.printk {
+        crate::select::write_printk(out.buf(), t);
+        out.flush()?;
+        return Ok(Outcome::Ok);
+    }
+    if a.event_list {
+        crate::select::write_event_list(out.buf(), t);
+        out.flush()?;
+        return Ok(Outcome::Ok);
+    }
+    let time_of = |td: &TraceDat<'_>| {
+        if a.raw_ts || !tracecmd_usecs(td) {
+            TimeFormat::Raw
+        } else if a.nsecs {
+            TimeFormat::Nsecs
+        } else {
+            TimeFormat::Usecs
+        }
     };
-    let mut damaged = false;
     if a.cpus || a.first_event || a.last_event {
-        return report_cpus(path, &mut reader, &mut out, time, a);
+        let mut reader = readers.swap_remove(0);
+        return report_cpus(path, &mut reader, &mut out, time_of(t), a);
     }
-    let mut printer = TraceCmdPrinter::new(reader.meta(), time);
-    if a.latency {
-        printer.set_latency(reader.meta(), true);
+    // Invalid filters are reported before anything is printed.
+    let pairs: Vec<(&TraceDat<'_>, &TraceMeta)> = tds.iter().zip(metas.iter()).collect();
+    let (mut sel, warnings) = crate::select::Selection::new(plan, &pairs)?;
+    for w in warnings {
+        eprintln!("tracemux: {w}");
     }
-    if !a.json {
-        out.buf()
-            .extend_from_slice(format!("cpus={cpus}\n").as_bytes());
-    }
-    // The meta is cloned out so records can borrow the reader mutably.
-    let meta: TraceMeta = reader.meta().clone();
-    let mut releaser = Releaser::default();
-    let mut n: u64 = 0;
-    // an event whose printer looks at the next record, copied out of the reader
-    let mut held: Vec<u8> = Vec::new();
-    let mut lookahead: Vec<bool> = Vec::new();
-    for c in meta.classes.iter() {
-        let id = c.id as usize;
-        let wants = meta
-            .classes
-            .get(c.id)
-            .and_then(|c| c.printer.as_ref())
-            .is_some_and(|p| p.wants_next());
-        if wants && id < 1 << 20 {
-            if lookahead.len() <= id {
-                lookahead.resize(id + 1, false);
+    // With several files the selection prints the per-file/instance prefix;
+    // the printers then print none of their own.
+    let own_prefix = !sel.has_prefix();
+    let plain: Option<Vec<TraceMeta>> = (!own_prefix).then(|| {
+        metas
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                m.buffers.iter_mut().for_each(|b| b.name.clear());
+                m
+            })
+            .collect()
+    });
+    let plain: &[TraceMeta] = plain.as_deref().unwrap_or(&metas);
+    let mut printers: Vec<TraceCmdPrinter> = tds
+        .iter()
+        .zip(plain.iter())
+        .map(|(td, m)| {
+            let mut p = TraceCmdPrinter::new(m, time_of(td));
+            if a.latency {
+                p.set_latency(m, true);
             }
-            lookahead[id] = true;
+            p
+        })
+        .collect();
+    if !a.json {
+        for (i, td) in tds.iter().enumerate() {
+            sel.cpus_line(out.buf(), i, crate::select::top_cpus(td));
         }
     }
+    // classes whose printer looks at the next record (function graph)
+    let lookahead: Vec<Vec<bool>> = metas
+        .iter()
+        .map(|meta| {
+            let mut v: Vec<bool> = Vec::new();
+            for c in meta.classes.iter() {
+                let id = c.id as usize;
+                let wants = meta
+                    .classes
+                    .get(c.id)
+                    .and_then(|c| c.printer.as_ref())
+                    .is_some_and(|p| p.wants_next());
+                if wants && id < 1 << 20 {
+                    if v.len() <= id {
+                        v.resize(id + 1, false);
+                    }
+                    v[id] = true;
+                }
+            }
+            v
+        })
+        .collect();
+    let mut damaged = false;
+    let mut releasers: Vec<Releaser> = (0..tds.len()).map(|_| Releaser::default()).collect();
+    let mut merge = Merge::new(readers);
+    let mut n: u64 = 0;
+    let mut pending: Option<tracemux_core::model::Lost> = None;
+    // an event whose printer looks at the next record, copied out of the reader
+    let mut held: Vec<u8> = Vec::new();
+    let mut diff: Vec<u8> = Vec::new();
     loop {
         n += 1;
         if n % 65536 == 0 {
-            releaser.release(&data, &reader.consumed());
+            for (i, r) in merge.sources().iter().enumerate() {
+                releasers[i].release(&maps[i], &r.consumed());
+            }
         }
-        let rec = match reader.next_record() {
+        let (i, rec) = match merge.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
@@ -270,43 +362,63 @@ fn report_tracedat(path: &Path, a: &ReportArgs) -> Result<Outcome> {
                 bail!("{}: {}", path.display(), e);
             }
         };
+        let meta = &plain[i];
         match rec {
             Record::Event(ev) => {
+                // trace-cmd prints a loss marker only with the event after it
+                let lost = pending.take();
+                if !sel.keep(i, &metas[i], &ev) {
+                    continue;
+                }
                 if a.json {
-                    tracemux_render::jsonl::write_event(out.buf(), &meta, &ev);
-                } else if a.raw {
-                    printer.write_raw(out.buf(), &meta, &ev, ev.ext);
-                } else if !lookahead.get(ev.type_id as usize).copied().unwrap_or(false) {
-                    printer.write_pretty(out.buf(), &meta, &ev, None);
+                    if let Some(l) = lost {
+                        tracemux_render::jsonl::write_lost(out.buf(), &metas[i], &l);
+                    }
+                    tracemux_render::jsonl::write_event(out.buf(), &metas[i], &ev);
+                    out.maybe_flush()?;
+                    continue;
+                }
+                sel.prefix(out.buf(), i, &metas[i], ev.stream);
+                if let Some(l) = lost {
+                    printers[i].write_lost(out.buf(), meta, &l);
+                }
+                let (ts, stream, type_id) = (ev.ts, ev.stream, ev.type_id);
+                if a.raw {
+                    printers[i].write_raw(out.buf(), meta, &ev, ev.ext);
+                } else if !lookahead[i].get(type_id as usize).copied().unwrap_or(false) {
+                    printers[i].write_pretty(out.buf(), meta, &ev, None);
                 } else {
                     // (function graph entries: trace-cmd looks at the next
                     // record of the buffer to print leaf functions on one line)
                     held.clear();
                     let keep = ev.ext.len().min(ev.data.len() + 256);
                     held.extend_from_slice(&ev.ext[..keep]);
-                    let (len, stream, type_id) = (ev.data.len(), ev.stream, ev.type_id);
+                    let len = ev.data.len();
                     let copy = tracemux_core::model::Event {
-                        class: meta.classes.get(type_id),
+                        class: metas[i].classes.get(type_id),
                         data: &held[..len],
                         ext: &held,
                         ..ev
                     };
-                    let next = reader.peek_same_buffer(stream);
-                    if printer.write_pretty(out.buf(), &meta, &copy, next) {
-                        reader.consume_peeked();
+                    let src = &mut merge.sources_mut()[i];
+                    let next = src.peek_same_buffer(stream);
+                    if printers[i].write_pretty(out.buf(), meta, &copy, next) {
+                        src.consume_peeked();
                     }
+                }
+                if plan.ts_diff {
+                    diff.clear();
+                    sel.write_ts_diff(&mut diff, i, ts);
+                    let at = printers[i].time_end.min(out.buf().len());
+                    out.buf().splice(at..at, diff.iter().copied());
                 }
             }
             Record::Lost(l) => {
-                if a.json {
-                    tracemux_render::jsonl::write_lost(out.buf(), &meta, &l);
-                } else {
-                    printer.write_lost(out.buf(), &meta, &l);
-                }
+                pending = Some(l);
             }
             Record::Damage(e) => {
                 out.flush()?;
-                warn(path, &e);
+                warn(&plan.inputs[i].path, &e);
                 damaged = true;
             }
         }

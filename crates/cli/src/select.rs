@@ -23,7 +23,6 @@
 //! - the buffers (instances) of a file share its filters.
 
 // Until report.rs calls into this module, only its tests use it.
-#![allow(dead_code)]
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

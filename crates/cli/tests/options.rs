@@ -111,31 +111,26 @@ fn options_trace_cmd_ignores() {
 }
 
 #[test]
-#[ignore = "needs wiring in report.rs"]
 fn filters_cpus_irqs_pids_match_trace_cmd() {
     check(&dir("sched-irq"), &|_| true);
 }
 
 #[test]
-#[ignore = "needs wiring in report.rs"]
 fn metadata_listings_match_trace_cmd() {
     check(&dir("v6"), &|_| true);
 }
 
 #[test]
-#[ignore = "needs wiring in report.rs"]
 fn instances_match_trace_cmd() {
     check(&dir("instance"), &|_| true);
 }
 
 #[test]
-#[ignore = "needs wiring in report.rs"]
 fn several_files_match_trace_cmd() {
     check(&dir("two-files"), &|_| true);
 }
 
 #[test]
-#[ignore = "needs wiring in report.rs"]
 fn stack_traces_and_lost_events_match_trace_cmd() {
     check(&dir("corpus"), &|_| true);
 }

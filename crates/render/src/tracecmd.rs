@@ -141,6 +141,9 @@ pub struct TraceCmdPrinter {
     /// Width of the instance-name column; `None` when the file has no instances.
     prefix_width: Option<usize>,
     skip_prefix: bool,
+    /// Position in `out` just after the timestamp column of the last event
+    /// line written (where `--ts-diff` inserts its column).
+    pub time_end: usize,
     /// `-l`: the latency columns.
     latency: bool,
     lat: LatencyFields,
@@ -163,6 +166,7 @@ impl TraceCmdPrinter {
             names,
             prefix_width,
             skip_prefix: false,
+            time_end: 0,
             latency: false,
             lat: LatencyFields::default(),
             comms: None,
@@ -275,6 +279,7 @@ impl TraceCmdPrinter {
             out.push(b']');
         }
         self.write_time(out, ev.ts);
+        self.time_end = out.len();
         out.push(b' ');
         out.extend_from_slice(class.name.as_bytes());
         out.extend_from_slice(b": ");
@@ -432,6 +437,7 @@ impl TraceCmdPrinter {
             out.push(b']');
         }
         self.write_time(out, ev.ts);
+        self.time_end = out.len();
         out.push(b' ');
         out.extend_from_slice(class.name.as_bytes());
         out.extend_from_slice(b": ");
