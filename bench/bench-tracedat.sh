@@ -50,14 +50,17 @@ printf "%-22s %-26s %10s %12s %14s %12s\n" trace command events seconds "events/
 for t in "${traces[@]}"; do
     name=$(basename "$t")
     size=$(du -m "$t" | cut -f1)
-    for cmd in "tracemux report -R" "trace-cmd report -R"; do
-        if [ "$cmd" = "tracemux report -R" ]; then
-            r=$(run tm "$tm" report -R "$t")
-            events=$(($(wc -l < "$out/tm.out") - 1))
+    for mode in "-R" ""; do
+    same=""
+    for tool in tracemux trace-cmd; do
+        cmd="$tool report${mode:+ $mode}"
+        if [ "$tool" = tracemux ]; then
+            r=$(run tm "$tm" report $mode "$t")
+            events=$(($(grep -vc '^=>' "$out/tm.out") - 1))
         else
             command -v trace-cmd > /dev/null || continue
-            r=$(run tc trace-cmd report -R -i "$t")
-            events=$(($(wc -l < "$out/tc.out") - 1))
+            r=$(run tc trace-cmd report $mode -i "$t")
+            events=$(($(grep -vc '^=>' "$out/tc.out") - 1))
             if cmp -s "$out/tm.out" "$out/tc.out"; then same="identical output"; else same="OUTPUT DIFFERS"; fi
         fi
         read -r wall rss <<< "$r"
@@ -65,5 +68,6 @@ for t in "${traces[@]}"; do
         printf "%-22s %-26s %10s %12s %14s %12s\n" "$name (${size}MB)" "$cmd" "$events" "$wall" "$eps" \
             "$((rss / 1024))" | tee -a "$out/results.txt"
     done
-    echo "   tracemux vs trace-cmd: ${same:-not compared}" | tee -a "$out/results.txt"
+    echo "   tracemux vs trace-cmd (report${mode:+ $mode}): ${same:-not compared}" | tee -a "$out/results.txt"
+    done
 done

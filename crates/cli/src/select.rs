@@ -1240,15 +1240,22 @@ mod tests {
         // more case directories (same layout) can be given in
         // TRACEMUX_EXTRA_CASES, separated by ':'
         let extra = std::env::var("TRACEMUX_EXTRA_CASES").unwrap_or_default();
-        let dirs = ["sched-irq", "v6", "instance", "two-files", "corpus"]
-            .iter()
-            .map(|d| root.join(d))
-            .chain(
-                extra
-                    .split(':')
-                    .filter(|s| !s.is_empty())
-                    .map(PathBuf::from),
-            );
+        let dirs = [
+            "sched-irq",
+            "v6",
+            "instance",
+            "two-files",
+            "host-guest",
+            "corpus",
+        ]
+        .iter()
+        .map(|d| root.join(d))
+        .chain(
+            extra
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from),
+        );
         for dir in dirs {
             let d = dir.display();
             let codes = std::fs::read_to_string(dir.join("exit-codes.txt")).unwrap();

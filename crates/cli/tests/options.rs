@@ -131,6 +131,11 @@ fn several_files_match_trace_cmd() {
 }
 
 #[test]
+fn host_and_guest_files_match_trace_cmd() {
+    check(&dir("host-guest"), &|_| true);
+}
+
+#[test]
 fn stack_traces_and_lost_events_match_trace_cmd() {
     check(&dir("corpus"), &|_| true);
 }
