@@ -54,6 +54,10 @@ impl<S: PeekSource> Merge<S> {
     /// The next record of all sources in time order, with the index of the
     /// source it comes from.
     pub fn next_record(&mut self) -> Result<Option<(usize, Record<'_>)>> {
+        // one source: nothing to merge (and no need to peek)
+        if self.sources.len() == 1 {
+            return Ok(self.sources[0].next_record()?.map(|r| (0, r)));
+        }
         let Some(i) = self.peek_source()? else {
             return Ok(None);
         };
