@@ -14,9 +14,13 @@ use clap::{Args, Parser, Subcommand};
 
 const EXAMPLES: &str = "\
 EXAMPLES:
-  tracemux report -R trace.dat            print every field as name=value, like trace-cmd report -R
+  tracemux report trace.dat               the events, exactly as trace-cmd report prints them
+  tracemux report -R trace.dat            every field as name=value, like trace-cmd report -R
+  tracemux report -F 'sched_switch: prev_pid == 0' --cpu 1 trace.dat
+                                          only some events (trace-cmd's filter language)
+  tracemux report -i host.dat -i guest.dat
+                                          several files merged by time
   tracemux report --json trace.dat        one JSON object per event
-  tracemux report --stat trace.dat        the kernel buffer statistics stored in the file
   tracemux info trace.dat                 everything the file says about itself
   tracemux dump --options trace.dat       the stored options, like trace-cmd dump --options";
 
