@@ -314,7 +314,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
         .collect();
     if !a.json {
         for (i, td) in tds.iter().enumerate() {
-            sel.cpus_line(out.buf(), i, crate::select::top_cpus(td));
+            sel.cpus_line(out.buf(), i, tracecmd_cpus(td));
         }
     }
     // classes whose printer looks at the next record (function graph)

@@ -418,21 +418,6 @@ pub fn arg_items(m: &ArgMatches) -> Vec<ArgItem> {
     v.into_iter().map(|x| x.1).collect()
 }
 
-/// The `cpus=N` trace-cmd prints for a file (the CPUs of its top buffer).
-pub fn top_cpus(t: &TraceDat<'_>) -> u32 {
-    let top = t
-        .buffers
-        .iter()
-        .find(|b| b.name.is_empty())
-        .map_or(0, |b| b.cpus.iter().map(|c| c.cpu + 1).max().unwrap_or(0));
-    let count = t
-        .options_with(OptionId::CPUCOUNT)
-        .filter_map(|o| o.u32_at(0, t.endian))
-        .max()
-        .unwrap_or(0);
-    t.cpus.max(top).max(count)
-}
-
 fn basename(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
 }
@@ -502,7 +487,7 @@ impl Selection {
         let mut next_cpu: u32 = 0;
         let mut tops = Vec::new();
         for (t, _) in files {
-            let n = top_cpus(t);
+            let n = crate::report::tracecmd_cpus(t);
             tops.push((next_cpu, n));
             next_cpu = next_cpu.saturating_add(n);
         }

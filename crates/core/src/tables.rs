@@ -80,6 +80,30 @@ impl SymbolTable {
         let first = self.syms[..i].partition_point(|s| s.addr < a);
         self.syms.get(first)
     }
+    /// libtraceevent's `find_func`: a binary search (glibc `bsearch`'s
+    /// probe order) that matches an entry when `addr` equals its address or
+    /// lies before the next entry's; past the last entry only its exact
+    /// address matches. With several symbols at one address the probe order
+    /// decides, so the table must be in libtraceevent's order.
+    pub fn find_func(&self, addr: u64) -> Option<&Symbol> {
+        let s = &self.syms;
+        let (mut l, mut u) = (0usize, s.len());
+        while l < u {
+            let idx = (l + u) / 2;
+            let next = s.get(idx + 1).map_or(0, |n| n.addr);
+            let e = &s[idx];
+            if addr == e.addr || (addr > e.addr && addr < next) {
+                return Some(e);
+            }
+            if addr < e.addr {
+                u = idx;
+            } else {
+                l = idx + 1;
+            }
+        }
+        None
+    }
+
     /// The symbol starting exactly at `addr`.
     pub fn exact(&self, addr: u64) -> Option<&Symbol> {
         self.lookup(addr).filter(|s| s.addr == addr)

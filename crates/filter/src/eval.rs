@@ -3,7 +3,6 @@
 
 use crate::parse::{CmpKind, ExpKind, FieldRef, Id, Node, OpKind, StrCmp, Tree, Value};
 use tracemux_core::model::{sign_extend, Event, EventClass, FieldDef, FieldFlags, TraceMeta};
-use tracemux_core::tables::{Symbol, SymbolTable};
 
 /// Stand-in for the number libtraceevent uses when `COMM` is compared with
 /// a number: the address of the task name.
@@ -70,33 +69,6 @@ pub fn read_number(d: &FieldDef, ev: &Event<'_>) -> u64 {
     } else {
         v
     }
-}
-
-/// libtraceevent's `find_func`: a `bsearch` matching an entry when the
-/// address equals it or lies before the next entry (past the last entry
-/// only its exact address matches).
-pub fn find_func(symbols: &SymbolTable, addr: u64) -> Option<&Symbol> {
-    let n = symbols.len();
-    let at = |i: usize| symbols.iter().nth(i);
-    let (mut l, mut u) = (0usize, n);
-    while l < u {
-        let idx = (l + u) / 2;
-        let s = at(idx)?;
-        let next = if idx + 1 < n {
-            at(idx + 1).map_or(0, |s| s.addr)
-        } else {
-            0
-        };
-        if addr == s.addr || (addr > s.addr && addr < next) {
-            return Some(s);
-        }
-        if addr < s.addr {
-            u = idx;
-        } else {
-            l = idx + 1;
-        }
-    }
-    None
 }
 
 fn cut_nul(s: &[u8]) -> &[u8] {
@@ -170,7 +142,7 @@ fn with_field_str<R>(cx: &Ctx<'_, '_>, field: FieldRef, f: impl FnOnce(&[u8]) ->
         }
         let addr = read_number(d, cx.ev);
         if d.flags.has(FieldFlags::POINTER) || d.flags.has(FieldFlags::LONG) {
-            if let Some(sym) = find_func(&cx.meta.symbols, addr) {
+            if let Some(sym) = cx.meta.symbols.find_func(addr) {
                 return f(sym.name.as_bytes());
             }
         }

@@ -13,7 +13,6 @@ use std::sync::{Mutex, OnceLock};
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{EventClass, FieldDef, FieldFlags, PrintCtx, TimeFormat};
 
-use crate::printfmt::find_func;
 use crate::printfmt::printf::{put_hex, put_hex2, put_i64, put_u64};
 use crate::printfmt::{FieldRef, FtracePrinter};
 
@@ -373,7 +372,7 @@ impl<'a> H<'a> {
             return;
         };
         out.extend_from_slice(prefix);
-        match find_func(self.ctx.symbols, v) {
+        match self.ctx.symbols.find_func(v) {
             Some(sym) => {
                 // snprintf into 128 bytes
                 let start = out.len();
@@ -390,7 +389,7 @@ impl<'a> H<'a> {
     }
 
     fn func_name(&self, addr: u64) -> Option<&'a str> {
-        find_func(self.ctx.symbols, addr).map(|s| s.name.as_str())
+        self.ctx.symbols.find_func(addr).map(|s| s.name.as_str())
     }
 
     // -- sched_switch / sched_wakeup ------------------------------------------
@@ -506,7 +505,7 @@ impl<'a> H<'a> {
         let Some(v) = self.own(0).and_then(|f| self.read(f)) else {
             return PRETTY;
         };
-        if let Some(sym) = find_func(self.ctx.symbols, v) {
+        if let Some(sym) = self.ctx.symbols.find_func(v) {
             out.push(b'(');
             out.extend_from_slice(sym.name.as_bytes());
             out.extend_from_slice(b"+0x");

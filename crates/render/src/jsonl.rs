@@ -94,7 +94,7 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
                             out.push(b',');
                         }
                         match v.array_elem(j) {
-                            Some(x) => out.extend_from_slice(x.to_string().as_bytes()),
+                            Some(x) => dec(out, x),
                             None => out.extend_from_slice(b"null"),
                         }
                     }

@@ -271,21 +271,9 @@ impl TraceCmdPrinter {
             dec_pad(out, ev.cpu, 3, b' ');
             self.write_latency(out, ev);
         } else {
-            str_right(out, comm, 16);
-            out.push(b'-');
-            dec_left(out, ev.pid, 5);
-            out.extend_from_slice(b" [");
-            dec_pad(out, ev.cpu, 3, b'0');
-            out.push(b']');
+            write_task(out, comm, ev.pid, ev.cpu);
         }
-        self.write_time(out, ev.ts);
-        self.time_end = out.len();
-        out.push(b' ');
-        out.extend_from_slice(class.name.as_bytes());
-        out.extend_from_slice(b": ");
-        if class.name.len() < 20 {
-            out.resize(out.len() + 20 - class.name.len(), b' ');
-        }
+        self.write_time_and_name(out, ev.ts, &class.name);
         let mut consumed = false;
         match &class.printer {
             Some(p) => {
@@ -385,18 +373,36 @@ impl TraceCmdPrinter {
         out.push(b':');
     }
 
+    /// `common_flags` as `-R -l` shows it (-1 when the format has none).
+    fn raw_flags(&self, ev: &Event<'_>) -> i64 {
+        self.lat.flags.map_or(-1i64, |(o, n)| {
+            ev.ext
+                .get(o..)
+                .and_then(|b| ev.endian.read_uint(b, n))
+                .map_or(0, |v| v as u32 as i32 as i64)
+        })
+    }
+
+    /// The timestamp column (remembering where it ends, for `--ts-diff`)
+    /// and the event name padded to 20 columns.
+    fn write_time_and_name(&mut self, out: &mut Vec<u8>, ts: u64, name: &str) {
+        self.write_time(out, ts);
+        self.time_end = out.len();
+        out.push(b' ');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b": ");
+        if name.len() < 20 {
+            out.resize(out.len() + 20 - name.len(), b' ');
+        }
+    }
+
     /// One event in the raw (`-R`) view.
     pub fn write_raw(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>, ext: &[u8]) {
         self.prefix(out, meta, ev.stream);
         let Some(class) = ev.class else {
             if self.latency {
                 out.extend_from_slice(b"[UNKNOWN EVENT]-0x");
-                let flags = self.lat.flags.map_or(-1i64, |(o, n)| {
-                    ev.ext
-                        .get(o..)
-                        .and_then(|b| ev.endian.read_uint(b, n))
-                        .map_or(0, |v| v as u32 as i32 as i64)
-                });
+                let flags = self.raw_flags(ev);
                 crate::fmt::hex(out, flags as u32 as u64);
                 out.extend_from_slice(b"[UNKNOWN EVENT] (NULL):               [UNKNOWN EVENT]\n");
                 return;
@@ -421,29 +427,12 @@ impl TraceCmdPrinter {
             out.push(b' ');
             dec_pad(out, ev.cpu, 3, b' ');
             out.extend_from_slice(b"-0x");
-            let flags = self.lat.flags.map_or(-1i64, |(o, n)| {
-                ev.ext
-                    .get(o..)
-                    .and_then(|b| ev.endian.read_uint(b, n))
-                    .map_or(0, |v| v as u32 as i32 as i64)
-            });
+            let flags = self.raw_flags(ev);
             crate::fmt::hex(out, flags as u32 as u64);
         } else {
-            str_right(out, comm, 16);
-            out.push(b'-');
-            dec_left(out, ev.pid, 5);
-            out.extend_from_slice(b" [");
-            dec_pad(out, ev.cpu, 3, b'0');
-            out.push(b']');
+            write_task(out, comm, ev.pid, ev.cpu);
         }
-        self.write_time(out, ev.ts);
-        self.time_end = out.len();
-        out.push(b' ');
-        out.extend_from_slice(class.name.as_bytes());
-        out.extend_from_slice(b": ");
-        if class.name.len() < 20 {
-            out.resize(out.len() + 20 - class.name.len(), b' ');
-        }
+        self.write_time_and_name(out, ev.ts, &class.name);
         let start = out.len();
         match &class.printer {
             Some(p) => {
@@ -463,6 +452,16 @@ impl TraceCmdPrinter {
         }
         out.push(b'\n');
     }
+}
+
+/// The `%16s-%-5d [%03d]` task and CPU column.
+fn write_task(out: &mut Vec<u8>, comm: &[u8], pid: i32, cpu: u32) {
+    str_right(out, comm, 16);
+    out.push(b'-');
+    dec_left(out, pid, 5);
+    out.extend_from_slice(b" [");
+    dec_pad(out, cpu, 3, b'0');
+    out.push(b']');
 }
 
 /// ` name=value` for each field, from the decoded values (used when the

@@ -5,7 +5,6 @@ use std::sync::OnceLock;
 
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{FieldDef, FieldFlags, PrintCtx};
-use tracemux_core::tables::Symbol;
 
 use super::ast::{ArgId, FieldRef, PrintArg, PrintFmt};
 use super::printf::{fmt_int, fmt_str, put_hex, put_hex2, put_u64, Spec};
@@ -82,36 +81,6 @@ pub(crate) fn dynamic_offset_field(f: &FieldDef, rec: Rec<'_>, endian: Endian) -
         offset = offset.wrapping_add(f.offset + f.size);
     }
     (offset, len)
-}
-
-/// The symbol libtraceevent's `find_func` finds for `addr`: glibc's
-/// `bsearch` over the sorted table, matching an entry when `addr` equals
-/// its address or lies between it and the next entry's. Past the last
-/// entry only its exact address matches. (With several symbols at one
-/// address the probe order decides, so the table must be in
-/// libtraceevent's order for an exact match.)
-pub fn find_func(symbols: &tracemux_core::tables::SymbolTable, addr: u64) -> Option<&Symbol> {
-    let n = symbols.len();
-    let at = |i: usize| symbols.iter().nth(i);
-    let (mut l, mut u) = (0usize, n);
-    while l < u {
-        let idx = (l + u) / 2;
-        let s = at(idx)?;
-        let next = if idx + 1 < n {
-            at(idx + 1).map_or(0, |s| s.addr)
-        } else {
-            0
-        };
-        if addr == s.addr || (addr > s.addr && addr < next) {
-            return Some(s);
-        }
-        if addr < s.addr {
-            u = idx;
-        } else {
-            l = idx + 1;
-        }
-    }
-    None
 }
 
 /// A record as libtraceevent sees it: `data[..size]` is the record, and
@@ -475,7 +444,7 @@ impl Env<'_> {
         match ext.first().copied().unwrap_or(0) {
             c @ (b'F' | b'f' | b'S' | b's') => {
                 let val = self.eval_num_arg(rec, ctx, arg);
-                match find_func(ctx.symbols, val) {
+                match ctx.symbols.find_func(val) {
                     Some(sym) => {
                         out.extend_from_slice(sym.name.as_bytes());
                         if c == b'F' || c == b'S' {

@@ -42,7 +42,7 @@ use crate::format::EventFormat;
 use crate::plugins::{kind_for, Kind, Plugin};
 
 pub use ast::{ArgId, FieldRef, FlagSym, PrintArg, PrintFmt, SegKind, Segment};
-pub use eval::{eval_type_str, find_func, printk_text};
+pub use eval::{eval_type_str, printk_text};
 pub use parse::{parse_print_fmt, FuncHandlers, ParseInput, DEFAULT_FUNC_HANDLERS};
 
 #[cfg(test)]
