@@ -1,0 +1,1 @@
+//! uftrace data directory (`uftrace.data`) reader.
