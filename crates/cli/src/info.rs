@@ -405,6 +405,27 @@ fn fmt_ts(ts: Option<u64>, usecs: bool) -> String {
 }
 
 /// Read every event; print the statistics and return the damage found.
+/// `tracemux stats` on a trace.dat: the event part of `info` (reads every
+/// event: counts per buffer/CPU and per event, lost events, damage).
+pub fn stats(path: &Path, strict: bool) -> Result<Outcome> {
+    let data = map(path)?;
+    let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut s = String::new();
+    let damage = events(&mut s, &t, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut out = Out::new();
+    out.buf()
+        .extend_from_slice(s.strip_prefix('\n').unwrap_or(&s).as_bytes());
+    out.flush()?;
+    for e in &damage {
+        warn(path, e);
+    }
+    Ok(if damage.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Damaged
+    })
+}
+
 fn events(
     s: &mut String,
     t: &TraceDat<'_>,

@@ -43,6 +43,17 @@ enum Cmd {
     Info(InfoArgs),
     /// Print the metadata stored in a trace.
     Dump(dump::DumpArgs),
+    /// Read every event and count: per event, per CPU/stream, lost data.
+    Stats(StatsArgs),
+}
+
+#[derive(Args, Debug)]
+struct StatsArgs {
+    /// The trace.
+    trace: PathBuf,
+    /// Stop at the first damage instead of reporting it.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Args, Debug)]
@@ -73,6 +84,7 @@ fn main() -> ExitCode {
         Cmd::Report(a) => report::run(&a),
         Cmd::Info(a) => info::run(&a.trace, a.strict),
         Cmd::Dump(a) => dump::run(&a),
+        Cmd::Stats(a) => stats(&a),
     };
     match res {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
@@ -85,6 +97,17 @@ fn main() -> ExitCode {
             eprintln!("tracemux: {e:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+fn stats(a: &StatsArgs) -> anyhow::Result<Outcome> {
+    match open::sniff(&a.trace)? {
+        open::Kind::TraceDat => info::stats(&a.trace, a.strict),
+        k => anyhow::bail!(
+            "{}: {} traces are not supported yet",
+            a.trace.display(),
+            k.name()
+        ),
     }
 }
 

@@ -1,0 +1,43 @@
+//! `tracemux stats`: the event count agrees with the corpus count (lines of
+//! trace-cmd's own `report -R`) on every trace.dat fixture.
+
+mod common;
+
+use std::process::Command;
+
+#[test]
+fn stats_counts_every_event() {
+    let mut checked = 0;
+    for dir in common::fixture_dirs("tracedat") {
+        let Ok(want) = std::fs::read_to_string(dir.join("event-count.txt")) else {
+            continue;
+        };
+        let want: u64 = want
+            .rsplit(':')
+            .next()
+            .and_then(|v| v.trim().parse().ok())
+            .expect("event-count.txt");
+        let out = Command::new(env!("CARGO_BIN_EXE_tracemux"))
+            .arg("stats")
+            .arg(dir.join("trace.dat"))
+            .output()
+            .expect("run tracemux");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let got: u64 = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("events "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{}: no events line in\n{text}", dir.display()));
+        // the corpus count is of report -R lines, which include one line per
+        // lost-events marker
+        let markers: u64 = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("lost events "))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert_eq!(got + markers, want, "{}", dir.display());
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} fixtures with event-count.txt");
+}
