@@ -1,0 +1,1 @@
+//! Formatting argument and return values as uftrace prints them.

@@ -1,0 +1,1 @@
+//! `uftrace info` output.
