@@ -48,8 +48,10 @@
 //!    (PACKET_SEQUENCE_NUMBER); event header `id` at any depth
 //!    (EVENT_CLASS_ID; the last one decoded wins, which is how LTTng's
 //!    extended header works); every integer mapped to a clock, in any scope,
-//!    gets DEFAULT_CLOCK_TIMESTAMP (except `timestamp_end`). Only unsigned
-//!    integers (and the 16-byte uuid array) get roles.
+//!    gets DEFAULT_CLOCK_TIMESTAMP (except `timestamp_end`, whose clock
+//!    mapping is dropped). Integers get roles whatever their signedness
+//!    (babeltrace2 does the same); fields of other kinds get none, except
+//!    the 16-element `uuid` array.
 //! 7. Variant options carry integer ranges of the selector: the CTF 1.8
 //!    frontend copies, for each option, the ranges of the tag enumeration's
 //!    mapping with the option's name (an option without a mapping gets no
@@ -588,7 +590,7 @@ pub struct Member {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructClass {
     pub members: Vec<Member>,
-    /// Minimum alignment in bits (CTF 1.8 `align(N)` in bytes * 8; CTF 2
+    /// Minimum alignment in bits (CTF 1.8 `align(N)`, N in bits; CTF 2
     /// `minimum-alignment`; 1 otherwise). The structure's alignment is the
     /// largest of this and its members' alignments.
     pub min_align: u32,
