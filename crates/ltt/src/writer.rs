@@ -392,6 +392,17 @@ impl TraceDesc {
     }
 
     fn raw_name(&self, t: TypeId) -> String {
+        if t.facility == CORE_FACILITY {
+            let core = [
+                "marker_id",
+                "marker_format",
+                "time_heartbeat",
+                "time_heartbeat_full",
+            ];
+            if let Some(n) = core.get(t.event as usize) {
+                return format!("core:{n}");
+            }
+        }
         let named = self.types.iter().find(|d| d.id == t);
         match named {
             Some(d) => format!("{}:{}", self.facility_name(t.facility), d.name),
