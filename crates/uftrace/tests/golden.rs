@@ -89,3 +89,30 @@ fn replay_no_libcall() {
         check(n, "replay-no-libcall.txt", &opts);
     }
 }
+
+fn check_info(name: &str, task: bool) {
+    let dir = fixture(name);
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let d = dir.join("uftrace.data");
+    if task {
+        tracemux_uftrace::info::info_task(&d, &mut out, &mut err).unwrap();
+    } else {
+        tracemux_uftrace::info::info(&d, &mut out, &mut err).unwrap();
+    }
+    assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+    let want = std::fs::read(dir.join(if task { "info-task.txt" } else { "info.txt" })).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&want),
+        "{name}"
+    );
+}
+
+#[test]
+fn info_and_info_task() {
+    for n in NAMES {
+        check_info(n, false);
+        check_info(n, true);
+    }
+}
