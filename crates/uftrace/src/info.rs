@@ -315,8 +315,8 @@ pub fn info_task(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::R
     let mut w = io::BufWriter::new(out);
     writeln!(
         w,
-        "#{:>23}  {:>5}  {:>8}  {:<16}  {}",
-        "TIMESTAMP     ", "FLAGS", "  TID  ", "TASK", "DATA SIZE"
+        "#{:>23}  {:>5}  {:>8}  {:<16}  DATA SIZE",
+        "TIMESTAMP     ", "FLAGS", "  TID  ", "TASK"
     )?;
     for t in &d.sessions.tasks {
         let size = std::fs::metadata(dir.join(format!("{}.dat", t.tid))).map_or(0, |m| m.len());
