@@ -2,6 +2,8 @@
 
 mod dump;
 mod info;
+mod ltt;
+mod native;
 mod open;
 mod report;
 mod select;
@@ -72,20 +74,31 @@ pub enum Outcome {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let res = match native::detect(&argv) {
+        native::Style::Ltt => match native::parse::<ltt::LttCli>(argv) {
+            Ok(c) => ltt::run(c),
+            Err(code) => return code,
+        },
+        _ => {
+            let cli = match native::parse::<Cli>(argv) {
+                Ok(c) => c,
+                Err(code) => return code,
+            };
+            match cli.cmd {
+                Cmd::Report(a) => report::run(&a),
+                Cmd::Info(a) => info::run(&a.trace, a.strict),
+                Cmd::Dump(a) => dump::run(&a),
+                Cmd::Stats(a) => stats(&a),
+            }
         }
     };
-    let res = match cli.cmd {
-        Cmd::Report(a) => report::run(&a),
-        Cmd::Info(a) => info::run(&a.trace, a.strict),
-        Cmd::Dump(a) => dump::run(&a),
-        Cmd::Stats(a) => stats(&a),
-    };
+    finish(res)
+}
+
+/// The exit code: 0 success, 1 damage reported or an error, 2 bad usage
+/// (from clap). A closed pipe is not an error.
+fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
     match res {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Damaged) => ExitCode::from(1),
@@ -219,6 +232,17 @@ impl Out {
         self.tx = Some(tx);
         self.writer = Some(writer);
         Ok(())
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        self.maybe_flush()?;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Out::flush(self)
     }
 }
 

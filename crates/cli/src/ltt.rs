@@ -1,0 +1,107 @@
+//! The command line for legacy LTT traces (LTTng 0.x): events in the
+//! babeltrace2 text style, and a summary.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use clap::{Args, Parser, Subcommand};
+use tracemux_ltt::report::ReportOptions;
+use tracemux_ltt::trace::FileBytes;
+
+use crate::{Out, Outcome};
+
+/// Read legacy LTT traces (LTTng 0.x, 2008 format).
+#[derive(Parser, Debug)]
+#[command(name = "tracemux", version)]
+pub struct LttCli {
+    #[command(subcommand)]
+    pub cmd: LttCmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LttCmd {
+    /// Print the events of every tracefile merged by time, in the
+    /// babeltrace2 text style (`[time] (+delta) facility:event: { cpu_id = N }, { fields }`).
+    Report(LttReportArgs),
+    /// Summarise the trace: trace header, tracefiles, facilities, event
+    /// counts, lost data.
+    Info(LttInfoArgs),
+    /// The same summary as `info` (every event is read and counted).
+    Stats(LttInfoArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LttReportArgs {
+    /// The trace directory (cpu_N tracefiles and control/).
+    pub trace: PathBuf,
+    /// Times as seconds.nanoseconds since the epoch.
+    #[arg(long)]
+    pub clock_seconds: bool,
+    /// Cycle counts instead of times.
+    #[arg(long)]
+    pub clock_cycles: bool,
+    /// The date before the time of day.
+    #[arg(long)]
+    pub clock_date: bool,
+    /// No (+delta) column.
+    #[arg(long)]
+    pub no_delta: bool,
+    /// Stop at the first damage instead of reporting it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct LttInfoArgs {
+    /// The trace directory.
+    pub trace: PathBuf,
+    /// Stop at the first damage instead of reporting it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+fn load(path: &Path) -> std::io::Result<FileBytes> {
+    crate::open::map(path)
+        .map(|m| Box::new(m) as FileBytes)
+        .map_err(|e| std::io::Error::other(format!("{e:#}")))
+}
+
+pub fn run(cli: LttCli) -> Result<Outcome> {
+    let mut out = Out::new();
+    let mut warn = std::io::stderr();
+    match cli.cmd {
+        LttCmd::Report(a) => {
+            let opts = ReportOptions {
+                strict: a.strict,
+                clock_seconds: a.clock_seconds,
+                clock_cycles: a.clock_cycles,
+                clock_date: a.clock_date,
+                no_delta: a.no_delta,
+                loader: Some(&load),
+            };
+            let st = tracemux_ltt::report(&a.trace, &opts, &mut out, &mut warn)
+                .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
+            out.flush()?;
+            Ok(if st.warnings > 0 {
+                Outcome::Damaged
+            } else {
+                Outcome::Ok
+            })
+        }
+        LttCmd::Info(a) | LttCmd::Stats(a) => {
+            let opts = ReportOptions {
+                strict: a.strict,
+                loader: Some(&load),
+                ..Default::default()
+            };
+            let s = tracemux_ltt::info(&a.trace, &opts, &mut out, &mut warn)
+                .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
+            out.flush()?;
+            Ok(if s.problems.is_empty() {
+                Outcome::Ok
+            } else {
+                Outcome::Damaged
+            })
+        }
+    }
+}

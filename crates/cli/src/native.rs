@@ -1,0 +1,69 @@
+//! Which command line applies. Each format is printed as its native tool
+//! prints it, and each native tool has its own everyday flags (trace-cmd's
+//! `-f` lists functions, uftrace's `-f` picks output fields). So the trace
+//! named on the command line is recognised first, and the command line is
+//! then parsed with that format's options: `tracemux report DIR --help`
+//! lists the options that apply to DIR.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use crate::open::{sniff, Kind};
+
+/// The option set a command line is parsed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// trace-cmd's (trace.dat, and the default when no trace is named).
+    TraceCmd,
+    /// babeltrace2's (CTF).
+    Babeltrace,
+    /// uftrace's (uftrace.data).
+    Uftrace,
+    /// Legacy LTT (babeltrace2-like).
+    Ltt,
+}
+
+/// The subcommands whose options depend on the trace.
+const PER_FORMAT: &[&str] = &["report", "info", "dump", "stats"];
+
+/// Decide the option set from the raw arguments: the first argument after
+/// the subcommand that names an existing file or directory decides.
+pub fn detect(argv: &[OsString]) -> Style {
+    let Some(sub) = argv.get(1).and_then(|s| s.to_str()) else {
+        return Style::TraceCmd;
+    };
+    if !PER_FORMAT.contains(&sub) {
+        return Style::TraceCmd;
+    }
+    for a in &argv[2..] {
+        let bytes = a.as_encoded_bytes();
+        if bytes.first() == Some(&b'-') {
+            continue;
+        }
+        let p = Path::new(a);
+        if !p.exists() {
+            continue;
+        }
+        return match sniff(p) {
+            Ok(Kind::Ctf { .. }) => Style::Babeltrace,
+            Ok(Kind::Uftrace) => Style::Uftrace,
+            Ok(Kind::Ltt) => Style::Ltt,
+            // trace.dat, or an error the trace-cmd path reports
+            _ => Style::TraceCmd,
+        };
+    }
+    Style::TraceCmd
+}
+
+/// Parse `argv` with the clap parser `P`; on `--help`/errors print and
+/// return the exit code.
+pub fn parse<P: clap::Parser>(argv: Vec<OsString>) -> Result<P, std::process::ExitCode> {
+    match P::try_parse_from(argv) {
+        Ok(c) => Ok(c),
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            Err(std::process::ExitCode::from(code))
+        }
+    }
+}
