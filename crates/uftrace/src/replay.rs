@@ -132,6 +132,88 @@ impl Default for ReplayOptions {
     }
 }
 
+impl ReplayOptions {
+    /// Parse uftrace-style replay arguments (`-f F`, `-a`, `--no-libcall`,
+    /// `--no-event`, `-F F`, `-N F`, `-T T`, `-D N`, `-t TIME`, `--tid T`,
+    /// `--demangle=M`, `--match=regex|glob`, `--no-comment`, `--no-merge`,
+    /// `-k`; both `-x V` and `--long=V` forms). `-d DIR` is skipped.
+    pub fn from_args(args: &[&str]) -> Result<ReplayOptions, String> {
+        let mut o = ReplayOptions::default();
+        let mut i = 0;
+        let mut filter: Vec<String> = Vec::new();
+        let mut trigger: Vec<String> = Vec::new();
+        while i < args.len() {
+            let a = args[i];
+            let (key, inline) = match a.split_once('=') {
+                Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
+                _ => (a, None),
+            };
+            let val = |i: &mut usize| -> Result<String, String> {
+                if let Some(v) = &inline {
+                    return Ok(v.clone());
+                }
+                *i += 1;
+                args.get(*i)
+                    .map(|s| s.to_string())
+                    .ok_or(format!("{key} needs a value"))
+            };
+            match key {
+                "-d" | "--data" => {
+                    val(&mut i)?;
+                }
+                "-a" | "--auto-args" | "-k" | "--kernel" => {}
+                "--no-args" => o.show_args = false,
+                "-f" | "--output-fields" => {
+                    o.fields = Some(
+                        parse_fields(&val(&mut i)?)
+                            .map_err(|f| format!("unknown field name '{f}'"))?,
+                    )
+                }
+                "--no-libcall" => o.no_libcall = true,
+                "--no-event" => o.no_event = true,
+                "--no-comment" => o.no_comment = true,
+                "--no-merge" => o.no_merge = true,
+                "-F" | "--filter" => filter.push(val(&mut i)?),
+                "-N" | "--notrace" => filter.push(format!("!{}", val(&mut i)?)),
+                "-T" | "--trigger" => trigger.push(val(&mut i)?),
+                "-D" | "--depth" => {
+                    let v = val(&mut i)?;
+                    let d = crate::header::c_atol(&v) as i32;
+                    o.depth = if d <= 0 || d >= 65535 { 1024 } else { d };
+                }
+                "-t" | "--time-filter" => {
+                    o.time_filter = crate::argspec::parse_time(&val(&mut i)?, 3)
+                }
+                "--tid" => {
+                    let v = val(&mut i)?;
+                    let tids = o.tids.get_or_insert_with(Vec::new);
+                    for t in v.split([',', ';', ':']) {
+                        tids.push(crate::header::c_atol(t) as i32);
+                    }
+                }
+                "--demangle" => {
+                    o.demangle = Demangle::parse(&val(&mut i)?).unwrap_or(Demangle::Simple);
+                }
+                "--match" => {
+                    o.pattern = match val(&mut i)?.as_str() {
+                        "glob" => PatternType::Glob,
+                        _ => PatternType::Regex,
+                    }
+                }
+                _ => return Err(format!("unsupported replay option '{a}'")),
+            }
+            i += 1;
+        }
+        if !filter.is_empty() {
+            o.filter = Some(filter.join(";"));
+        }
+        if !trigger.is_empty() {
+            o.trigger = Some(trigger.join(";"));
+        }
+        Ok(o)
+    }
+}
+
 /// Open `dir` and write its replay to `out`; damage and warnings go to
 /// `warn` (one line each, prefixed `uftrace: `).
 pub fn replay(
@@ -303,11 +385,22 @@ pub fn replay_data(
         writeln!(warn, "uftrace: {d}")?;
     }
     let mut filter_mode = FilterMode::None;
+    let mut failed = false;
     if let Some(f) = &opts.filter {
         let modes = data.add_triggers(f, trig::FILTER, opts.pattern, false);
-        if modes.is_empty() {
-            writeln!(warn, "uftrace: failed to set filter or trigger: {f}")?;
-        }
+        let count: usize = data
+            .sessions
+            .sessions
+            .iter()
+            .map(|s| {
+                s.filters
+                    .entries
+                    .iter()
+                    .filter(|e| e.trigger.flags & trig::FILTER != 0)
+                    .count()
+            })
+            .sum();
+        failed = count == 0;
         for m in modes {
             if m == FilterMode::In {
                 filter_mode = FilterMode::In;
@@ -317,13 +410,40 @@ pub fn replay_data(
         }
     }
     if let Some(t) = &opts.trigger {
-        for m in data.add_triggers(t, 0, opts.pattern, false) {
+        let before = data
+            .sessions
+            .sessions
+            .iter()
+            .map(|s| s.filters.entries.len())
+            .sum::<usize>();
+        let modes = data.add_triggers(t, 0, opts.pattern, false);
+        let after = data
+            .sessions
+            .sessions
+            .iter()
+            .map(|s| s.filters.entries.len())
+            .sum::<usize>();
+        if !failed && before == after && modes.is_empty() {
+            failed = true;
+        }
+        for m in modes {
             if m == FilterMode::In {
                 filter_mode = FilterMode::In;
             } else if filter_mode == FilterMode::None {
                 filter_mode = FilterMode::Out;
             }
         }
+    }
+    if failed {
+        // uftrace prints this usage message on stdout and goes on
+        let mut msg = b"Usage: failed to set filter or trigger: ".to_vec();
+        let parts: Vec<&str> = [opts.filter.as_deref(), opts.trigger.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        msg.extend_from_slice(parts.join(" or ").as_bytes());
+        msg.push(b'\n');
+        out.write_all(&msg)?;
     }
     let data: &UftraceData = data;
     let fixups = build_fixups(data);
@@ -443,17 +563,22 @@ fn build_fixups(data: &UftraceData) -> Vec<Vec<(u64, u64, Fixup)>> {
 }
 
 impl<'d> Walker<'d> {
+    fn fresh(&self) -> FStack {
+        FStack {
+            orig_depth: self.opts.depth,
+            ..FStack::default()
+        }
+    }
+
     fn fget(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
-        if idx < 0 || idx >= self.max_stack {
+        if idx < 0 || idx >= self.max_stack || !self.tasks[ti].enabled {
             return None;
         }
+        let fill = self.fresh();
         let t = &mut self.tasks[ti];
-        if !t.enabled {
-            return None;
-        }
         let i = idx as usize;
         if i >= t.stack.len() {
-            t.stack.resize(i + 1, FStack::default());
+            t.stack.resize(i + 1, fill);
         }
         Some(&mut t.stack[i])
     }
@@ -467,7 +592,7 @@ impl<'d> Walker<'d> {
                 .stack
                 .get(idx as usize)
                 .copied()
-                .unwrap_or_default(),
+                .unwrap_or_else(|| self.fresh()),
         )
     }
 
