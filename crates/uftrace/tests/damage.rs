@@ -1,0 +1,196 @@
+//! Bad input: damaged copies of the pg-basic fixture. No panic, no hang;
+//! damage is reported with the file and offset; what uftrace prints for the
+//! same damage is matched where it keeps going (tests/fixtures/uftrace/damaged).
+
+use std::path::{Path, PathBuf};
+
+use tracemux_uftrace::replay::{replay, ReplayOptions};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace")
+}
+
+/// A fresh copy of pg-basic's uftrace.data in a temporary directory.
+fn copy(case: &str) -> PathBuf {
+    let src = fixtures().join("corpus/pg-basic/uftrace.data");
+    let dst = std::env::temp_dir().join(format!(
+        "tracemux-uftrace-damage-{}-{case}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dst);
+    std::fs::create_dir_all(&dst).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+    dst
+}
+
+fn run(dir: &Path) -> (String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    replay(dir, &ReplayOptions::default(), &mut out, &mut err).unwrap();
+    (
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+fn zst(path: &Path) -> String {
+    String::from_utf8(zstd::decode_all(std::fs::File::open(path).unwrap()).unwrap()).unwrap()
+}
+
+#[test]
+fn missing_symbol_file_prints_addresses_like_uftrace() {
+    let d = copy("nosym");
+    std::fs::remove_file(d.join("ufprog_pg.sym")).unwrap();
+    let (out, err) = run(&d);
+    assert_eq!(out, zst(&fixtures().join("damaged/nosym/replay.txt.zst")));
+    assert!(err.contains("ufprog_pg.sym"), "{err}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn truncated_data_file_like_uftrace() {
+    let d = copy("trunc");
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(d.join("1369.dat"))
+        .unwrap();
+    f.set_len(5000).unwrap();
+    let (out, err) = run(&d);
+    assert_eq!(out, zst(&fixtures().join("damaged/trunc/replay.txt.zst")));
+    assert!(
+        err.contains("1369.dat") && err.contains("offset 0x1380"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn bad_record_magic_is_reported_and_skipped() {
+    let d = copy("magic");
+    let p = d.join("1369.dat");
+    let mut b = std::fs::read(&p).unwrap();
+    b[0x108] = 0; // type/more/magic/depth of the record at 0x100
+    std::fs::write(&p, &b).unwrap();
+    let (out, err) = run(&d);
+    assert!(
+        err.contains("1369.dat") && err.contains("magic") && err.contains("0x100"),
+        "{err}"
+    );
+    // every other task is intact; the damaged task keeps the records after
+    // the bad one (uftrace 0.13 drops them)
+    let reference = std::fs::read_to_string(fixtures().join("corpus/pg-basic/replay.txt")).unwrap();
+    let keep = |s: &str| {
+        s.lines()
+            .filter(|l| l.contains("[  1366]"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keep(&out), keep(&reference));
+    assert!(out.lines().filter(|l| l.contains("[  1369]")).count() > 100);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn unknown_feature_bit_warns_and_replays() {
+    let d = copy("feat");
+    let p = d.join("info");
+    let mut b = std::fs::read(&p).unwrap();
+    b[18] |= 0x10; // feature bit 20
+    std::fs::write(&p, &b).unwrap();
+    let (out, err) = run(&d);
+    let reference = std::fs::read_to_string(fixtures().join("corpus/pg-basic/replay.txt")).unwrap();
+    assert_eq!(out, reference);
+    assert!(
+        err.contains("unknown feature bits 0x100000") && err.contains("0x10"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn missing_map_and_task_files_do_not_panic() {
+    let d = copy("nomap");
+    for e in std::fs::read_dir(&d).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "map") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    let (out, err) = run(&d);
+    assert!(err.contains("sid-98d71dad15a9c706.map"), "{err}");
+    assert!(out.contains("<563251d3f4f0>() {"), "{out}");
+    std::fs::remove_file(d.join("task.txt")).unwrap();
+    let (out, err) = run(&d);
+    assert!(err.contains("task.txt"), "{err}");
+    assert!(out.lines().count() > 100);
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn bad_info_is_an_error_not_a_panic() {
+    let d = copy("info");
+    let p = d.join("info");
+    let b = std::fs::read(&p).unwrap();
+    for cut in [0, 7, 39, 41, 200] {
+        std::fs::write(&p, &b[..cut]).unwrap();
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let _ = replay(&d, &ReplayOptions::default(), &mut out, &mut err);
+        let _ = tracemux_uftrace::info::info(&d, &mut out, &mut err);
+        let _ = tracemux_uftrace::info::info_task(&d, &mut out, &mut err);
+    }
+    let mut bad = b.clone();
+    bad[0] = b'X';
+    std::fs::write(&p, &bad).unwrap();
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let e = replay(&d, &ReplayOptions::default(), &mut out, &mut err).unwrap_err();
+    assert!(e.to_string().contains("magic"), "{e}");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
+fn corrupted_bytes_never_panic() {
+    let d = copy("fuzz");
+    let names = [
+        "1366.dat",
+        "1369.dat",
+        "perf-cpu0.dat",
+        "task.txt",
+        "sid-98d71dad15a9c706.map",
+        "ufprog_pg.sym",
+    ];
+    let orig: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| std::fs::read(d.join(n)).unwrap())
+        .collect();
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    for round in 0..60 {
+        let k = round % names.len();
+        let mut b = orig[k].clone();
+        for _ in 0..8 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            if b.is_empty() {
+                break;
+            }
+            let i = (seed as usize) % b.len();
+            b[i] = (seed >> 32) as u8;
+        }
+        if round % 7 == 3 {
+            let l = b.len() / 2;
+            b.truncate(l);
+        }
+        std::fs::write(d.join(names[k]), &b).unwrap();
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let _ = replay(&d, &ReplayOptions::default(), &mut out, &mut err);
+        let _ = tracemux_uftrace::info::info_task(&d, &mut out, &mut err);
+        std::fs::write(d.join(names[k]), &orig[k]).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(d);
+}
