@@ -7,6 +7,7 @@ mod native;
 mod open;
 mod report;
 mod select;
+mod uftrace;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -76,6 +77,7 @@ pub enum Outcome {
 fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let res = match native::detect(&argv) {
+        native::Style::Uftrace => return uftrace::main(argv),
         native::Style::Ltt => match native::parse::<ltt::LttCli>(argv) {
             Ok(c) => ltt::run(c),
             Err(code) => return code,
@@ -98,7 +100,7 @@ fn main() -> ExitCode {
 
 /// The exit code: 0 success, 1 damage reported or an error, 2 bad usage
 /// (from clap). A closed pipe is not an error.
-fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
+pub fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
     match res {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Damaged) => ExitCode::from(1),
