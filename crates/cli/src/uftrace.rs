@@ -26,7 +26,7 @@ pub struct UftraceCli {
 #[derive(Subcommand, Debug)]
 pub enum UftraceCmd {
     /// The function calls, as `uftrace replay` prints them.
-    Report(ReplayArgs),
+    Report(Box<ReplayArgs>),
     /// What the recording says about itself, as `uftrace info` prints it.
     Info(InfoArgs),
 }
