@@ -4,5 +4,9 @@
 //! the babeltrace2-style printer work on the IR only.
 #![forbid(unsafe_code)]
 
+pub mod decode;
 pub mod ir;
+pub mod listing;
+pub mod stream;
+pub mod text;
 pub mod tsdl;

@@ -1,0 +1,577 @@
+//! Packets and event records of one data stream.
+//!
+//! A data stream is one or more stream files (LTTng tracefile rotation
+//! splits one stream over `ch0_N_0`, `ch0_N_1`...). [`index_file`] walks
+//! the packets of one file, reading only their header and context, and
+//! checks their sizes; [`StreamDecoder`] then decodes the packets of a
+//! stream in order, event record by event record, reporting to a
+//! [`Visitor`]. It also derives babeltrace2's "discarded events" and
+//! "discarded packets" notices from the counters of consecutive packets.
+
+use crate::decode::{
+    decode_scope, Cursor, DecodeError, DecodeErrorKind, NullVisitor, PacketInfo, Program, Visitor,
+};
+use crate::ir::Scope;
+
+/// The packet magic number (CTF 1.8 section 5).
+pub const PACKET_MAGIC: u64 = 0xC1FC_1FC1;
+
+/// One packet of a stream file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PacketEntry {
+    /// Index of the file in the stream's file list.
+    pub file: usize,
+    /// Byte offset of the packet in its file.
+    pub offset: u64,
+    /// Total size in bytes (padding included; clipped to the file end for a
+    /// truncated packet).
+    pub total_bytes: u64,
+    /// Content size in bits.
+    pub content_bits: u64,
+    /// Position of the stream class in [`Program::streams`].
+    pub stream: usize,
+    pub info: PacketInfo,
+    /// The packet extends past the end of its file.
+    pub truncated: bool,
+}
+
+/// An error in a stream file, with the byte offset of the packet and the
+/// bit offset inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamError {
+    pub file: usize,
+    pub packet_offset: u64,
+    pub error: DecodeError,
+}
+
+impl StreamError {
+    /// Absolute byte offset of the error in its file.
+    pub fn byte_offset(&self) -> u64 {
+        self.packet_offset + self.error.bit / 8
+    }
+}
+
+fn perr(file: usize, offset: u64, bit: u64, msg: String) -> StreamError {
+    StreamError {
+        file,
+        packet_offset: offset,
+        error: DecodeError {
+            kind: DecodeErrorKind::Other(msg),
+            bit,
+        },
+    }
+}
+
+/// Decode a packet header and context at `offset` and work out the
+/// packet's sizes. Returns the entry and the cursor position after the
+/// context (bits).
+pub fn read_packet_start<'d, V: Visitor>(
+    p: &Program,
+    uuid: Option<[u8; 16]>,
+    file: usize,
+    data: &'d [u8],
+    offset: u64,
+    c: &mut Cursor<'d>,
+    v: &mut V,
+) -> Result<(PacketEntry, u64), StreamError> {
+    let pdata = &data[offset as usize..];
+    c.reset(pdata);
+    let fail = |e: DecodeError| StreamError {
+        file,
+        packet_offset: offset,
+        error: e,
+    };
+    v.packet_begin(offset);
+    if let Some(h) = p.packet_header {
+        decode_scope(p, c, v, Scope::PacketHeader, h).map_err(fail)?;
+        if let Some(m) = c.info.magic {
+            if m != PACKET_MAGIC {
+                return Err(perr(
+                    file,
+                    offset,
+                    0,
+                    format!("bad packet magic number {m:#x} (expected 0xc1fc1fc1)"),
+                ));
+            }
+        }
+        if let (Some(want), Some(got)) = (uuid, c.info.uuid) {
+            if want != got {
+                return Err(perr(
+                    file,
+                    offset,
+                    c.pos,
+                    "packet UUID differs from the trace UUID".into(),
+                ));
+            }
+        }
+    }
+    let sc = match c.info.stream_class {
+        Some(id) => p.stream_pos(id).ok_or_else(|| {
+            perr(
+                file,
+                offset,
+                c.pos,
+                format!("no data stream class with ID {id}"),
+            )
+        })?,
+        None => {
+            if p.streams.len() == 1 {
+                0
+            } else if p.streams.is_empty() {
+                usize::MAX
+            } else {
+                return Err(perr(
+                    file,
+                    offset,
+                    c.pos,
+                    "several data stream classes but no stream class ID in the packet header"
+                        .into(),
+                ));
+            }
+        }
+    };
+    v.data_stream_info(c.pos, p.streams.get(sc).map(|s| s.id), c.info.stream_id);
+    if let Some(s) = p.streams.get(sc) {
+        if let Some(pc) = s.packet_context {
+            decode_scope(p, c, v, Scope::PacketContext, pc).map_err(fail)?;
+        }
+    }
+    let file_bits = (pdata.len() as u64).saturating_mul(8);
+    let (total, content) = match (c.info.total_bits, c.info.content_bits) {
+        (Some(t), Some(k)) => (t, k),
+        (Some(t), None) => (t, t),
+        (None, Some(k)) => (k, k),
+        (None, None) => (file_bits, file_bits),
+    };
+    if c.info.total_bits.is_some() && total % 8 != 0 {
+        return Err(perr(
+            file,
+            offset,
+            c.pos,
+            format!("packet total size {total} bits is not a multiple of 8"),
+        ));
+    }
+    if content > total {
+        return Err(perr(
+            file,
+            offset,
+            c.pos,
+            format!("packet content size {content} bits exceeds its total size {total} bits"),
+        ));
+    }
+    if c.pos > content {
+        return Err(perr(
+            file,
+            offset,
+            c.pos,
+            format!(
+                "packet content size {content} bits is smaller than its header and context ({} bits)",
+                c.pos
+            ),
+        ));
+    }
+    if total == 0 {
+        return Err(perr(file, offset, c.pos, "packet of size 0".into()));
+    }
+    let info = c.info;
+    if sc != usize::MAX {
+        v.packet_info(c.pos, &info);
+    }
+    let truncated = total > file_bits;
+    Ok((
+        PacketEntry {
+            file,
+            offset,
+            total_bytes: total.div_ceil(8).min(pdata.len() as u64),
+            content_bits: content,
+            stream: sc,
+            info,
+            truncated,
+        },
+        c.pos,
+    ))
+}
+
+/// The packets of one stream file, in file order. Stops at the first
+/// packet that cannot be read; that error is returned beside the packets
+/// read before it.
+pub fn index_file(
+    p: &Program,
+    uuid: Option<[u8; 16]>,
+    file: usize,
+    data: &[u8],
+) -> (Vec<PacketEntry>, Option<StreamError>) {
+    let mut out = Vec::new();
+    let mut c = Cursor::new(data, p.slots);
+    let mut off = 0u64;
+    while off < data.len() as u64 {
+        match read_packet_start(p, uuid, file, data, off, &mut c, &mut NullVisitor) {
+            Ok((e, _)) => {
+                let next = off + e.total_bytes;
+                let truncated = e.truncated;
+                out.push(e);
+                if truncated {
+                    let err = perr(
+                        file,
+                        off,
+                        0,
+                        format!(
+                            "packet extends past the end of the file ({} bytes in the file)",
+                            data.len() as u64 - off
+                        ),
+                    );
+                    return (out, Some(err));
+                }
+                off = next;
+            }
+            Err(e) => return (out, Some(e)),
+        }
+    }
+    (out, None)
+}
+
+/// A notice of lost data, as babeltrace2 derives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Discarded {
+    /// Events (`false`) or packets (`true`).
+    pub packets: bool,
+    /// `None`: "may have discarded" (no count known).
+    pub count: Option<u64>,
+    /// Time range (raw default clock values), when the stream class has
+    /// begin/end times.
+    pub begin: Option<u64>,
+    pub end: Option<u64>,
+}
+
+/// What the stream has next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// An event record whose header is decoded: its default clock value and
+    /// the position of its class in the stream class's IR `event_classes`.
+    Event {
+        clock: u64,
+        class: usize,
+    },
+    Discarded(Discarded),
+    End,
+}
+
+/// Sequential decoder of one data stream.
+pub struct StreamDecoder<'d> {
+    prog: &'d Program,
+    files: Vec<&'d [u8]>,
+    packets: Vec<PacketEntry>,
+    next_packet: usize,
+    c: Cursor<'d>,
+    /// A packet is open: its content end and current stream class.
+    open: Option<(usize, usize)>,
+    /// The body of the last event is still to be decoded.
+    body_pending: Option<usize>,
+    pending: [Option<Discarded>; 2],
+    prev: Option<PacketInfo>,
+    uuid: Option<[u8; 16]>,
+    /// Number of event records decoded (headers).
+    pub events: u64,
+}
+
+impl<'d> StreamDecoder<'d> {
+    /// A decoder over `packets` (from [`index_file`] on `files`, in the
+    /// order they must be read).
+    pub fn new(
+        prog: &'d Program,
+        uuid: Option<[u8; 16]>,
+        files: Vec<&'d [u8]>,
+        packets: Vec<PacketEntry>,
+    ) -> Self {
+        let first = files.first().copied().unwrap_or(&[]);
+        StreamDecoder {
+            prog,
+            files,
+            packets,
+            next_packet: 0,
+            c: Cursor::new(first, prog.slots),
+            open: None,
+            body_pending: None,
+            pending: [None, None],
+            prev: None,
+            uuid,
+            events: 0,
+        }
+    }
+
+    /// The packets this decoder reads.
+    pub fn packets(&self) -> &[PacketEntry] {
+        &self.packets
+    }
+
+    /// The entry of the packet being decoded (or last decoded).
+    pub fn current_packet(&self) -> Option<&PacketEntry> {
+        self.next_packet
+            .checked_sub(1)
+            .and_then(|i| self.packets.get(i))
+    }
+
+    /// Current default clock value.
+    pub fn clock(&self) -> u64 {
+        self.c.clock
+    }
+
+    fn err(&self, e: DecodeError) -> StreamError {
+        let pe = self.current_packet();
+        StreamError {
+            file: pe.map(|p| p.file).unwrap_or(0),
+            packet_offset: pe.map(|p| p.offset).unwrap_or(0),
+            error: e,
+        }
+    }
+
+    /// Open the next packet: decode its header and context with `v` and
+    /// queue the discarded-data notices. `false` at the end.
+    fn open_packet<V: Visitor>(&mut self, v: &mut V) -> Result<bool, StreamError> {
+        let Some(e) = self.packets.get(self.next_packet).cloned() else {
+            return Ok(false);
+        };
+        self.next_packet += 1;
+        let data = self.files[e.file];
+        let (entry, _) =
+            read_packet_start(self.prog, self.uuid, e.file, data, e.offset, &mut self.c, v)?;
+        let sc = &self.prog.streams.get(entry.stream);
+        // babeltrace2's discarded events / packets (msg-iter rules).
+        let info = entry.info;
+        if let Some(s) = sc {
+            if s.has_discarded_events {
+                let cur = info.discarded;
+                let notice = match (self.prev.and_then(|p| p.discarded), cur) {
+                    (None, Some(c)) if c != 0 => Some(Discarded {
+                        packets: false,
+                        count: None,
+                        begin: info.begin_clock,
+                        end: info.end_clock,
+                    }),
+                    (Some(pv), Some(c)) if c.wrapping_sub(pv) != 0 => Some(Discarded {
+                        packets: false,
+                        count: Some(c.wrapping_sub(pv)),
+                        begin: self.prev.and_then(|p| p.end_clock),
+                        end: info.end_clock,
+                    }),
+                    _ => None,
+                };
+                self.pending[0] = notice.map(|mut n| {
+                    if !(s.has_ts_begin && s.has_ts_end) {
+                        n.begin = None;
+                        n.end = None;
+                    }
+                    n
+                });
+            }
+            if s.has_packet_seq_num {
+                if let (Some(pv), Some(c)) = (self.prev.and_then(|p| p.seq_num), info.seq_num) {
+                    let d = c.wrapping_sub(pv);
+                    if d > 1 {
+                        let both = s.has_ts_begin && s.has_ts_end;
+                        self.pending[1] = Some(Discarded {
+                            packets: true,
+                            count: Some(d - 1),
+                            begin: if both {
+                                self.prev.and_then(|p| p.end_clock)
+                            } else {
+                                None
+                            },
+                            end: if both { info.begin_clock } else { None },
+                        });
+                    }
+                }
+            }
+        }
+        self.prev = Some(info);
+        self.open = Some((entry.content_bits as usize, entry.stream));
+        Ok(true)
+    }
+
+    /// Decode up to the next event record's header (or notice), decoding
+    /// packet headers and contexts on the way with `v`. A pending event
+    /// body is skipped (decoded with no visitor).
+    pub fn advance<V: Visitor>(&mut self, v: &mut V) -> Result<Step, StreamError> {
+        if self.body_pending.is_some() {
+            self.body(&mut NullVisitor)?;
+        }
+        loop {
+            if let Some(n) = self.pending.iter_mut().find_map(|p| p.take()) {
+                return Ok(Step::Discarded(n));
+            }
+            let Some((content, sc)) = self.open else {
+                if !self.open_packet(v)? {
+                    return Ok(Step::End);
+                }
+                continue;
+            };
+            let content = content as u64;
+            if self.c.pos >= content {
+                let total = self
+                    .current_packet()
+                    .map(|p| p.total_bytes * 8)
+                    .unwrap_or(content);
+                v.packet_end(content, total.max(content));
+                self.open = None;
+                continue;
+            }
+            let Some(s) = self.prog.streams.get(sc) else {
+                return Err(self.err(DecodeError {
+                    kind: DecodeErrorKind::Other("packet content but no data stream class".into()),
+                    bit: self.c.pos,
+                }));
+            };
+            self.c
+                .align(s.event_align(self.prog))
+                .map_err(|e| self.err(e))?;
+            v.event_begin(self.c.pos);
+            self.c.event_id = None;
+            if let Some(h) = s.event_header {
+                decode_scope(self.prog, &mut self.c, v, Scope::EventHeader, h)
+                    .map_err(|e| self.err(e))?;
+            }
+            let pos = match self.c.event_id {
+                Some(id) => s.event_pos(id).ok_or_else(|| {
+                    self.err(DecodeError {
+                        kind: DecodeErrorKind::Other(format!(
+                            "no event record class with ID {id} in data stream class {}",
+                            s.id
+                        )),
+                        bit: self.c.pos,
+                    })
+                })?,
+                None => {
+                    if s.events.len() == 1 {
+                        0
+                    } else {
+                        return Err(self.err(DecodeError {
+                            kind: DecodeErrorKind::Other(if s.events.is_empty() {
+                                "data stream class without event record classes".into()
+                            } else {
+                                "several event record classes but no event class ID".into()
+                            }),
+                            bit: self.c.pos,
+                        }));
+                    }
+                }
+            };
+            let class = s.event_index[pos];
+            v.event_class(self.c.pos, class, s.events[pos].id);
+            self.body_pending = Some(pos);
+            self.events += 1;
+            return Ok(Step::Event {
+                clock: self.c.clock,
+                class,
+            });
+        }
+    }
+
+    /// Decode the contexts and payload of the event whose header
+    /// [`advance`](Self::advance) returned.
+    pub fn body<V: Visitor>(&mut self, v: &mut V) -> Result<(), StreamError> {
+        let Some(pos) = self.body_pending.take() else {
+            return Ok(());
+        };
+        let Some((_, sc)) = self.open else {
+            return Ok(());
+        };
+        let p = self.prog;
+        let s = &p.streams[sc];
+        let e = &s.events[pos];
+        let scopes = [
+            (Scope::EventCommonContext, s.common_context),
+            (Scope::EventSpecificContext, e.specific_context),
+            (Scope::EventPayload, e.payload),
+        ];
+        for (scope, root) in scopes {
+            if let Some(r) = root {
+                decode_scope(p, &mut self.c, v, scope, r).map_err(|e| self.err(e))?;
+            }
+        }
+        v.event_end(self.c.pos);
+        Ok(())
+    }
+}
+
+/// Decode every packet of one stream file in file order with `v`, as yactfr
+/// does (no sorting, no discarded-data notices). Returns the number of
+/// event records; stops at the first error.
+pub fn decode_file<V: Visitor>(
+    p: &Program,
+    uuid: Option<[u8; 16]>,
+    data: &[u8],
+    v: &mut V,
+) -> Result<u64, StreamError> {
+    let mut c = Cursor::new(data, p.slots);
+    let mut off = 0u64;
+    let mut events = 0u64;
+    while off < data.len() as u64 {
+        // yactfr: the default clock starts over with each packet.
+        c.clock = 0;
+        let (e, _) = read_packet_start(p, uuid, 0, data, off, &mut c, v)?;
+        let fail = |er: DecodeError| StreamError {
+            file: 0,
+            packet_offset: off,
+            error: er,
+        };
+        if let Some(s) = p.streams.get(e.stream) {
+            while c.pos < e.content_bits {
+                c.align(s.event_align(p)).map_err(fail)?;
+                v.event_begin(c.pos);
+                c.event_id = None;
+                if let Some(h) = s.event_header {
+                    decode_scope(p, &mut c, v, Scope::EventHeader, h).map_err(fail)?;
+                }
+                let pos = match c.event_id {
+                    Some(id) => s.event_pos(id).ok_or_else(|| {
+                        fail(DecodeError {
+                            kind: DecodeErrorKind::Other(format!(
+                                "no event record class with ID {id}"
+                            )),
+                            bit: c.pos,
+                        })
+                    })?,
+                    None if s.events.len() == 1 => 0,
+                    None => {
+                        return Err(fail(DecodeError {
+                            kind: DecodeErrorKind::Other(
+                                "cannot select an event record class".into(),
+                            ),
+                            bit: c.pos,
+                        }))
+                    }
+                };
+                let ev = &s.events[pos];
+                v.event_class(c.pos, s.event_index[pos], ev.id);
+                for (scope, root) in [
+                    (Scope::EventCommonContext, s.common_context),
+                    (Scope::EventSpecificContext, ev.specific_context),
+                    (Scope::EventPayload, ev.payload),
+                ] {
+                    if let Some(r) = root {
+                        decode_scope(p, &mut c, v, scope, r).map_err(fail)?;
+                    }
+                }
+                v.event_end(c.pos);
+                events += 1;
+            }
+        } else if c.pos < e.content_bits {
+            return Err(fail(DecodeError {
+                kind: DecodeErrorKind::Other("packet content but no data stream class".into()),
+                bit: c.pos,
+            }));
+        }
+        let total_bits = e
+            .content_bits
+            .max(e.info.total_bits.unwrap_or(e.content_bits));
+        v.packet_end(e.content_bits, total_bits);
+        if e.truncated {
+            return Err(fail(DecodeError {
+                kind: DecodeErrorKind::EndOfData { bits: 8 },
+                bit: total_bits.min((data.len() as u64 - off) * 8),
+            }));
+        }
+        off += e.total_bytes;
+    }
+    Ok(events)
+}
