@@ -312,7 +312,13 @@ struct Walker<'d> {
     setjmp_depth: i32,
     setjmp_count: i32,
     line: Vec<u8>,
+    /// Scratch buffers reused for every line (no allocation per record).
+    name_buf: Vec<u8>,
+    args_buf: Vec<u8>,
+    ret_buf: Vec<u8>,
     endian: Endian,
+    /// Direct-mapped cache of symbol lookups: (session, addr) -> symbol.
+    sym_cache: Vec<(u64, usize, Option<&'d crate::symbols::Symbol>)>,
 }
 
 struct Ctx2<'a> {
@@ -340,6 +346,48 @@ impl ArgContext for Ctx2<'_> {
     }
 }
 
+/// Append `v` right-aligned in `width` columns, zero-padded to `zeros` digits.
+fn push_num(out: &mut Vec<u8>, v: u64, width: usize, zeros: usize) {
+    let mut b = [0u8; 20];
+    let mut i = b.len();
+    let mut x = v;
+    loop {
+        i -= 1;
+        b[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    while b.len() - i < zeros {
+        i -= 1;
+        b[i] = b'0';
+    }
+    for _ in (b.len() - i)..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(&b[i..]);
+}
+
+/// Append `v` in lower-case hex right-aligned in `width` columns.
+fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
+    let mut b = [0u8; 16];
+    let mut i = b.len();
+    let mut x = v;
+    loop {
+        i -= 1;
+        b[i] = b"0123456789abcdef"[(x & 15) as usize];
+        x >>= 4;
+        if x == 0 {
+            break;
+        }
+    }
+    for _ in (b.len() - i)..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(&b[i..]);
+}
+
 /// Append uftrace's `print_time_unit` text (10 columns).
 pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
     if nsec == 0 {
@@ -364,7 +412,11 @@ pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
         delta = 999;
         small = 999;
     }
-    let _ = write!(out, "{delta:3}.{small:03} {}", UNITS[idx]);
+    push_num(out, delta, 3, 0);
+    out.push(b'.');
+    push_num(out, small, 0, 3);
+    out.push(b' ');
+    out.extend_from_slice(UNITS[idx].as_bytes());
 }
 
 fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
@@ -498,7 +550,11 @@ pub fn replay_data(
         setjmp_depth: 0,
         setjmp_count: 0,
         line: Vec::with_capacity(4096),
+        name_buf: Vec::with_capacity(256),
+        args_buf: Vec::with_capacity(256),
+        ret_buf: Vec::with_capacity(256),
         endian: data.endian(),
+        sym_cache: vec![(u64::MAX, usize::MAX, None); 4096],
     };
     let mut bw = io::BufWriter::with_capacity(1 << 18, out);
     w.run(&mut bw)?;
@@ -596,9 +652,8 @@ impl<'d> Walker<'d> {
         )
     }
 
-    fn is_plt(&self, tid: i32, rec: &Record<'_>) -> bool {
-        self.data
-            .symbol(tid, rec.time, rec.addr)
+    fn is_plt(&mut self, tid: i32, rec: &Record<'_>) -> bool {
+        self.sym(tid, rec.time, rec.addr)
             .is_some_and(|s| s.is_plt())
     }
 
@@ -991,8 +1046,7 @@ impl<'d> Walker<'d> {
             if !consume
                 && self.opts.no_libcall
                 && self
-                    .data
-                    .symbol(self.tasks[ti].tid, next.rec.time, next.rec.addr)
+                    .sym(self.tasks[ti].tid, next.rec.time, next.rec.addr)
                     .is_some_and(|s| s.is_plt())
             {
                 consume = true;
@@ -1017,14 +1071,33 @@ impl<'d> Walker<'d> {
         Some(next)
     }
 
-    fn symname(&self, tid: i32, rec: &Record<'_>, buf: &mut Vec<u8>) -> Option<bool> {
-        match self.data.symbol(tid, rec.time, rec.addr) {
+    /// Symbol of a record (cached per session and address).
+    fn sym(&mut self, tid: i32, time: u64, addr: u64) -> Option<&'d crate::symbols::Symbol> {
+        let data = self.data;
+        let s = data.session_at(tid, time)?;
+        if !data.sessions.sessions[s].dlopens.is_empty() {
+            return data.symbol_in(s, time, addr);
+        }
+        let slot = ((addr ^ (addr >> 12) ^ (s as u64).wrapping_mul(0x9e37_79b9)) & 4095) as usize;
+        let e = self.sym_cache[slot];
+        if e.0 == addr && e.1 == s {
+            return e.2;
+        }
+        let r = data.symbol_in(s, time, addr);
+        self.sym_cache[slot] = (addr, s, r);
+        r
+    }
+
+    fn symname(&mut self, tid: i32, rec: &Record<'_>, buf: &mut Vec<u8>) -> Option<bool> {
+        match self.sym(tid, rec.time, rec.addr) {
             Some(s) => {
                 buf.extend_from_slice(s.name.as_bytes());
                 Some(s.is_plt())
             }
             None => {
-                let _ = write!(buf, "<{:x}>", rec.addr);
+                buf.push(b'<');
+                push_hex(buf, rec.addr, 0);
+                buf.push(b'>');
                 None
             }
         }
@@ -1043,22 +1116,25 @@ impl<'d> Walker<'d> {
             match f {
                 Field::Duration => time_unit(line, dur.unwrap_or(0)),
                 Field::Tid => {
-                    let mut b = itoa::Buffer::new();
                     line.push(b'[');
-                    pad_left(line, b.format(t.tid).as_bytes(), 6);
+                    if t.tid >= 0 {
+                        push_num(line, t.tid as u64, 6, 0);
+                    } else {
+                        let mut b = itoa::Buffer::new();
+                        pad_left(line, b.format(t.tid).as_bytes(), 6);
+                    }
                     line.push(b']');
                 }
                 Field::Addr => match addr {
                     Some(a) => {
-                        let s = format!("{a:x}");
-                        pad_left(line, s.as_bytes(), 12);
+                        push_hex(line, a, 12);
                     }
                     None => line.extend_from_slice(&[b' '; 12]),
                 },
                 Field::Time => {
-                    let mut b = itoa::Buffer::new();
-                    pad_left(line, b.format(t.timestamp / 1_000_000_000).as_bytes(), 8);
-                    let _ = write!(line, ".{:09}", t.timestamp % 1_000_000_000);
+                    push_num(line, t.timestamp / 1_000_000_000, 8, 0);
+                    line.push(b'.');
+                    push_num(line, t.timestamp % 1_000_000_000, 0, 9);
                 }
                 Field::Delta => {
                     let d = if t.timestamp_last != 0 {
@@ -1101,7 +1177,7 @@ impl<'d> Walker<'d> {
         }
     }
 
-    fn values(&mut self, ti: usize, rec: &Record<'d>, func_rec_time: u64, retval: bool) {
+    fn values(&mut self, ti: usize, rec: &Record<'d>, retval: bool, out: &mut Vec<u8>) {
         let tid = self.tasks[ti].tid;
         let Some(specs) = self.data.arg_specs(tid, rec.time, rec.addr) else {
             return;
@@ -1109,10 +1185,10 @@ impl<'d> Walker<'d> {
         let ctx = Ctx2 {
             data: self.data,
             tid,
-            time: func_rec_time,
+            time: rec.time,
             func: rec.addr,
         };
-        format_values(&mut self.line, specs, rec.data, retval, self.endian, &ctx);
+        format_values(out, specs, rec.data, retval, self.endian, &ctx);
     }
 
     fn run(&mut self, out: &mut dyn Write) -> io::Result<()> {
@@ -1206,11 +1282,20 @@ impl<'d> Walker<'d> {
         let ti = it.task;
         let tid = self.tasks[ti].tid;
         let rec = it.rec;
-        let mut name = Vec::new();
+        let mut name = std::mem::take(&mut self.name_buf);
+        name.clear();
         self.symname(tid, &rec, &mut name);
-        let Some(_flags) = self.fstack_entry(ti, &rec) else {
+        let r = self.print_entry_named(it, &name);
+        self.name_buf = name;
+        r
+    }
+
+    fn print_entry_named(&mut self, it: &Item<'d>, name: &[u8]) -> io::Result<()> {
+        let ti = it.task;
+        let rec = it.rec;
+        if self.fstack_entry(ti, &rec).is_none() {
             return Ok(());
-        };
+        }
         let depth = self.tasks[ti].display_depth;
         let needs_paren = name.last() != Some(&b')') || rec.more;
         let sc = self.tasks[ti].stack_count;
@@ -1225,48 +1310,45 @@ impl<'d> Walker<'d> {
                 && n.rec.depth == rec.depth
                 && n.rec.kind == Kind::Exit
         });
-        let mut args = Vec::new();
-        std::mem::swap(&mut args, &mut self.line);
+        let mut args = std::mem::take(&mut self.args_buf);
+        args.clear();
         if rec.more && self.opts.show_args {
             args.push(b'(');
-            self.line.clear();
-            self.values(ti, &rec, rec.time, false);
-            args.extend_from_slice(&self.line);
+            self.values(ti, &rec, false, &mut args);
             args.push(b')');
         } else if needs_paren {
             args.extend_from_slice(b"()");
         }
-        self.line.clear();
         if let Some(exit) = leaf {
-            let n = self.merger.next_item();
-            if let Some(n) = n {
+            if let Some(n) = self.merger.next_item() {
                 self.consume(&n);
             }
-            let mut retval = Vec::new();
+            let mut retval = std::mem::take(&mut self.ret_buf);
+            retval.clear();
             if exit.rec.more && self.opts.show_args {
                 retval.extend_from_slice(b" = ");
-                std::mem::swap(&mut retval, &mut self.line);
-                self.values(ti, &exit.rec, exit.rec.time, true);
-                std::mem::swap(&mut retval, &mut self.line);
+                self.values(ti, &exit.rec, true, &mut retval);
             }
             retval.push(b';');
             let f = self.fpeek(ti, sc - 1).unwrap_or_default();
             self.print_fields(ti, Some(f.addr), Some(f.total_time));
             self.indent(depth);
-            self.line.extend_from_slice(&name);
+            self.line.extend_from_slice(name);
             self.line.extend_from_slice(&args);
             self.line.extend_from_slice(&retval);
             self.line.push(b'\n');
+            self.ret_buf = retval;
             self.fstack_exit(ti);
         } else {
             let f = self.fpeek(ti, sc - 1).unwrap_or_default();
             self.print_fields(ti, Some(f.addr), None);
             self.indent(depth);
-            self.line.extend_from_slice(&name);
+            self.line.extend_from_slice(name);
             self.line.extend_from_slice(&args);
             self.line.extend_from_slice(b" {\n");
             self.fstack_update(Kind::Entry, ti, sc - 1);
         }
+        self.args_buf = args;
         Ok(())
     }
 
@@ -1279,23 +1361,25 @@ impl<'d> Walker<'d> {
         if self.enabled {
             if let Some(f) = f.filter(|f| f.flags & FL_NORECORD == 0) {
                 let depth = self.fstack_update(Kind::Exit, ti, sc);
-                let mut retval = Vec::new();
+                let mut retval = std::mem::take(&mut self.ret_buf);
+                retval.clear();
                 if rec.more && self.opts.show_args {
                     retval.extend_from_slice(b" = ");
-                    std::mem::swap(&mut retval, &mut self.line);
-                    self.values(ti, &rec, rec.time, true);
-                    std::mem::swap(&mut retval, &mut self.line);
+                    self.values(ti, &rec, true, &mut retval);
                     retval.push(b';');
                 }
                 self.print_fields(ti, Some(f.addr), Some(f.total_time));
                 self.indent(depth);
                 self.line.push(b'}');
                 self.line.extend_from_slice(&retval);
+                self.ret_buf = retval;
                 if !self.opts.no_comment {
                     self.line.extend_from_slice(b" /* ");
-                    let mut name = Vec::new();
+                    let mut name = std::mem::take(&mut self.name_buf);
+                    name.clear();
                     self.symname(tid, &rec, &mut name);
                     self.line.extend_from_slice(&name);
+                    self.name_buf = name;
                     self.line.extend_from_slice(b" */");
                 }
                 self.line.push(b'\n');
