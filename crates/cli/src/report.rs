@@ -34,6 +34,10 @@ pub struct ReportArgs {
     /// One JSON object per event and per lost-events marker.
     #[arg(long)]
     pub json: bool,
+    /// Print in another tool's style: trace-cmd (the default for
+    /// trace.dat), babeltrace (babeltrace2's text lines), json (as --json).
+    #[arg(long, value_enum, value_name = "STYLE")]
+    pub style: Option<Style>,
     /// The kernel buffer statistics stored in the file.
     #[arg(long)]
     pub stat: bool,
@@ -112,6 +116,21 @@ pub struct ReportArgs {
     pub check_events: bool,
 }
 
+/// Output styles of `report` for a trace.dat.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    TraceCmd,
+    Babeltrace,
+    Json,
+}
+
+impl ReportArgs {
+    /// JSON lines output (`--json` or `--style json`).
+    pub fn wants_json(&self) -> bool {
+        self.json || self.style == Some(Style::Json)
+    }
+}
+
 pub fn run(a: &ReportArgs) -> Result<Outcome> {
     // the order of -i, -F, -v, --ts-offset and --ts2secs matters (as in
     // trace-cmd): the plan replays it
@@ -181,7 +200,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
     let t = &tds[0];
     let mut out = Out::new();
     let cpus = tracecmd_cpus(t);
-    if t.kind == DataKind::Latency && !(a.cpus || a.first_event || a.last_event || a.json) {
+    if t.kind == DataKind::Latency && !(a.cpus || a.first_event || a.last_event || a.wants_json()) {
         // A latency trace is text: trace-cmd prints it whatever the mode.
         let o = out.buf();
         o.extend_from_slice(format!("cpus={cpus}\n").as_bytes());
@@ -312,7 +331,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
             p
         })
         .collect();
-    if !a.json {
+    if !a.wants_json() && a.style.is_none_or(|s| s == Style::TraceCmd) {
         for (i, td) in tds.iter().enumerate() {
             sel.cpus_line(out.buf(), i, tracecmd_cpus(td));
         }
@@ -339,6 +358,8 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
             v
         })
         .collect();
+    let mut babeltrace = (a.style == Some(Style::Babeltrace))
+        .then(tracemux_render::babeltrace::BabeltracePrinter::new);
     let mut damaged = false;
     let mut releasers: Vec<Releaser> = (0..tds.len()).map(|_| Releaser::default()).collect();
     let mut merge = Merge::new(readers);
@@ -370,7 +391,15 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
                 if !sel.keep(i, &metas[i], &ev) {
                     continue;
                 }
-                if a.json {
+                if let Some(bt) = babeltrace.as_mut() {
+                    if let Some(l) = lost {
+                        bt.write_lost(out.buf(), &l);
+                    }
+                    bt.write_event(out.buf(), &metas[i], &ev);
+                    out.maybe_flush()?;
+                    continue;
+                }
+                if a.wants_json() {
                     if let Some(l) = lost {
                         tracemux_render::jsonl::write_lost(out.buf(), &metas[i], &l);
                     }

@@ -271,6 +271,48 @@ impl<'a> PrintCtx<'a> {
     }
 }
 
+/// The display base a producer asked for (CTF `base`, LTT `%x`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Base {
+    #[default]
+    Dec,
+    Hex,
+    Oct,
+    Bin,
+}
+
+/// Receives the decoded fields of one event, in order. Sinks that print
+/// fields one by one (babeltrace style, JSON) implement it; see
+/// [`visit_fields`].
+pub trait FieldVisitor {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>);
+}
+
+/// Every field of `ev` through `v`: the class's own decoder when it has one
+/// ([`ClassPrinter::visit_fields`]), else the fixed layout of
+/// [`EventClass::common_fields`] then [`EventClass::fields`]. Returns
+/// `false` when the event has no class.
+pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor) -> bool {
+    let Some(c) = ev.class else { return false };
+    if let Some(p) = &c.printer {
+        if p.visit_fields(ev.data, ev.data.len(), ctx, v) {
+            return true;
+        }
+    }
+    for f in c.common_fields.iter().chain(c.fields.iter()) {
+        let base = if f.flags.has(FieldFlags::POINTER) {
+            Base::Hex
+        } else {
+            Base::Dec
+        };
+        match f.value(ev.data, ev.endian) {
+            Some(val) => v.field(&f.name, base, val),
+            None => v.field(&f.name, base, Value::Bytes(&[])),
+        }
+    }
+    true
+}
+
 /// Format-specific rendering of one event class, provided by the format
 /// crate that read the class (for ftrace: the `print fmt` engine). Sinks use
 /// it through this trait and so stay independent of the formats.
@@ -293,6 +335,18 @@ pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
     /// Whether the pretty view looks at the record that follows in the
     /// same buffer ([`PrintCtx::next`]).
     fn wants_next(&self) -> bool {
+        false
+    }
+    /// Hand every field of the record to `v`, for classes whose fields
+    /// are not at fixed offsets (returns `false` when not implemented: the
+    /// caller then uses the class's [`FieldDef`]s).
+    fn visit_fields(
+        &self,
+        _data: &[u8],
+        _size: usize,
+        _ctx: &PrintCtx<'_>,
+        _v: &mut dyn FieldVisitor,
+    ) -> bool {
         false
     }
 }

@@ -1,6 +1,7 @@
 //! tracemux-render: text sinks over the common event model.
 //!
 //! - [`tracecmd`]: `trace-cmd report` style lines (raw `-R` view for now);
+//! - [`babeltrace`]: babeltrace2 text style for events of any format;
 //! - [`jsonl`]: one JSON object per event, the machine-readable form every
 //!   format shares.
 //!
@@ -8,6 +9,7 @@
 //! integers are formatted without allocation.
 #![forbid(unsafe_code)]
 
+pub mod babeltrace;
 pub mod fmt;
 pub mod jsonl;
 pub mod tracecmd;
