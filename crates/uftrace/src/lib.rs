@@ -56,6 +56,7 @@ pub mod args;
 pub mod argspec;
 pub mod data;
 pub mod demangle;
+pub mod dump;
 pub mod events;
 pub mod header;
 pub mod info;
@@ -66,6 +67,7 @@ pub mod perf;
 pub mod reader;
 pub mod record;
 pub mod replay;
+pub mod report;
 pub mod symbols;
 pub mod task;
 

@@ -1,0 +1,636 @@
+//! `uftrace dump` (the raw view): the file header, then every record of
+//! every task file in file order, then every perf record per CPU file,
+//! byte-identical to uftrace 0.13.
+//!
+//! ```text
+//! uftrace file header: magic         = 4674726163652100
+//! ...
+//!
+//! reading 10802.dat
+//! 8319.089733896  10802: [entry] __monstartup(5586994700a0) depth: 0
+//! 8319.089807803  11151: [args ] length = 16
+//!   args[0] d64: 0x0000000000000001
+//! ...
+//!
+//! reading perf-cpu0.dat
+//! 8319.081076163  10802: [event] linux:task-name(200006)
+//! ```
+//!
+//! Tasks are read one after the other (not merged by time); each record
+//! still goes through the function stack ([`crate::report::walk`]) as in
+//! uftrace, so `-F/-N/-D/--no-libcall` act the same way. The hot loop
+//! formats into one reusable buffer: no allocation per record.
+//!
+//! Differences from uftrace 0.13, on purpose: a `long double` argument or
+//! return value (80 bits) makes uftrace abort (its 8-byte copy overflows);
+//! this prints it as 20 hex digits and goes on. `-v` hex dumps and kernel
+//! data are not supported.
+
+use std::io::{self, Write};
+
+use tracemux_core::Endian;
+
+use crate::argspec::{ArgFmt, ArgSpec};
+use crate::data::UftraceData;
+use crate::events::{id, is_sched_event};
+use crate::perf::PerfReader;
+use crate::reader::TaskReader;
+use crate::record::Kind;
+use crate::report::walk::{setup_filters, unknown_name, Rec, Stacks, WalkOptions};
+
+/// Options of `uftrace dump` (raw view).
+#[derive(Debug, Clone)]
+pub struct DumpOptions {
+    /// Filters and common options (`-F/-N/-T/-D/--tid/--no-libcall/
+    /// --no-event/--no-sched`; `-t` has no effect on the raw dump).
+    pub walk: WalkOptions,
+    /// Show argument and return value blobs (`--no-args` turns it off).
+    pub show_args: bool,
+}
+
+impl Default for DumpOptions {
+    fn default() -> Self {
+        DumpOptions {
+            walk: WalkOptions::default(),
+            show_args: true,
+        }
+    }
+}
+
+const FEAT_NAMES: [&str; 12] = [
+    "PLTHOOK",
+    "TASK_SESSION",
+    "KERNEL",
+    "ARGUMENT",
+    "RETVAL",
+    "SYM_REL_ADDR",
+    "MAX_STACK",
+    "EVENT",
+    "PERF_EVENT",
+    "AUTO_ARGS",
+    "DEBUG_INFO",
+    "ESTIMATE_RETURN",
+];
+
+const INFO_NAMES: [&str; 14] = [
+    "EXE_NAME",
+    "EXE_BUILD_ID",
+    "EXIT_STATUS",
+    "CMDLINE",
+    "CPUINFO",
+    "MEMINFO",
+    "OSINFO",
+    "TASKINFO",
+    "USAGEINFO",
+    "LOADINFO",
+    "ARG_SPEC",
+    "RECORD_DATE",
+    "PATTERN_TYPE",
+    "VERSION",
+];
+
+fn mask_names(out: &mut Vec<u8>, mask: u64, names: &[&str]) {
+    let mut first = true;
+    for (i, n) in names.iter().enumerate() {
+        if mask & (1u64 << i) == 0 {
+            continue;
+        }
+        if !first {
+            out.extend_from_slice(b" | ");
+        }
+        out.extend_from_slice(n.as_bytes());
+        first = false;
+    }
+}
+
+fn header(out: &mut Vec<u8>, data: &UftraceData) {
+    let h = &data.header;
+    out.extend_from_slice(b"uftrace file header: magic         = ");
+    for b in crate::header::MAGIC {
+        let _ = write!(out, "{b:02x}");
+    }
+    out.push(b'\n');
+    let _ = writeln!(out, "uftrace file header: version       = {}", h.version);
+    let _ = writeln!(
+        out,
+        "uftrace file header: header size   = {}",
+        h.header_size
+    );
+    let (e, en) = match h.endian {
+        Endian::Little => (1, "little"),
+        Endian::Big => (2, "big"),
+    };
+    let _ = writeln!(out, "uftrace file header: endian        = {e} ({en})");
+    let _ = writeln!(
+        out,
+        "uftrace file header: class         = {} ({} bit)",
+        h.elf_class,
+        if h.elf_class == 2 { "64" } else { "32" }
+    );
+    let _ = write!(
+        out,
+        "uftrace file header: features      = {:#x} (",
+        h.feat_mask
+    );
+    mask_names(out, h.feat_mask, &FEAT_NAMES);
+    out.extend_from_slice(b")\n");
+    let _ = write!(
+        out,
+        "uftrace file header: info          = {:#x} (",
+        h.info_mask
+    );
+    mask_names(out, h.info_mask, &INFO_NAMES);
+    out.extend_from_slice(b")\n\n");
+}
+
+/// `%u.%09u  ` of a timestamp (seconds truncated to 32 bits, as uftrace).
+#[inline]
+pub(crate) fn put_time(out: &mut Vec<u8>, t: u64) {
+    let sec = (t / 1_000_000_000) as u32;
+    let nsec = (t % 1_000_000_000) as u32;
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(sec).as_bytes());
+    out.push(b'.');
+    let mut digits = [b'0'; 9];
+    let mut n = nsec;
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    out.extend_from_slice(&digits);
+    out.extend_from_slice(b"  ");
+}
+
+/// `%5d` of a tid.
+#[inline]
+pub(crate) fn put_i32_w(out: &mut Vec<u8>, v: i32, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(v);
+    for _ in s.len()..width {
+        out.push(b' ');
+    }
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Lower-case hex without prefix (`%lx`).
+#[inline]
+pub(crate) fn put_hex(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 16];
+    let mut i = buf.len();
+    let mut n = v;
+    loop {
+        i -= 1;
+        buf[i] = b"0123456789abcdef"[(n & 15) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+fn type_name(k: Kind) -> &'static [u8] {
+    match k {
+        Kind::Exit => b"exit ",
+        Kind::Entry => b"entry",
+        Kind::Event => b"event",
+        Kind::Lost => b"lost ",
+    }
+}
+
+/// Name of event `id` as `event_get_name` gives it.
+pub(crate) fn event_name(out: &mut Vec<u8>, data: &UftraceData, ev: u32) {
+    match data.user_events.name(ev) {
+        Some(n) => out.extend_from_slice(n.as_bytes()),
+        None => {
+            let _ = write!(out, "kernel_event:{ev}");
+        }
+    }
+}
+
+fn u64_at(d: &[u8], i: usize, endian: Endian) -> u64 {
+    d.get(i * 8..i * 8 + 8)
+        .map(|b| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            endian.u64(a)
+        })
+        .unwrap_or(0)
+}
+
+/// `event_get_data_str(id, data, false)`.
+fn event_data(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian) -> bool {
+    let cstr = |d: &[u8]| -> Vec<u8> { d.split(|&b| b == 0).next().unwrap_or(&[]).to_vec() };
+    match ev {
+        id::EXTERN_DATA => {
+            out.extend_from_slice(b"msg=\"");
+            out.extend_from_slice(&cstr(d));
+            out.push(b'"');
+        }
+        id::PERF_COMM => {
+            out.extend_from_slice(b"comm=\"");
+            out.extend_from_slice(&cstr(d));
+            out.push(b'"');
+        }
+        id::READ_PROC_STATM | id::DIFF_PROC_STATM => {
+            let _ = write!(
+                out,
+                "vmsize={}KB vmrss={}KB shared={}KB",
+                u64_at(d, 0, endian),
+                u64_at(d, 1, endian),
+                u64_at(d, 2, endian)
+            );
+        }
+        id::READ_PAGE_FAULT | id::DIFF_PAGE_FAULT => {
+            let _ = write!(
+                out,
+                "major={} minor={}",
+                u64_at(d, 0, endian),
+                u64_at(d, 1, endian)
+            );
+        }
+        id::READ_PMU_CYCLE | id::DIFF_PMU_CYCLE => {
+            let _ = write!(
+                out,
+                "cycles={} instructions={}",
+                u64_at(d, 0, endian),
+                u64_at(d, 1, endian)
+            );
+        }
+        id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => {
+            let _ = write!(
+                out,
+                "refers={} misses={}",
+                u64_at(d, 0, endian),
+                u64_at(d, 1, endian)
+            );
+        }
+        id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => {
+            let _ = write!(
+                out,
+                "branch={} misses={}",
+                u64_at(d, 0, endian),
+                u64_at(d, 1, endian)
+            );
+        }
+        id::WATCH_CPU => {
+            let v = d
+                .get(..4)
+                .map(|b| endian.u32([b[0], b[1], b[2], b[3]]) as i32)
+                .unwrap_or(0);
+            let _ = write!(out, "cpu={v}");
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The raw value of a `size`-byte argument (zero-extended, file order).
+fn raw_value(d: &[u8], size: usize, endian: Endian) -> u128 {
+    let n = size.min(16).min(d.len());
+    let mut v = [0u8; 16];
+    v[..n].copy_from_slice(&d[..n]);
+    if endian == Endian::Big {
+        v[..n].reverse();
+    }
+    u128::from_le_bytes(v)
+}
+
+/// Context to resolve pointers and enums while dumping a record.
+struct ArgCtx<'a> {
+    data: &'a UftraceData,
+    tid: i32,
+    time: u64,
+    func: u64,
+}
+
+impl ArgCtx<'_> {
+    fn sym(&self, addr: u64) -> Option<&str> {
+        let s = self.data.session_at(self.tid, self.time)?;
+        self.data.symbol_in(s, self.time, addr).map(|s| &*s.name)
+    }
+    /// `Some(text)` when the function's module is known.
+    fn enum_text(&self, name: &str, val: i32) -> Option<String> {
+        let s = self.data.session_at(self.tid, self.time)?;
+        let m = self.data.find_map(s, self.func)?;
+        let mi = m.module?;
+        Some(
+            self.data.modules[mi]
+                .debug
+                .enums
+                .format(name, val)
+                .or_else(|| self.data.auto_args.enums.format(name, val))
+                .unwrap_or_else(|| val.to_string()),
+        )
+    }
+}
+
+fn struct_bytes(out: &mut Vec<u8>, d: &[u8], size: usize) {
+    for c in 0..size {
+        if c % 16 == 0 {
+            out.extend_from_slice(b"\n\t");
+        }
+        let _ = write!(out, "{:02x} ", d.get(c).copied().unwrap_or(0));
+        if c % 8 == 7 {
+            out.push(b' ');
+        }
+    }
+    out.push(b'\n');
+}
+
+/// uftrace's `pr_args` (`retval` false) and `pr_retval` (true).
+fn dump_values(
+    out: &mut Vec<u8>,
+    specs: &[ArgSpec],
+    blob: &[u8],
+    retval: bool,
+    endian: Endian,
+    ctx: &ArgCtx<'_>,
+) {
+    let mut pos = 0usize;
+    let mut i = 0;
+    for spec in specs {
+        if spec.is_retval() != retval {
+            continue;
+        }
+        let d = blob.get(pos..).unwrap_or(&[]);
+        let mut size = spec.size as usize;
+        let label = |out: &mut Vec<u8>| {
+            if retval {
+                out.extend_from_slice(b"  retval ");
+            } else {
+                let _ = write!(out, "  args[{i}] ");
+            }
+        };
+        match spec.fmt {
+            ArgFmt::Str | ArgFmt::StdString => {
+                let slen = d
+                    .get(..2)
+                    .map(|b| endian.u16([b[0], b[1]]) as usize)
+                    .unwrap_or(0);
+                let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
+                let s = &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())];
+                label(out);
+                out.extend_from_slice(if spec.fmt == ArgFmt::StdString {
+                    b"std::string: "
+                } else {
+                    b"str: "
+                });
+                if s.len() >= 4 && s[..4] == [0xff; 4] {
+                    out.extend_from_slice(b"NULL");
+                } else {
+                    out.extend_from_slice(s);
+                }
+                out.push(b'\n');
+                size = slen + 2;
+            }
+            ArgFmt::Ptr => {
+                let v = raw_value(d, size.min(8), endian) as u64;
+                label(out);
+                if let Some(n) = ctx.sym(v) {
+                    out.extend_from_slice(b"p: ");
+                    put_hex(out, v);
+                    let _ = writeln!(out, " (&{n})");
+                } else if v != 0 {
+                    let _ = writeln!(out, "p: {v:#x}");
+                } else if retval {
+                    out.extend_from_slice(b"p: (nil)\n");
+                } else {
+                    out.extend_from_slice(b"p: 0\n");
+                }
+            }
+            ArgFmt::Enum if !retval => {
+                let v = raw_value(d, size.min(8), endian) as u64 as i64;
+                let tn = spec.type_name.as_deref().unwrap_or("");
+                match ctx.enum_text(tn, v as i32) {
+                    Some(t) => {
+                        label(out);
+                        let _ = writeln!(out, "enum {tn}: {t} ({v})");
+                    }
+                    None => raw_line(out, spec, d, size, endian, &label),
+                }
+            }
+            ArgFmt::Struct => {
+                label(out);
+                let _ = write!(out, "struct {}:", spec.type_name.as_deref().unwrap_or(""));
+                struct_bytes(out, d, size);
+            }
+            _ => raw_line(out, spec, d, size, endian, &label),
+        }
+        pos += size.div_ceil(4) * 4;
+        i += 1;
+    }
+}
+
+/// `%c%d: 0x%0*llx` of a value shown raw.
+fn raw_line(
+    out: &mut Vec<u8>,
+    spec: &ArgSpec,
+    d: &[u8],
+    size: usize,
+    endian: Endian,
+    label: &dyn Fn(&mut Vec<u8>),
+) {
+    // uftrace copies the value into a 64-bit integer; wider values (long
+    // double) overflow it there, here they print in full
+    let v = raw_value(d, size, endian);
+    label(out);
+    out.push(spec.fmt.spec_char());
+    let _ = writeln!(out, "{}: {:#0w$x}", size * 8, v, w = size * 2 + 2);
+}
+
+const FLUSH_AT: usize = 1 << 16;
+
+fn flush(buf: &mut Vec<u8>, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(buf)?;
+    buf.clear();
+    Ok(())
+}
+
+/// Write `uftrace dump` of `data` to `out`; damage goes to `warn` (one
+/// `uftrace: ...` line each). `-F/-N/-T` items of `opts.walk` are added to
+/// the recording's filter tables (hence `&mut`).
+pub fn dump(
+    data: &mut UftraceData,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<()> {
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let (mode, msg) = setup_filters(data, &opts.walk);
+    if let Some(m) = msg {
+        writeln!(warn, "uftrace: {m}")?;
+    }
+    let data: &UftraceData = data;
+    let mut st = Stacks::new(data, &opts.walk, mode);
+    let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
+    header(&mut buf, data);
+    let endian = data.endian();
+    let show_args = opts.show_args;
+    for ti in 0..data.tasks.len() {
+        let tid = data.tasks[ti].tid;
+        buf.extend_from_slice(b"reading ");
+        let mut ib = itoa::Buffer::new();
+        buf.extend_from_slice(ib.format(tid).as_bytes());
+        buf.extend_from_slice(b".dat\n");
+        let mut reader = TaskReader::new(data, ti);
+        if !st.tasks[ti].has_stack {
+            reader.finish();
+        }
+        let mut prev_time = 0u64;
+        while let Some(rec) = reader.next_record() {
+            let r = Rec {
+                kind: rec.kind,
+                time: rec.time,
+                addr: rec.addr,
+                depth: rec.depth,
+                more: rec.more,
+                user: true,
+            };
+            st.consume(ti, &r, None);
+            if prev_time > rec.time {
+                buf.extend_from_slice(
+                    b"\n*************************************\n\
+                      * inverted time - data seems broken *\n\
+                      *************************************\n\n",
+                );
+            }
+            prev_time = rec.time;
+            if !st.check_filter(ti, &r) {
+                continue;
+            }
+            if rec.kind == Kind::Event {
+                if !opts.walk.no_event {
+                    record_line(&mut buf, data, tid, &rec, None);
+                    if rec.more && show_args {
+                        put_time(&mut buf, rec.time);
+                        put_i32_w(&mut buf, tid, 5);
+                        let _ = writeln!(buf, ": [data ] length = {}", rec.data.len());
+                        buf.extend_from_slice(b"  ");
+                        event_name(&mut buf, data, rec.addr as u32);
+                        let mut tail = Vec::new();
+                        if event_data(&mut tail, rec.addr as u32, rec.data, endian) {
+                            buf.extend_from_slice(b": ");
+                            buf.extend_from_slice(&tail);
+                        }
+                        buf.push(b'\n');
+                    }
+                }
+                continue;
+            }
+            let sym = data.symbol(tid, rec.time, rec.addr);
+            if opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt()) {
+                st.check_filter_done(ti, &r);
+                continue;
+            }
+            record_line(&mut buf, data, tid, &rec, Some(sym.map(|s| &*s.name)));
+            if rec.more && show_args && matches!(rec.kind, Kind::Entry | Kind::Exit) {
+                let retval = rec.kind == Kind::Exit;
+                put_time(&mut buf, rec.time);
+                put_i32_w(&mut buf, tid, 5);
+                let _ = writeln!(
+                    buf,
+                    ": [{}] length = {}",
+                    if retval { "retval" } else { "args " },
+                    rec.data.len()
+                );
+                if let Some(specs) = data.arg_specs(tid, rec.time, rec.addr) {
+                    let ctx = ArgCtx {
+                        data,
+                        tid,
+                        time: rec.time,
+                        func: rec.addr,
+                    };
+                    dump_values(&mut buf, specs, rec.data, retval, endian, &ctx);
+                }
+            }
+            st.check_filter_done(ti, &r);
+            if buf.len() >= FLUSH_AT {
+                flush(&mut buf, out)?;
+            }
+        }
+        for d in reader.damage.drain(..) {
+            writeln!(warn, "uftrace: {d}")?;
+        }
+    }
+    perf_part(&mut buf, data, &st, opts, out)?;
+    flush(&mut buf, out)?;
+    Ok(())
+}
+
+/// `TIME  TID: [type] NAME(ADDR) depth: N`; `name` is `None` for events
+/// (named by id), `Some(None)` for an address without a symbol.
+#[inline]
+fn record_line(
+    buf: &mut Vec<u8>,
+    data: &UftraceData,
+    tid: i32,
+    rec: &crate::record::Record<'_>,
+    name: Option<Option<&str>>,
+) {
+    put_time(buf, rec.time);
+    put_i32_w(buf, tid, 5);
+    buf.extend_from_slice(b": [");
+    buf.extend_from_slice(type_name(rec.kind));
+    buf.extend_from_slice(b"] ");
+    match name {
+        None => event_name(buf, data, rec.addr as u32),
+        Some(Some(n)) => buf.extend_from_slice(n.as_bytes()),
+        Some(None) => unknown_name(buf, rec.addr),
+    }
+    buf.push(b'(');
+    put_hex(buf, rec.addr);
+    buf.extend_from_slice(b") depth: ");
+    let mut ib = itoa::Buffer::new();
+    buf.extend_from_slice(ib.format(rec.depth).as_bytes());
+    buf.push(b'\n');
+}
+
+/// The perf files, one after the other.
+fn perf_part(
+    buf: &mut Vec<u8>,
+    data: &UftraceData,
+    st: &Stacks<'_>,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if opts.walk.no_event || data.perf.is_empty() {
+        return Ok(());
+    }
+    let endian = data.endian();
+    for (i, pf) in data.perf.iter().enumerate() {
+        let bytes: &[u8] = (*pf.data).as_ref();
+        if bytes.is_empty() {
+            continue;
+        }
+        if i == 0 {
+            buf.push(b'\n');
+        }
+        // uftrace numbers the files by their place in the glob order
+        let _ = writeln!(buf, "reading perf-cpu{i}.dat");
+        let mut r = PerfReader::new(bytes, endian);
+        while let Some(ev) = r.next_event() {
+            let known = st
+                .task_index(ev.tid)
+                .is_some_and(|t| st.tasks[t].has_stack && data.tasks[t].data.is_some());
+            if !known {
+                continue;
+            }
+            let eid = ev.event_id();
+            if opts.walk.no_sched && is_sched_event(eid as u64) {
+                continue;
+            }
+            put_time(buf, ev.time);
+            put_i32_w(buf, ev.tid, 5);
+            buf.extend_from_slice(b": [event] ");
+            event_name(buf, data, eid);
+            let _ = writeln!(buf, "({eid})");
+            if buf.len() >= FLUSH_AT {
+                flush(buf, out)?;
+            }
+        }
+    }
+    Ok(())
+}

