@@ -283,9 +283,9 @@ impl<'a> Stream<'a> {
         self.end = bs - lost;
         self.tsc = bh.begin.cycle_count;
         self.in_block = true;
-        if block.len() < self.end {
+        if block.len() < bs {
             // a cut file: the events that are whole are read, then the cut
-            // is reported
+            // is reported (even when only padding is missing)
             let e = self.err(
                 ErrorKind::UnexpectedEof,
                 &format!(
@@ -294,7 +294,7 @@ impl<'a> Stream<'a> {
                 ),
                 base + block.len() as u64,
             );
-            self.end = block.len();
+            self.end = self.end.min(block.len());
             if self.strict {
                 self.in_block = false;
                 return Err(e);
