@@ -2,8 +2,11 @@
 //!
 //! ```sh
 //! cargo run -p tracemux-ltt --example make_ltt_fixture -- OUT_DIR [--big] [--arch32] \
-//!     [--heartbeat] [--aligned] [--flight] [--block-size N]
+//!     [--heartbeat] [--aligned] [--flight] [--block-size N] [--rounds N]
 //! ```
+//!
+//! `--rounds N` (default 40) scales the number of events (about 2.4 per
+//! round), for speed checks.
 //!
 //! The trace has CPUs 0, 1 and 3 (CPU 2 missing, as with hotplug), the
 //! `control/facilities_0` and `control/processes_0` tracefiles, three
@@ -19,6 +22,7 @@ use tracemux_ltt::writer::{Arg, TraceDesc};
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut out: Option<PathBuf> = None;
+    let mut rounds = 40u64;
     let mut d = TraceDesc::default();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -27,6 +31,12 @@ fn main() {
             "--heartbeat" => d.heartbeat = true,
             "--aligned" => d.alignment = d.arch_size,
             "--flight" => d.flight_recorder = true,
+            "--rounds" => {
+                rounds = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| usage("--rounds needs a number"))
+            }
             "--block-size" => {
                 d.block_size = args
                     .next()
@@ -62,7 +72,7 @@ fn main() {
     let state = d.event(proc_, "state_dump", "pid %d name %s mode %hhu");
 
     let mut t = d.start_tsc;
-    for i in 0..40u64 {
+    for i in 0..rounds {
         t += 1_500;
         let cpu = if i % 3 == 2 { 3 } else { (i % 2) as u32 };
         d.push(cpu, t, irq, vec![Arg::U(i % 16), Arg::U(i & 1)]);
@@ -128,6 +138,6 @@ fn main() {
 
 fn usage(msg: &str) -> ! {
     eprintln!("make_ltt_fixture: {msg}");
-    eprintln!("usage: make_ltt_fixture OUT_DIR [--big] [--arch32] [--heartbeat] [--aligned] [--flight] [--block-size N]");
+    eprintln!("usage: make_ltt_fixture OUT_DIR [--big] [--arch32] [--heartbeat] [--aligned] [--flight] [--block-size N] [--rounds N]");
     std::process::exit(2);
 }

@@ -13,10 +13,10 @@
 //! - [`header`]: block start/end header and trace header, byte order,
 //!   the time formula;
 //! - [`tracefile`]: blocks and event headers of one tracefile;
-//! - [`format`]: marker format strings and field decoding;
+//! - [`format`](mod@format): marker format strings and field decoding;
 //! - [`markers`]: the `core` facility and the event-type registry;
 //! - [`trace`]: the trace directory and the merge by time;
-//! - [`report`]: babeltrace2-style text and `info`;
+//! - [`report`](mod@report): babeltrace2-style text and `info`;
 //! - [`source`]: the common event model ([`tracemux_core::model`]);
 //! - [`writer`]: traces from a description, for tests and fixtures.
 //!

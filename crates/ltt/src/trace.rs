@@ -458,17 +458,25 @@ impl<'a> Events<'a> {
                 }
             }
         }
+        let mut next = None;
         if let Some(i) = self.last.take() {
             match self.refill(i) {
+                // still the earliest: no heap operation
+                Ok(Some(ns)) if self.heap.peek().is_none_or(|Reverse(top)| (ns, i) <= *top) => {
+                    next = Some((ns, i))
+                }
                 Ok(Some(ns)) => self.heap.push(Reverse((ns, i))),
                 Ok(None) => {}
                 Err(e) => return self.fail(e),
             }
         }
         if let Some(e) = self.queue.pop_front() {
+            if let Some(k) = next {
+                self.heap.push(Reverse(k));
+            }
             return Ok(Some(Merged::Damage(e)));
         }
-        let Some(Reverse((ns, i))) = self.heap.pop() else {
+        let Some((ns, i)) = next.or_else(|| self.heap.pop().map(|Reverse(k)| k)) else {
             self.done = true;
             return Ok(None);
         };
