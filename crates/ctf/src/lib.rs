@@ -5,8 +5,10 @@
 #![forbid(unsafe_code)]
 
 pub mod decode;
+pub mod fs;
 pub mod ir;
 pub mod listing;
 pub mod stream;
 pub mod text;
 pub mod tsdl;
+pub mod tz;

@@ -246,6 +246,12 @@ pub struct Discarded {
 /// What the stream has next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
+    /// A packet begins (after its discarded-data notices, as babeltrace2
+    /// orders them); its header and context were decoded. `clock` is the
+    /// packet's begin time when the stream class has one.
+    PacketBegin {
+        clock: Option<u64>,
+    },
     /// An event record whose header is decoded: its default clock value and
     /// the position of its class in the stream class's IR `event_classes`.
     Event {
@@ -253,6 +259,11 @@ pub enum Step {
         class: usize,
     },
     Discarded(Discarded),
+    /// The packet ends; `clock` is the default clock after babeltrace2's
+    /// update to the packet end time, when the stream class has one.
+    PacketEnd {
+        clock: Option<u64>,
+    },
     End,
 }
 
@@ -268,10 +279,14 @@ pub struct StreamDecoder<'d> {
     /// The body of the last event is still to be decoded.
     body_pending: Option<usize>,
     pending: [Option<Discarded>; 2],
+    /// A packet was opened and its `PacketBegin` is still to be returned.
+    pending_begin: bool,
     prev: Option<PacketInfo>,
     uuid: Option<[u8; 16]>,
     /// Number of event records decoded (headers).
     pub events: u64,
+    quirk_crash: bool,
+    quirk_after_packet: bool,
 }
 
 impl<'d> StreamDecoder<'d> {
@@ -293,10 +308,22 @@ impl<'d> StreamDecoder<'d> {
             open: None,
             body_pending: None,
             pending: [None, None],
+            pending_begin: false,
             prev: None,
             uuid,
             events: 0,
+            quirk_crash: false,
+            quirk_after_packet: false,
         }
+    }
+
+    /// babeltrace2's LTTng quirks for the clock at packet ends: with
+    /// `crash`, a packet whose end time is 0 (but begin time is not) keeps
+    /// the clock; with `after_packet`, an end time before the last event
+    /// keeps the clock.
+    pub fn set_quirks(&mut self, crash: bool, after_packet: bool) {
+        self.quirk_crash = crash;
+        self.quirk_after_packet = after_packet;
     }
 
     /// The packets this decoder reads.
@@ -384,6 +411,7 @@ impl<'d> StreamDecoder<'d> {
             }
         }
         self.prev = Some(info);
+        self.pending_begin = true;
         self.open = Some((entry.content_bits as usize, entry.stream));
         Ok(true)
     }
@@ -399,6 +427,18 @@ impl<'d> StreamDecoder<'d> {
             if let Some(n) = self.pending.iter_mut().find_map(|p| p.take()) {
                 return Ok(Step::Discarded(n));
             }
+            if std::mem::take(&mut self.pending_begin) {
+                let pe = self.current_packet();
+                let has = pe
+                    .and_then(|p| self.prog.streams.get(p.stream))
+                    .is_some_and(|s| s.has_ts_begin);
+                let clock = if has {
+                    pe.and_then(|p| p.info.begin_clock)
+                } else {
+                    None
+                };
+                return Ok(Step::PacketBegin { clock });
+            }
             let Some((content, sc)) = self.open else {
                 if !self.open_packet(v)? {
                     return Ok(Step::End);
@@ -412,8 +452,27 @@ impl<'d> StreamDecoder<'d> {
                     .map(|p| p.total_bytes * 8)
                     .unwrap_or(content);
                 v.packet_end(content, total.max(content));
+                // babeltrace2 sets the clock to the packet end time.
+                if let Some(info) = self.current_packet().map(|p| p.info) {
+                    if let Some(end) = info.end_clock {
+                        let mut update = true;
+                        if self.quirk_crash && info.begin_clock.is_some_and(|b| b != 0) && end == 0
+                        {
+                            update = false;
+                        }
+                        if self.quirk_after_packet && end < self.c.clock {
+                            update = false;
+                        }
+                        if update {
+                            self.c.clock = end;
+                        }
+                    }
+                }
                 self.open = None;
-                continue;
+                let has = self.prog.streams.get(sc).is_some_and(|s| s.has_ts_end);
+                return Ok(Step::PacketEnd {
+                    clock: has.then_some(self.c.clock),
+                });
             }
             let Some(s) = self.prog.streams.get(sc) else {
                 return Err(self.err(DecodeError {

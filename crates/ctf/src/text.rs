@@ -1,54 +1,1911 @@
-//! babeltrace2's text output (`sink.text.pretty`).
+//! babeltrace2's text output (`babeltrace2 TRACE`, i.e. `sink.text.pretty`
+//! after `filter.utils.muxer`), byte for byte.
+//!
+//! [`report`] opens the traces under some paths, merges their data streams
+//! by time in babeltrace2's order and prints one line per event record on
+//! `out`, and babeltrace2's discarded-events/packets warnings on `warn`.
+//! Event records are printed while they are decoded: the decoder calls a
+//! [`Visitor`] that writes the fields straight into the output buffer.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use tracemux_core::{Error, ErrorKind};
+
+use crate::decode::{IntValue, Kind, Node, Visitor};
+use crate::fs::{self, Loader, ReadLoader, Trace};
+use crate::ir::{DisplayBase, EnvValue, Scope, StringEncoding, TraceClass};
+use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
+use crate::tz::{gmtime, Tm, Zone};
+
+// ---------------------------------------------------------------------
+// Options
+
+/// Which field names are printed (`--names`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Names {
+    pub payload: bool,
+    pub context: bool,
+    pub scope: bool,
+    pub header: bool,
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Names {
+            payload: true,
+            context: true,
+            scope: false,
+            header: false,
+        }
+    }
+}
+
+/// Which optional header fields are printed (`--fields`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fields {
+    pub trace: bool,
+    pub hostname: bool,
+    pub domain: bool,
+    pub procname: bool,
+    pub vpid: bool,
+    pub loglevel: bool,
+    pub emf: bool,
+    pub callsite: bool,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Fields {
+            trace: false,
+            hostname: true,
+            domain: false,
+            procname: true,
+            vpid: true,
+            loglevel: false,
+            emf: false,
+            callsite: false,
+        }
+    }
+}
+
+impl Fields {
+    fn all(v: bool) -> Fields {
+        Fields {
+            trace: v,
+            hostname: v,
+            domain: v,
+            procname: v,
+            vpid: v,
+            loglevel: v,
+            emf: v,
+            callsite: v,
+        }
+    }
+}
+
+/// Options of the babeltrace2 text output, with babeltrace2's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TextOptions {
+    /// `--clock-cycles`: timestamps in cycles.
+    pub clock_cycles: bool,
+    /// `--clock-seconds`: `SECONDS.NANOSECONDS`.
+    pub clock_seconds: bool,
+    /// `--clock-date`: print the date.
+    pub clock_date: bool,
+    /// `--clock-gmt`: UTC instead of local time.
+    pub clock_gmt: bool,
+    /// `--no-delta`.
+    pub no_delta: bool,
+    pub names: Names,
+    pub fields: Fields,
+    /// `--begin` / `--end`, in babeltrace2's time syntax.
+    pub begin: Option<String>,
+    pub end: Option<String>,
+    /// `--clock-offset` (seconds) and `--clock-offset-ns`.
+    pub clock_offset_s: i64,
+    pub clock_offset_ns: i64,
+    /// Damage (a packet that cannot be read) is an error, as in
+    /// babeltrace2; by default it is reported on `warn` and every intact
+    /// packet is printed.
+    pub strict: bool,
+}
+
+impl TextOptions {
+    /// Apply a `--names` list (`all`, `none`, `payload`/`args`/`arg`,
+    /// `context`/`ctx`, `scope`, `header`), as babeltrace2 does: naming
+    /// items starts from none.
+    pub fn set_names(&mut self, list: &str) -> Result<(), String> {
+        let mut all = false;
+        let mut none = false;
+        let mut items = Vec::new();
+        for it in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match it {
+                "payload" | "args" | "arg" => items.push("payload"),
+                "context" | "ctx" => items.push("context"),
+                "scope" | "header" => items.push(it),
+                "all" => all = true,
+                "none" => none = true,
+                _ => return Err(format!("unknown field name: `{it}`")),
+            }
+        }
+        if all && none {
+            return Err("`all` and `none` together".into());
+        }
+        if all || none {
+            let v = all;
+            self.names = Names {
+                payload: v,
+                context: v,
+                scope: v,
+                header: v,
+            };
+        } else if !items.is_empty() {
+            self.names = Names {
+                payload: false,
+                context: false,
+                scope: false,
+                header: false,
+            };
+        }
+        for it in items {
+            match it {
+                "payload" => self.names.payload = true,
+                "context" => self.names.context = true,
+                "scope" => self.names.scope = true,
+                _ => self.names.header = true,
+            }
+        }
+        Ok(())
+    }
+
+    /// Apply a `--fields` list (`all`, `trace`, `trace:hostname`,
+    /// `trace:domain`, `trace:procname`, `trace:vpid`, `loglevel`, `emf`,
+    /// `callsite`).
+    pub fn set_fields(&mut self, list: &str) -> Result<(), String> {
+        let mut items = Vec::new();
+        let mut all = false;
+        for it in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match it {
+                "all" => all = true,
+                "trace" | "trace:hostname" | "trace:domain" | "trace:procname" | "trace:vpid"
+                | "loglevel" | "emf" | "callsite" => items.push(it),
+                _ => return Err(format!("unknown field: `{it}`")),
+            }
+        }
+        if all {
+            self.fields = Fields::all(true);
+        } else if !items.is_empty() {
+            self.fields = Fields::all(false);
+        }
+        for it in items {
+            let f = &mut self.fields;
+            match it {
+                "trace" => f.trace = true,
+                "trace:hostname" => f.hostname = true,
+                "trace:domain" => f.domain = true,
+                "trace:procname" => f.procname = true,
+                "trace:vpid" => f.vpid = true,
+                "loglevel" => f.loglevel = true,
+                "emf" => f.emf = true,
+                _ => f.callsite = true,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a report printed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Event lines printed.
+    pub events: u64,
+    /// Discarded-events / discarded-packets warnings.
+    pub discarded_notices: u64,
+    /// Damage reported on `warn` (lenient mode).
+    pub damaged: u64,
+}
+
+// ---------------------------------------------------------------------
+// Number and text formatting
 
 /// `v` as C's `printf("%g", v)` prints it: 6 significant digits, `%e`
 /// style when the exponent is below -4 or at least 6, trailing zeros
 /// removed.
 pub fn fmt_g(v: f64) -> String {
-    let mut s = String::new();
+    let mut s = Vec::new();
     push_g(&mut s, v);
-    s
+    String::from_utf8(s).unwrap_or_default()
 }
 
 /// Append `v` formatted as `%g`.
-pub fn push_g(out: &mut String, v: f64) {
+pub fn push_g(out: &mut Vec<u8>, v: f64) {
+    use std::io::Write as _;
     if v.is_nan() {
-        out.push_str(if v.is_sign_negative() { "-nan" } else { "nan" });
+        out.extend_from_slice(if v.is_sign_negative() {
+            b"-nan"
+        } else {
+            b"nan"
+        });
         return;
     }
     if v.is_infinite() {
-        out.push_str(if v < 0.0 { "-inf" } else { "inf" });
+        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
         return;
     }
     if v == 0.0 {
-        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
         return;
     }
     // The exponent C would use: that of `%.5e`.
-    let e = format!("{v:.5e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
+    let mut e = [0u8; 40];
+    let n = {
+        let mut w = &mut e[..];
+        let _ = write!(w, "{v:.5e}");
+        40 - w.len()
+    };
+    let e = &e[..n];
+    let epos = e.iter().position(|&c| c == b'e').unwrap_or(n);
+    let x: i32 = std::str::from_utf8(&e[epos + 1..])
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     if (-4..6).contains(&x) {
         let prec = (5 - x) as usize;
-        let f = format!("{v:.prec$}");
-        out.push_str(strip_zeros(&f));
+        let start = out.len();
+        let _ = write!(out, "{v:.prec$}");
+        strip_zeros(out, start);
     } else {
-        out.push_str(strip_zeros(mant));
-        out.push('e');
-        out.push(if x < 0 { '-' } else { '+' });
+        let start = out.len();
+        out.extend_from_slice(&e[..epos]);
+        strip_zeros(out, start);
+        out.push(b'e');
+        out.push(if x < 0 { b'-' } else { b'+' });
         let a = x.unsigned_abs();
         if a < 10 {
-            out.push('0');
+            out.push(b'0');
         }
-        out.push_str(&a.to_string());
+        let mut b = itoa::Buffer::new();
+        out.extend_from_slice(b.format(a).as_bytes());
     }
 }
 
-fn strip_zeros(s: &str) -> &str {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        s
+fn strip_zeros(out: &mut Vec<u8>, start: usize) {
+    if out[start..].contains(&b'.') {
+        while out.last() == Some(&b'0') {
+            out.pop();
+        }
+        if out.last() == Some(&b'.') {
+            out.pop();
+        }
     }
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Append `v` in babeltrace2's integer format for `base` (`len` bits).
+pub fn push_int(out: &mut Vec<u8>, v: IntValue, len: u32, base: DisplayBase) {
+    let u = match v {
+        IntValue::U(x) => x,
+        IntValue::S(x) => x as u64,
+    };
+    match base {
+        DisplayBase::Decimal => {
+            let mut b = itoa::Buffer::new();
+            match v {
+                IntValue::U(x) => out.extend_from_slice(b.format(x).as_bytes()),
+                IntValue::S(x) => out.extend_from_slice(b.format(x).as_bytes()),
+            }
+        }
+        DisplayBase::Hexadecimal => {
+            let mut x = u;
+            if len < 64 {
+                let r = (len + 3) & !3;
+                if r < 64 {
+                    x &= (1u64 << r) - 1;
+                }
+            }
+            out.extend_from_slice(b"0x");
+            push_radix(out, x, 4);
+        }
+        DisplayBase::Octal => {
+            let mut x = u;
+            if matches!(v, IntValue::S(_)) && len < 64 {
+                let r = ((len.max(1) - 1) / 3 + 1) * 3;
+                if r < 64 {
+                    x &= (1u64 << r) - 1;
+                }
+            }
+            out.push(b'0');
+            push_radix(out, x, 3);
+        }
+        DisplayBase::Binary => {
+            out.extend_from_slice(b"0b");
+            let len = len.clamp(1, 64);
+            for i in (0..len).rev() {
+                out.push(if u >> i & 1 == 1 { b'1' } else { b'0' });
+            }
+        }
+    }
+}
+
+fn push_radix(out: &mut Vec<u8>, x: u64, bits: u32) {
+    let mask = (1u64 << bits) - 1;
+    let mut digits = [0u8; 22];
+    let mut n = 0;
+    let mut v = x;
+    loop {
+        digits[n] = HEX[(v & mask) as usize];
+        n += 1;
+        v >>= bits;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(digits[i]);
+    }
+}
+
+/// Append a string as babeltrace2 prints it: quoted, with C escapes for
+/// `\\`, `'`, `"`, `?` and control characters (`\xNN` for the others);
+/// other bytes as they are. Stops at the first NUL.
+pub fn push_escaped(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for &c in s {
+        match c {
+            0 => break,
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\'' => out.extend_from_slice(b"\\'"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'?' => out.extend_from_slice(b"\\?"),
+            0x07 => out.extend_from_slice(b"\\a"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x1b => out.extend_from_slice(b"\\e"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x0b => out.extend_from_slice(b"\\v"),
+            c if c < 0x20 || c == 0x7f => {
+                out.extend_from_slice(b"\\x");
+                out.push(HEX[(c >> 4) as usize].to_ascii_lowercase());
+                out.push(HEX[(c & 15) as usize].to_ascii_lowercase());
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(b'"');
+}
+
+/// The text of a string field: its bytes up to the first null code unit,
+/// as UTF-8.
+fn string_text<'a>(raw: &'a [u8], enc: StringEncoding, tmp: &'a mut Vec<u8>) -> &'a [u8] {
+    match enc {
+        StringEncoding::Utf8 => {
+            let n = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+            &raw[..n]
+        }
+        _ => {
+            tmp.clear();
+            let unit = enc.unit();
+            let mut units = Vec::new();
+            for ch in raw.chunks_exact(unit) {
+                let v = match enc {
+                    StringEncoding::Utf16Le => u16::from_le_bytes([ch[0], ch[1]]) as u32,
+                    StringEncoding::Utf16Be => u16::from_be_bytes([ch[0], ch[1]]) as u32,
+                    StringEncoding::Utf32Le => u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]),
+                    _ => u32::from_be_bytes([ch[0], ch[1], ch[2], ch[3]]),
+                };
+                if v == 0 {
+                    break;
+                }
+                units.push(v);
+            }
+            let s: String = if unit == 2 {
+                let u16s: Vec<u16> = units.iter().map(|&u| u as u16).collect();
+                String::from_utf16_lossy(&u16s)
+            } else {
+                units
+                    .iter()
+                    .map(|&u| char::from_u32(u).unwrap_or('\u{fffd}'))
+                    .collect()
+            };
+            tmp.extend_from_slice(s.as_bytes());
+            tmp
+        }
+    }
+}
+
+// ---------------------------------------------------------------------
+// Field printer (the visitor)
+
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    Struct(u64),
+    Array(u64),
+    Wrap,
+    Optional(bool),
+}
+
+/// Writes the fields of the printed scopes in babeltrace2's format.
+pub struct FieldPrinter {
+    /// Output of the current line.
+    pub out: Vec<u8>,
+    /// babeltrace2's `start_line`: no `, ` before the next scope.
+    pub start_line: bool,
+    names: Names,
+    /// Print the packet context (capture mode) instead of the event scopes.
+    capture_pc: bool,
+    /// The packet context was printed (capture mode).
+    pub pc_visible: bool,
+    /// A packet was opened (capture mode).
+    opened: bool,
+    active: bool,
+    pending_scope: Option<Scope>,
+    field_names: bool,
+    skip: u32,
+    frames: Vec<Frame>,
+    tmp: Vec<u8>,
+    /// Event object being printed, for babeltrace2's stale strings.
+    obj: u32,
+    stale: Option<Stale>,
+}
+
+impl FieldPrinter {
+    fn new(names: Names, capture_pc: bool) -> Self {
+        FieldPrinter {
+            out: Vec::with_capacity(1024),
+            start_line: true,
+            names,
+            capture_pc,
+            pc_visible: false,
+            opened: false,
+            active: false,
+            pending_scope: None,
+            field_names: true,
+            skip: 0,
+            frames: Vec::with_capacity(16),
+            tmp: Vec::new(),
+            obj: 0,
+            stale: None,
+        }
+    }
+
+    /// Whether a field is printed; writes its separator and name if so.
+    #[inline]
+    fn enter(&mut self, node: &Node) -> bool {
+        if !self.active || self.skip > 0 || !node.visible {
+            return false;
+        }
+        match self.frames.last_mut() {
+            Some(Frame::Struct(n)) => {
+                self.out
+                    .extend_from_slice(if *n == 0 { b" " } else { b", " });
+                *n += 1;
+                if self.field_names {
+                    if let Some(name) = &node.name {
+                        self.out.extend_from_slice(name.as_bytes());
+                        self.out.extend_from_slice(b" = ");
+                    }
+                }
+            }
+            Some(Frame::Array(n)) => {
+                self.out
+                    .extend_from_slice(if *n == 0 { b" " } else { b", " });
+                if self.field_names {
+                    self.out.push(b'[');
+                    let mut b = itoa::Buffer::new();
+                    self.out.extend_from_slice(b.format(*n).as_bytes());
+                    self.out.extend_from_slice(b"] = ");
+                }
+                *n += 1;
+            }
+            _ => {
+                // A scope's root structure.
+                if let Some(scope) = self.pending_scope.take() {
+                    if self.capture_pc {
+                        self.pc_visible = true;
+                    } else {
+                        if !self.start_line {
+                            self.out.extend_from_slice(b", ");
+                        }
+                        self.start_line = false;
+                        if self.names.scope {
+                            self.out.extend_from_slice(scope.tsdl_name().as_bytes());
+                            self.out.extend_from_slice(b" = ");
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn compound_begin(&mut self, node: &Node, f: Frame, open: &[u8]) {
+        if !self.enter(node) {
+            if self.active {
+                self.skip += 1;
+            }
+            return;
+        }
+        self.out.extend_from_slice(open);
+        self.frames.push(f);
+    }
+
+    fn compound_end(&mut self, close: &[u8]) {
+        if !self.active {
+            return;
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        if let Some(f) = self.frames.pop() {
+            match f {
+                Frame::Optional(false) => {}
+                _ => self.out.extend_from_slice(close),
+            }
+        }
+    }
+
+    fn enum_labels(&mut self, node: &Node, v: IntValue) {
+        let Kind::Int { mappings, .. } = &node.kind else {
+            return;
+        };
+        let x = v.as_i128();
+        self.out.extend_from_slice(b"( ");
+        let mut n = 0;
+        for m in mappings.iter() {
+            if m.ranges.iter().any(|r| r.contains(x)) {
+                if n > 0 {
+                    self.out.extend_from_slice(b", ");
+                }
+                push_escaped(&mut self.out, m.name.as_bytes());
+                n += 1;
+            }
+        }
+        if n == 0 {
+            self.out.extend_from_slice(b"<unknown>");
+        }
+        self.out.extend_from_slice(b" : container = ");
+    }
+}
+
+impl Visitor for FieldPrinter {
+    fn packet_begin(&mut self, _file_offset: u64) {
+        if self.capture_pc {
+            self.out.clear();
+            self.pc_visible = false;
+            self.opened = true;
+        }
+    }
+
+    fn scope_begin(&mut self, scope: Scope, _at: u64) {
+        self.active = if self.capture_pc {
+            scope == Scope::PacketContext
+        } else {
+            matches!(
+                scope,
+                Scope::EventCommonContext | Scope::EventSpecificContext | Scope::EventPayload
+            )
+        };
+        self.field_names = if scope == Scope::EventPayload {
+            self.names.payload
+        } else {
+            self.names.context
+        };
+        self.pending_scope = Some(scope);
+        self.skip = 0;
+        self.frames.clear();
+    }
+
+    fn scope_end(&mut self, _scope: Scope, _at: u64) {
+        self.active = false;
+        self.pending_scope = None;
+    }
+
+    fn struct_begin(&mut self, node: &Node, _at: u64) {
+        self.compound_begin(node, Frame::Struct(0), b"{");
+    }
+
+    fn struct_end(&mut self, _node: &Node, _end: u64) {
+        self.compound_end(b" }");
+    }
+
+    fn array_begin(&mut self, node: &Node, _len: u64, _at: u64) {
+        self.compound_begin(node, Frame::Array(0), b"[");
+    }
+
+    fn array_end(&mut self, _node: &Node, _end: u64) {
+        self.compound_end(b" ]");
+    }
+
+    fn variant_begin(&mut self, node: &Node, _sel: i128, _option: usize, _at: u64) {
+        self.compound_begin(node, Frame::Wrap, b"{ ");
+    }
+
+    fn variant_end(&mut self, _node: &Node, _end: u64) {
+        self.compound_end(b" }");
+    }
+
+    fn optional_begin(&mut self, node: &Node, enabled: bool, _sel: i128, _at: u64) {
+        if enabled {
+            self.compound_begin(node, Frame::Optional(true), b"{ ");
+        } else {
+            self.compound_begin(node, Frame::Optional(false), b"<none>");
+        }
+    }
+
+    fn optional_end(&mut self, _node: &Node, _end: u64) {
+        self.compound_end(b" }");
+    }
+
+    fn int(&mut self, node: &Node, v: IntValue, _at: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        let (len, base, is_enum) = match &node.kind {
+            Kind::Int {
+                len,
+                base,
+                mappings,
+                ..
+            } => (*len as u32, *base, !mappings.is_empty()),
+            Kind::VarInt { base, mappings, .. } => (64, *base, !mappings.is_empty()),
+            _ => (64, DisplayBase::Decimal, false),
+        };
+        if is_enum {
+            self.enum_labels(node, v);
+            push_int(&mut self.out, v, len, base);
+            self.out.extend_from_slice(b" )");
+        } else {
+            push_int(&mut self.out, v, len, base);
+        }
+    }
+
+    fn float(&mut self, node: &Node, v: f64, _at: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        push_g(&mut self.out, v);
+    }
+
+    fn boolean(&mut self, node: &Node, v: bool, _at: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+    }
+
+    fn bit_array(&mut self, node: &Node, v: u64, _at: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        self.out.extend_from_slice(b"0x");
+        push_radix(&mut self.out, v, 4);
+    }
+
+    fn string(&mut self, node: &Node, raw: &[u8], _at: u64, _end: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        let enc = match node.kind {
+            Kind::String { encoding, .. } => encoding,
+            _ => StringEncoding::Utf8,
+        };
+        let mut tmp = std::mem::take(&mut self.tmp);
+        let text = string_text(raw, enc, &mut tmp);
+        match &mut self.stale {
+            None => push_escaped(&mut self.out, text),
+            Some(st) => {
+                // The field object keeps its last non-empty value, which
+                // babeltrace2 2.0 shows for an empty string.
+                let mut elem: u64 = 0;
+                for f in &self.frames {
+                    if let Frame::Array(n) = f {
+                        elem = elem.wrapping_mul(1_000_003).wrapping_add(*n);
+                    }
+                }
+                let key = (self.obj, node as *const Node as usize, elem);
+                if text.is_empty() {
+                    match st.values.get(&key) {
+                        Some(v) => push_escaped(&mut self.out, v),
+                        None => push_escaped(&mut self.out, text),
+                    }
+                } else {
+                    let v = st.values.entry(key).or_default();
+                    v.clear();
+                    v.extend_from_slice(text);
+                    push_escaped(&mut self.out, text);
+                }
+            }
+        }
+        self.tmp = tmp;
+    }
+
+    fn blob(&mut self, node: &Node, bytes: &[u8], _at: u64, _end: u64) {
+        if !self.enter(node) {
+            return;
+        }
+        // babeltrace2 2.0 has no BLOBs: print the bytes like an array of
+        // hexadecimal integers.
+        self.out.push(b'[');
+        for (i, b) in bytes.iter().enumerate() {
+            self.out
+                .extend_from_slice(if i == 0 { b" " } else { b", " });
+            self.out.extend_from_slice(b"0x");
+            push_radix(&mut self.out, *b as u64, 4);
+        }
+        self.out.extend_from_slice(b" ]");
+    }
+}
+
+// ---------------------------------------------------------------------
+// Time formatting
+
+/// Formats timestamps as babeltrace2's `print_timestamp_wall` does.
+struct Clock {
+    zone: Zone,
+    gmt: bool,
+    date: bool,
+    seconds: bool,
+    cache_sec: i64,
+    cache: Vec<u8>,
+    negative_warned: bool,
+}
+
+impl Clock {
+    fn new(o: &TextOptions) -> Clock {
+        Clock {
+            zone: if o.clock_gmt {
+                Zone::utc()
+            } else {
+                Zone::local()
+            },
+            gmt: o.clock_gmt,
+            date: o.clock_date,
+            seconds: o.clock_seconds,
+            cache_sec: i64::MIN,
+            cache: Vec::new(),
+            negative_warned: false,
+        }
+    }
+
+    fn tm(&self, secs: i64) -> Tm {
+        if self.gmt {
+            gmtime(secs)
+        } else {
+            self.zone.localtime(secs)
+        }
+    }
+
+    /// Append the wall-clock form of `ns` (nanoseconds from origin).
+    fn push(&mut self, out: &mut Vec<u8>, ns: i64, warn: &mut Vec<u8>) {
+        let s = ns / 1_000_000_000;
+        let n = ns % 1_000_000_000;
+        let (neg, sa, na) = if s >= 0 && n >= 0 {
+            (false, s as u64, n as u64)
+        } else if s > 0 && n < 0 {
+            (false, (s - 1) as u64, (1_000_000_000 + n) as u64)
+        } else if s == 0 && n < 0 {
+            (true, 0, (-n) as u64)
+        } else if s < 0 && n > 0 {
+            (true, (-(s + 1)) as u64, (1_000_000_000 - n) as u64)
+        } else if s < 0 && n == 0 {
+            (true, s.unsigned_abs(), 0)
+        } else {
+            (true, s.unsigned_abs(), n.unsigned_abs())
+        };
+        let mut seconds = self.seconds;
+        if !seconds && neg {
+            if !self.negative_warned {
+                warn.extend_from_slice(
+                    b"[warning] Fallback to [sec.ns] to print negative time value. Use --clock-seconds.\n",
+                );
+                self.negative_warned = true;
+            }
+            seconds = true;
+        }
+        let mut b = itoa::Buffer::new();
+        if seconds {
+            if neg {
+                out.push(b'-');
+            }
+            out.extend_from_slice(b.format(sa).as_bytes());
+        } else {
+            let sa = sa as i64;
+            if sa != self.cache_sec {
+                self.cache.clear();
+                let t = self.tm(sa);
+                if self.date {
+                    let y = t.year;
+                    if (0..10000).contains(&y) {
+                        push_pad(&mut self.cache, y as u64, 4);
+                    } else {
+                        self.cache.extend_from_slice(b.format(y).as_bytes());
+                    }
+                    self.cache.push(b'-');
+                    push_pad(&mut self.cache, t.month as u64, 2);
+                    self.cache.push(b'-');
+                    push_pad(&mut self.cache, t.day as u64, 2);
+                    self.cache.push(b' ');
+                }
+                push_pad(&mut self.cache, t.hour as u64, 2);
+                self.cache.push(b':');
+                push_pad(&mut self.cache, t.min as u64, 2);
+                self.cache.push(b':');
+                push_pad(&mut self.cache, t.sec as u64, 2);
+                self.cache_sec = sa;
+            }
+            out.extend_from_slice(&self.cache);
+        }
+        out.push(b'.');
+        push_pad(out, na, 9);
+    }
+}
+
+/// Append `v` zero-padded to `width` digits.
+fn push_pad(out: &mut Vec<u8>, v: u64, width: usize) {
+    let mut b = itoa::Buffer::new();
+    let s = b.format(v);
+    for _ in s.len()..width {
+        out.push(b'0');
+    }
+    out.extend_from_slice(s.as_bytes());
+}
+
+// ---------------------------------------------------------------------
+// babeltrace2 time syntax (--begin/--end)
+
+/// A `--begin`/`--end` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeSpec {
+    /// Nanoseconds from origin.
+    Abs(i64),
+    /// A time of day (ns since midnight): the date comes from the first
+    /// event.
+    OfDay(i64),
+}
+
+/// Parse babeltrace2's trimmer time syntax: `[YYYY-MM-DD [T]]HH:MM[:SS[.N]]`
+/// or `[-]SECONDS[.N]`.
+fn parse_time(s: &str) -> Option<TimeSpec> {
+    let s = s.trim();
+    let frac = |f: &str| -> Option<i64> {
+        if f.is_empty() || f.len() > 9 || !f.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut v: i64 = f.parse().ok()?;
+        for _ in f.len()..9 {
+            v *= 10;
+        }
+        Some(v)
+    };
+    // Seconds since the origin.
+    if !s.contains(':') {
+        let (neg, body) = match s.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, s),
+        };
+        let (sec, ns) = match body.split_once('.') {
+            Some((a, b)) => (a, frac(b)?),
+            None => (body, 0),
+        };
+        if sec.is_empty() || !sec.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let sec: i64 = sec.parse().ok()?;
+        let v = sec.checked_mul(1_000_000_000)?.checked_add(ns)?;
+        return Some(TimeSpec::Abs(if neg { -v } else { v }));
+    }
+    let (date, time) = match s.split_once([' ', 'T']) {
+        Some((d, t)) if d.contains('-') => (Some(d), t.trim()),
+        _ => (None, s),
+    };
+    let mut parts = time.split(':');
+    let h: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let (sec, ns) = match parts.next() {
+        Some(x) => match x.split_once('.') {
+            Some((a, b)) => (a.parse().ok()?, frac(b)?),
+            None => (x.parse().ok()?, 0),
+        },
+        None => (0, 0),
+    };
+    if parts.next().is_some() || h > 23 || m > 59 || sec > 60 {
+        return None;
+    }
+    let tod = (h * 3600 + m * 60 + sec) * 1_000_000_000 + ns;
+    match date {
+        None => Some(TimeSpec::OfDay(tod)),
+        Some(d) => {
+            let mut p = d.split('-');
+            let y: i64 = p.next()?.parse().ok()?;
+            let mo: i64 = p.next()?.parse().ok()?;
+            let da: i64 = p.next()?.parse().ok()?;
+            if !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
+                return None;
+            }
+            let days = days_from_civil(y, mo as u32, da as u32);
+            Some(TimeSpec::Abs(days * 86_400 * 1_000_000_000 + tod))
+        }
+    }
+}
+
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+// ---------------------------------------------------------------------
+// The report
+
+/// Kinds of babeltrace2 messages, in the muxer's order for equal times
+/// (stream beginning first ... stream end last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MsgKind {
+    StreamBegin,
+    PacketBegin,
+    Event,
+    Discarded,
+    PacketEnd,
+    DiscardedPackets,
+    StreamEnd,
+}
+
+impl MsgKind {
+    /// babeltrace2's `message_type_weight`.
+    fn weight(self) -> i32 {
+        match self {
+            MsgKind::StreamBegin => 7,
+            MsgKind::PacketBegin => 6,
+            MsgKind::Event => 5,
+            MsgKind::Discarded => 4,
+            MsgKind::PacketEnd => 3,
+            MsgKind::DiscardedPackets => 1,
+            MsgKind::StreamEnd => 0,
+        }
+    }
+}
+
+/// One message as babeltrace2's source would produce it, with what the
+/// sink needs to print it.
+struct Msg {
+    kind: MsgKind,
+    /// Time (ns from origin); `None`: no clock snapshot.
+    ts: Option<i64>,
+    /// Event: class position and clock value; discarded: the notice.
+    class: usize,
+    cycles: u64,
+    notice: Option<Discarded>,
+    /// Event: pooled event object (for babeltrace2's stale strings).
+    obj: u32,
+    /// Event: the rendered scopes after the event name.
+    body: Vec<u8>,
+}
+
+/// One data stream: its decoder and babeltrace2's message queue.
+struct Rt<'d> {
+    dec: StreamDecoder<'d>,
+    trace: usize,
+    group: usize,
+    /// Clock class of the stream class (frequency, offsets).
+    clock: Option<(u64, i64, u64)>,
+    /// Event class (IR) count of the stream class: for the object pools.
+    pool_base: usize,
+    /// The rendered packet context of the current packet.
+    pc: Vec<u8>,
+    pc_visible: bool,
+    queue: std::collections::VecDeque<Msg>,
+    started: bool,
+    ended: bool,
+    /// An error hit while producing; returned when the queue is refilled.
+    error: Option<StreamError>,
+}
+
+/// babeltrace2's message batch size (`MSG_BATCH_SIZE`).
+const BATCH: usize = 15;
+
+fn clock_ns(c: Option<(u64, i64, u64)>, v: u64) -> Option<i64> {
+    let (f, s, o) = c?;
+    let base = fs::clock_base_ns(f, s, o)?;
+    let vns = fs::cycles_to_ns(f, v);
+    if vns >= i64::MAX as u64 {
+        return None;
+    }
+    let vns = vns as i64;
+    if base > 0 && vns > i64::MAX - base {
+        return None;
+    }
+    Some(base + vns)
+}
+
+fn stream_error(trace: &Trace, group: usize, e: &StreamError) -> Error {
+    let g = &trace.streams[group];
+    let path = g
+        .files
+        .get(e.file)
+        .map(|&f| trace.files[f].0.display().to_string())
+        .unwrap_or_default();
+    Error::new(
+        ErrorKind::Invalid(format!(
+            "{path}: packet at offset {:#x}: {}",
+            e.packet_offset, e.error
+        )),
+        "stream",
+        e.byte_offset(),
+    )
+}
+
+/// Print the CTF traces found under `paths` as `babeltrace2 PATHS...`
+/// does: event lines on `out`, discarded-data warnings (and, in lenient
+/// mode, damage reports) on `warn`. Files are read with
+/// [`std::fs::read`]; see [`report_with_loader`] to map them instead.
+///
+/// Errors: no trace found, unreadable metadata, bad options; in strict
+/// mode any damage (before printing anything when it is found while
+/// indexing packets, as babeltrace2 does); decoding errors after some
+/// events were printed (those lines stay printed).
+pub fn report(
+    paths: &[PathBuf],
+    opts: &TextOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<Summary, Error> {
+    report_with_loader(paths, opts, &ReadLoader, out, warn)
+}
+
+fn io(e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io(e.to_string()), "output", 0)
+}
+
+/// [`report`] with a [`Loader`] for the trace files.
+pub fn report_with_loader(
+    paths: &[PathBuf],
+    opts: &TextOptions,
+    loader: &dyn Loader,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<Summary, Error> {
+    let found = fs::discover(paths)?;
+    if found.is_empty() {
+        return Err(Error::invalid(
+            format!(
+                "no CTF trace found in {}",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "input",
+            0,
+        ));
+    }
+    let parse = |v: &Option<String>, what: &str| -> Result<Option<TimeSpec>, Error> {
+        v.as_deref()
+            .map(|s| {
+                parse_time(s).ok_or_else(|| {
+                    Error::invalid(format!("invalid {what} time `{s}`"), "options", 0)
+                })
+            })
+            .transpose()
+    };
+    let begin = parse(&opts.begin, "--begin")?;
+    let end = parse(&opts.end, "--end")?;
+    let traces = fs::open_traces(
+        &found,
+        paths,
+        loader,
+        (opts.clock_offset_s, opts.clock_offset_ns),
+    )?;
+    let mut summary = Summary::default();
+    // Damage found while indexing.
+    for t in &traces {
+        for d in &t.damage {
+            let msg = format!(
+                "{}: packet at offset {:#x}: {}",
+                d.path.display(),
+                d.error.packet_offset,
+                d.error.error
+            );
+            if opts.strict {
+                return Err(Error::new(
+                    ErrorKind::Invalid(msg),
+                    "stream",
+                    d.error.byte_offset(),
+                ));
+            }
+            summary.damaged += 1;
+            writeln!(
+                warn,
+                "tracemux: warning: {msg} (packets before it are kept)"
+            )
+            .map_err(io)?;
+        }
+    }
+    let mut p = Printer::new(opts, &traces);
+    p.begin = begin;
+    p.end = end;
+    p.run(&traces, out, warn, &mut summary)?;
+    Ok(summary)
+}
+
+/// babeltrace2's "stale string" behaviour: an empty string field shows the
+/// last non-empty value held by the same (pooled) field object.
+#[derive(Default)]
+struct Stale {
+    values: std::collections::HashMap<(u32, usize, u64), Vec<u8>>,
+}
+
+struct Printer<'t> {
+    opts: &'t TextOptions,
+    clock: Clock,
+    last_ns: Option<i64>,
+    last_cycles: Option<u64>,
+    line: FieldPrinter,
+    pcp: FieldPrinter,
+    warnbuf: Vec<u8>,
+    trace_rank: Vec<u32>,
+    begin: Option<TimeSpec>,
+    end: Option<TimeSpec>,
+    begin_ns: Option<i64>,
+    end_ns: Option<i64>,
+    /// babeltrace2's per-event-class event object pools (LIFO).
+    pools: Vec<Vec<u32>>,
+    next_obj: u32,
+    /// Recycled body buffers.
+    spare: Vec<Vec<u8>>,
+    last_returned: i64,
+}
+
+impl<'t> Printer<'t> {
+    fn new(opts: &'t TextOptions, traces: &[Trace]) -> Self {
+        // Trace order for ties: UUID (present first, bytewise), then name.
+        let mut order: Vec<usize> = (0..traces.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ua, ub) = (traces[a].tc.uuid, traces[b].tc.uuid);
+            let c = match (ua, ub) {
+                (Some(x), Some(y)) => x.cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            };
+            c.then_with(|| traces[a].name.cmp(&traces[b].name))
+        });
+        let mut trace_rank = vec![0u32; traces.len()];
+        for (r, &t) in order.iter().enumerate() {
+            trace_rank[t] = r as u32;
+        }
+        let mut line = FieldPrinter::new(opts.names, false);
+        line.stale = Some(Stale::default());
+        Printer {
+            opts,
+            clock: Clock::new(opts),
+            last_ns: None,
+            last_cycles: None,
+            line,
+            pcp: FieldPrinter::new(opts.names, true),
+            warnbuf: Vec::new(),
+            trace_rank,
+            begin: None,
+            end: None,
+            begin_ns: None,
+            end_ns: None,
+            pools: Vec::new(),
+            next_obj: 0,
+            spare: Vec::new(),
+            last_returned: i64::MIN,
+        }
+    }
+
+    /// Produce the next message of a stream (babeltrace2's source
+    /// iterator). `None` at the end.
+    fn produce(&mut self, traces: &[Trace], rt: &mut Rt<'_>) -> Result<Option<Msg>, StreamError> {
+        let mk = |kind, ts| Msg {
+            kind,
+            ts,
+            class: 0,
+            cycles: 0,
+            notice: None,
+            obj: 0,
+            body: Vec::new(),
+        };
+        if rt.ended {
+            return Ok(None);
+        }
+        if !rt.started {
+            rt.started = true;
+            return Ok(Some(mk(MsgKind::StreamBegin, None)));
+        }
+        let step = rt.dec.advance(&mut self.pcp);
+        if std::mem::take(&mut self.pcp.opened) {
+            rt.pc.clear();
+            rt.pc.extend_from_slice(&self.pcp.out);
+            rt.pc_visible = self.pcp.pc_visible;
+        }
+        Ok(Some(match step? {
+            Step::PacketBegin { clock } => mk(
+                MsgKind::PacketBegin,
+                clock.and_then(|c| clock_ns(rt.clock, c)),
+            ),
+            Step::PacketEnd { clock } => mk(
+                MsgKind::PacketEnd,
+                clock.and_then(|c| clock_ns(rt.clock, c)),
+            ),
+            Step::Discarded(d) => {
+                let mut m = mk(
+                    if d.packets {
+                        MsgKind::DiscardedPackets
+                    } else {
+                        MsgKind::Discarded
+                    },
+                    d.begin.and_then(|b| clock_ns(rt.clock, b)),
+                );
+                m.notice = Some(d);
+                m
+            }
+            Step::Event { clock, class } => {
+                let pool = rt.pool_base + class;
+                if self.pools.len() <= pool {
+                    self.pools.resize(pool + 1, Vec::new());
+                }
+                let obj = match self.pools[pool].pop() {
+                    Some(o) => o,
+                    None => {
+                        self.next_obj += 1;
+                        self.next_obj - 1
+                    }
+                };
+                let mut body = self.spare.pop().unwrap_or_default();
+                body.clear();
+                // Render the scopes now: the object's earlier uses are all
+                // printed (it was back in its pool).
+                self.line.out.clear();
+                self.line.start_line = true;
+                self.line.obj = obj;
+                if rt.pc_visible {
+                    self.line.start_line = false;
+                    if self.opts.names.scope {
+                        self.line.out.extend_from_slice(b"stream.packet.context = ");
+                    }
+                    self.line.out.extend_from_slice(&rt.pc);
+                }
+                let r = rt.dec.body(&mut self.line);
+                if let Err(e) = r {
+                    self.pools[pool].push(obj);
+                    self.spare.push(body);
+                    return Err(e);
+                }
+                std::mem::swap(&mut body, &mut self.line.out);
+                let _ = traces;
+                Msg {
+                    kind: MsgKind::Event,
+                    ts: clock_ns(rt.clock, clock).or(Some(i64::MIN)),
+                    class,
+                    cycles: clock,
+                    notice: None,
+                    obj,
+                    body,
+                }
+            }
+            Step::End => {
+                rt.ended = true;
+                mk(MsgKind::StreamEnd, None)
+            }
+        }))
+    }
+
+    /// Refill a stream's queue with up to one batch.
+    fn refill(&mut self, traces: &[Trace], rt: &mut Rt<'_>) {
+        if rt.error.is_some() {
+            return;
+        }
+        for _ in 0..BATCH {
+            match self.produce(traces, rt) {
+                Ok(Some(m)) => rt.queue.push_back(m),
+                Ok(None) => break,
+                Err(e) => {
+                    rt.error = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// babeltrace2's `common_muxing_compare_messages` for two queue heads
+    /// with the same time (negative: `a` first).
+    fn compare(&self, traces: &[Trace], a: (&Rt<'_>, &Msg), b: (&Rt<'_>, &Msg)) -> i64 {
+        let (ta, tb) = (&traces[a.0.trace], &traces[b.0.trace]);
+        let ra = self.trace_rank[a.0.trace] as i64;
+        let rb = self.trace_rank[b.0.trace] as i64;
+        if ra != rb && (ta.tc.uuid != tb.tc.uuid || ta.name != tb.name) {
+            return ra - rb;
+        }
+        let (ga, gb) = (&ta.streams[a.0.group], &tb.streams[b.0.group]);
+        if ga.class_id != gb.class_id {
+            return if ga.class_id < gb.class_id { -1 } else { 1 };
+        }
+        if ga.id != gb.id {
+            return if ga.id < gb.id { -1 } else { 1 };
+        }
+        if a.1.kind != b.1.kind {
+            return (b.1.kind.weight() - a.1.kind.weight()) as i64;
+        }
+        if a.1.kind == MsgKind::Event {
+            fn ec<'a>(
+                t: &'a Trace,
+                g: &fs::StreamGroup,
+                c: usize,
+            ) -> Option<&'a crate::ir::EventClass> {
+                t.prog
+                    .streams
+                    .get(g.class)
+                    .and_then(|s| t.tc.stream_class(s.id))
+                    .and_then(|s| s.event_classes.get(c))
+            }
+            if let (Some(x), Some(y)) = (ec(ta, ga, a.1.class), ec(tb, gb, b.1.class)) {
+                if x.id != y.id {
+                    return if x.id < y.id { -1 } else { 1 };
+                }
+                match (&x.name, &y.name) {
+                    (Some(p), Some(q)) if p != q => return if p < q { -1 } else { 1 },
+                    (None, Some(_)) => return -1,
+                    (Some(_), None) => return 1,
+                    _ => {}
+                }
+            }
+        }
+        match ga.name.cmp(&gb.name) {
+            std::cmp::Ordering::Less => -1,
+            std::cmp::Ordering::Greater => 1,
+            _ => 0,
+        }
+    }
+
+    /// One message from the muxer (`muxer_msg_iter_do_next_one`), or the
+    /// error of a stream that failed.
+    fn mux_next<'d>(
+        &mut self,
+        traces: &'d [Trace],
+        rts: &mut [Rt<'d>],
+        active: &mut Vec<usize>,
+    ) -> Result<Option<(usize, Msg)>, (usize, StreamError)> {
+        let mut i = 0;
+        while i < active.len() {
+            let s = active[i];
+            if rts[s].queue.is_empty() {
+                if let Some(e) = rts[s].error.take() {
+                    return Err((s, e));
+                }
+                let mut rt = std::mem::replace(&mut rts[s], placeholder(&traces[0]));
+                self.refill(traces, &mut rt);
+                rts[s] = rt;
+                if rts[s].queue.is_empty() {
+                    if let Some(e) = rts[s].error.take() {
+                        return Err((s, e));
+                    }
+                    active.swap_remove(i);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+        let mut best: Option<(usize, i64)> = None;
+        for &s in active.iter() {
+            let m = &rts[s].queue[0];
+            let ts = m.ts.unwrap_or(self.last_returned);
+            match best {
+                None => best = Some((s, ts)),
+                Some((b, bts)) => {
+                    if ts < bts
+                        || (ts == bts
+                            && self.compare(traces, (&rts[s], m), (&rts[b], &rts[b].queue[0])) < 0)
+                    {
+                        best = Some((s, ts));
+                    }
+                }
+            }
+        }
+        let Some((s, ts)) = best else {
+            return Ok(None);
+        };
+        self.last_returned = ts;
+        Ok(rts[s].queue.pop_front().map(|m| (s, m)))
+    }
+
+    fn run(
+        &mut self,
+        traces: &[Trace],
+        out: &mut dyn Write,
+        warn: &mut dyn Write,
+        summary: &mut Summary,
+    ) -> Result<(), Error> {
+        let mut rts: Vec<Rt<'_>> = Vec::new();
+        let mut pool_base = 0;
+        for (ti, t) in traces.iter().enumerate() {
+            for (gi, g) in t.streams.iter().enumerate() {
+                let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
+                let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
+                dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
+                let clock = t
+                    .prog
+                    .streams
+                    .get(g.class)
+                    .and_then(|s| s.default_clock)
+                    .and_then(|c| t.tc.clocks.get(c))
+                    .map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
+                // One pool per event class: stream groups of the same class
+                // share it.
+                let base = pool_base
+                    + t.prog.streams[..g.class.min(t.prog.streams.len())]
+                        .iter()
+                        .map(|s| s.events.len())
+                        .sum::<usize>();
+                rts.push(Rt {
+                    dec,
+                    trace: ti,
+                    group: gi,
+                    clock,
+                    pool_base: base,
+                    pc: Vec::new(),
+                    pc_visible: false,
+                    queue: std::collections::VecDeque::with_capacity(BATCH),
+                    started: false,
+                    ended: false,
+                    error: None,
+                });
+            }
+            pool_base += t.prog.streams.iter().map(|s| s.events.len()).sum::<usize>();
+        }
+        let mut active: Vec<usize> = (0..rts.len()).collect();
+        let mut obuf: Vec<u8> = Vec::with_capacity(1 << 17);
+        let mut batch: Vec<(usize, Msg)> = Vec::with_capacity(BATCH);
+        let mut failed: Option<Error> = None;
+        'outer: loop {
+            // The sink asks the muxer for a batch...
+            batch.clear();
+            let mut err = None;
+            while batch.len() < BATCH {
+                match self.mux_next(traces, &mut rts, &mut active) {
+                    Ok(Some(m)) => batch.push(m),
+                    Ok(None) => break,
+                    Err(e) => {
+                        err = Some(e);
+                        break;
+                    }
+                }
+            }
+            if batch.is_empty() && err.is_none() {
+                break;
+            }
+            // ... and prints it, releasing each message after printing.
+            for (s, m) in batch.drain(..) {
+                self.sink(traces, &mut rts[s], m, &mut obuf, summary);
+                if !self.warnbuf.is_empty() {
+                    out.write_all(&obuf).map_err(io)?;
+                    obuf.clear();
+                    warn.write_all(&self.warnbuf).map_err(io)?;
+                    self.warnbuf.clear();
+                }
+            }
+            if obuf.len() >= 1 << 16 {
+                out.write_all(&obuf).map_err(io)?;
+                obuf.clear();
+            }
+            if let Some((s, e)) = err {
+                let rt = &mut rts[s];
+                let error = stream_error(&traces[rt.trace], rt.group, &e);
+                if self.opts.strict {
+                    failed = Some(error);
+                    break 'outer;
+                }
+                summary.damaged += 1;
+                out.write_all(&obuf).map_err(io)?;
+                obuf.clear();
+                writeln!(
+                    warn,
+                    "tracemux: warning: {error} (rest of this stream skipped)"
+                )
+                .map_err(io)?;
+                rt.ended = true;
+                rt.error = None;
+            }
+        }
+        out.write_all(&obuf).map_err(io)?;
+        warn.write_all(&self.warnbuf).map_err(io)?;
+        self.warnbuf.clear();
+        out.flush().map_err(io)?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn in_range(&mut self, ns: i64) -> (bool, bool) {
+        // Resolve time-of-day bounds with the date of the first message.
+        if self.begin_ns.is_none() {
+            if let Some(b) = self.begin {
+                self.begin_ns = Some(resolve_tod(b, ns, &self.clock));
+            }
+        }
+        if self.end_ns.is_none() {
+            if let Some(e) = self.end {
+                self.end_ns = Some(resolve_tod(e, ns, &self.clock));
+            }
+        }
+        let before = self.begin_ns.is_some_and(|b| ns < b);
+        let after = self.end_ns.is_some_and(|e| ns > e);
+        (before, after)
+    }
+
+    /// Handle one message as the pretty sink does, then release it.
+    fn sink(
+        &mut self,
+        traces: &[Trace],
+        rt: &mut Rt<'_>,
+        m: Msg,
+        obuf: &mut Vec<u8>,
+        summary: &mut Summary,
+    ) {
+        let t = &traces[rt.trace];
+        let trimmed = (self.begin.is_some() || self.end.is_some())
+            && m.ts.is_some_and(|ns| {
+                let (before, after) = self.in_range(ns);
+                before || after
+            });
+        match m.kind {
+            MsgKind::Discarded | MsgKind::DiscardedPackets if !trimmed => {
+                if let Some(d) = m.notice {
+                    self.discarded(t, rt, d);
+                    summary.discarded_notices += 1;
+                }
+            }
+            MsgKind::Event => {
+                if !trimmed {
+                    let has_clock = rt.clock.is_some();
+                    self.line.out.clear();
+                    let ns = m.ts.unwrap_or(i64::MIN);
+                    self.head(t, rt.group, m.class, has_clock, m.cycles, ns);
+                    obuf.extend_from_slice(&self.line.out);
+                    obuf.extend_from_slice(&m.body);
+                    obuf.push(b'\n');
+                    summary.events += 1;
+                }
+                let pool = rt.pool_base + m.class;
+                self.pools[pool].push(m.obj);
+                self.spare.push(m.body);
+            }
+            _ => {}
+        }
+    }
+
+    /// The line head up to the event name (babeltrace2's
+    /// `print_event_header`).
+    fn head(
+        &mut self,
+        t: &Trace,
+        group: usize,
+        class: usize,
+        has_clock: bool,
+        cycles: u64,
+        ns: i64,
+    ) {
+        let o = self.opts;
+        let names = o.names.header;
+        let out = &mut self.line.out;
+        self.line.start_line = true;
+        if has_clock {
+            if names {
+                out.extend_from_slice(b"timestamp = ");
+            } else {
+                out.push(b'[');
+            }
+            if o.clock_cycles {
+                push_pad(out, cycles, 20);
+            } else {
+                self.clock.push(out, ns, &mut self.warnbuf);
+            }
+            if !names {
+                out.extend_from_slice(b"] ");
+            }
+            if !o.no_delta {
+                if names {
+                    out.extend_from_slice(b", delta = ");
+                } else {
+                    out.push(b'(');
+                }
+                if o.clock_cycles {
+                    match self.last_cycles {
+                        Some(l) => {
+                            out.push(b'+');
+                            push_pad(out, cycles.wrapping_sub(l), 12);
+                        }
+                        None => out.extend_from_slice(b"+????????????"),
+                    }
+                } else {
+                    match self.last_ns {
+                        Some(l) => {
+                            let d = (ns as u64).wrapping_sub(l as u64);
+                            out.push(b'+');
+                            let mut b = itoa::Buffer::new();
+                            out.extend_from_slice(b.format(d / 1_000_000_000).as_bytes());
+                            out.push(b'.');
+                            push_pad(out, d % 1_000_000_000, 9);
+                        }
+                        None => out.extend_from_slice(b"+?.?????????"),
+                    }
+                }
+                if !names {
+                    out.extend_from_slice(b") ");
+                }
+            }
+            if o.clock_cycles {
+                self.last_cycles = Some(cycles);
+            } else {
+                self.last_ns = Some(ns);
+            }
+            self.line.start_line = !names;
+        }
+        let out = &mut self.line.out;
+        let tc = &t.tc;
+        let mut dom = false;
+        let sep = |out: &mut Vec<u8>, start_line: bool| {
+            if !start_line {
+                out.extend_from_slice(b", ");
+            }
+        };
+        let start_line = self.line.start_line;
+        if o.fields.trace {
+            sep(out, start_line);
+            if names {
+                out.extend_from_slice(b"trace = ");
+            }
+            out.extend_from_slice(t.name.as_bytes());
+            if names {
+                out.extend_from_slice(b", ");
+            }
+        }
+        let env_field = |out: &mut Vec<u8>, dom: &mut bool, key: &str, label: &str| {
+            if let Some(EnvValue::Str(s)) = tc.env(key) {
+                sep(out, start_line);
+                if names {
+                    out.extend_from_slice(label.as_bytes());
+                    out.extend_from_slice(b" = ");
+                } else if *dom {
+                    out.push(b':');
+                }
+                out.extend_from_slice(s.as_bytes());
+                *dom = true;
+            }
+        };
+        if o.fields.hostname {
+            if let Some(EnvValue::Str(s)) = tc.env("hostname") {
+                sep(out, start_line);
+                if names {
+                    out.extend_from_slice(b"trace:hostname = ");
+                }
+                out.extend_from_slice(s.as_bytes());
+                dom = true;
+            }
+        }
+        if o.fields.domain {
+            env_field(out, &mut dom, "domain", "trace:domain");
+        }
+        if o.fields.procname {
+            env_field(out, &mut dom, "procname", "trace:procname");
+        }
+        if o.fields.vpid {
+            if let Some(EnvValue::Int(v)) = tc.env("vpid") {
+                sep(out, start_line);
+                if names {
+                    out.extend_from_slice(b"trace:vpid = ");
+                } else if dom {
+                    out.push(b':');
+                }
+                out.push(b'(');
+                let mut b = itoa::Buffer::new();
+                out.extend_from_slice(b.format(*v).as_bytes());
+                out.push(b')');
+                dom = true;
+            }
+        }
+        let sc = t
+            .prog
+            .streams
+            .get(t.streams[group].class)
+            .and_then(|s| tc.stream_class(s.id));
+        let ec = sc.and_then(|s| s.event_classes.get(class));
+        if o.fields.loglevel {
+            if let Some(l) = ec.and_then(|e| e.log_level) {
+                if (0..=14).contains(&l) {
+                    sep(out, start_line);
+                    if names {
+                        out.extend_from_slice(b"loglevel = ");
+                    } else if dom {
+                        out.push(b':');
+                    }
+                    out.extend_from_slice(LOG_LEVELS[l as usize].as_bytes());
+                    out.extend_from_slice(b" (");
+                    let mut b = itoa::Buffer::new();
+                    out.extend_from_slice(b.format(l).as_bytes());
+                    out.push(b')');
+                    dom = true;
+                }
+            }
+        }
+        if o.fields.emf {
+            if let Some(u) = ec.and_then(|e| e.emf_uri.as_deref()) {
+                sep(out, start_line);
+                if names {
+                    out.extend_from_slice(b"model.emf.uri = ");
+                } else if dom {
+                    out.push(b':');
+                }
+                out.extend_from_slice(u.as_bytes());
+                dom = true;
+            }
+        }
+        if dom && !names {
+            out.push(b' ');
+        }
+        if !start_line {
+            out.extend_from_slice(b", ");
+        }
+        self.line.start_line = true;
+        if names {
+            out.extend_from_slice(b"name = ");
+        }
+        match ec.and_then(|e| e.name.as_deref()) {
+            Some(n) => out.extend_from_slice(n.as_bytes()),
+            None => out.extend_from_slice(b"<unknown>"),
+        }
+        out.extend_from_slice(if names { b", " } else { b": " });
+    }
+
+    /// babeltrace2's discarded events/packets warning.
+    fn discarded(&mut self, t: &Trace, rt: &Rt<'_>, d: Discarded) {
+        let g = &t.streams[rt.group];
+        let mut w = std::mem::take(&mut self.warnbuf);
+        let what = if d.packets { "packet" } else { "event" };
+        match d.count {
+            None => {
+                w.extend_from_slice(b"WARNING: Tracer may have discarded ");
+                w.extend_from_slice(what.as_bytes());
+                w.push(b's');
+            }
+            Some(n) => {
+                w.extend_from_slice(b"WARNING: Tracer discarded ");
+                let mut b = itoa::Buffer::new();
+                w.extend_from_slice(b.format(n).as_bytes());
+                w.push(b' ');
+                w.extend_from_slice(what.as_bytes());
+                if n != 1 {
+                    w.push(b's');
+                }
+            }
+        }
+        w.push(b' ');
+        let range = match (d.begin, d.end) {
+            (Some(b), Some(e)) => clock_ns(rt.clock, b).zip(clock_ns(rt.clock, e)),
+            _ => None,
+        };
+        let mut extra = Vec::new();
+        match range {
+            Some((b, e)) => {
+                w.extend_from_slice(b"between [");
+                self.clock.push(&mut w, b, &mut extra);
+                w.extend_from_slice(b"] and [");
+                self.clock.push(&mut w, e, &mut extra);
+                w.push(b']');
+            }
+            None => w.extend_from_slice(b"(unknown time range)"),
+        }
+        w.extend_from_slice(b" in trace \"");
+        w.extend_from_slice(t.name.as_bytes());
+        w.extend_from_slice(b"\" ");
+        match t.tc.uuid {
+            Some(u) => {
+                w.extend_from_slice(b"(UUID: ");
+                w.extend_from_slice(uuid_string(&u).as_bytes());
+                w.extend_from_slice(b") ");
+            }
+            None => w.extend_from_slice(b"(no UUID) "),
+        }
+        w.extend_from_slice(b"within stream \"");
+        w.extend_from_slice(g.name.as_bytes());
+        w.extend_from_slice(b"\" (stream class ID: ");
+        let mut b = itoa::Buffer::new();
+        w.extend_from_slice(b.format(g.class_id).as_bytes());
+        w.extend_from_slice(b", stream ID: ");
+        w.extend_from_slice(b.format(g.id).as_bytes());
+        w.extend_from_slice(b").\n");
+        // A negative-time warning (if any) goes before the line, as
+        // babeltrace2 prints it while formatting.
+        if !extra.is_empty() {
+            let mut x = extra;
+            x.extend_from_slice(&w);
+            w = x;
+        }
+        self.warnbuf = w;
+    }
+}
+
+fn resolve_tod(t: TimeSpec, first_ns: i64, clock: &Clock) -> i64 {
+    match t {
+        TimeSpec::Abs(v) => v,
+        TimeSpec::OfDay(tod) => {
+            // The date of the first message, in the zone used to print.
+            let secs = first_ns.div_euclid(1_000_000_000);
+            let off = if clock.gmt {
+                0
+            } else {
+                clock.zone.offset(secs) as i64
+            };
+            let local = secs + off;
+            let midnight = local - local.rem_euclid(86_400);
+            (midnight - off) * 1_000_000_000 + tod
+        }
+    }
+}
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+pub fn uuid_string(u: &[u8; 16]) -> String {
+    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+const LOG_LEVELS: [&str; 15] = [
+    "TRACE_EMERG",
+    "TRACE_ALERT",
+    "TRACE_CRIT",
+    "TRACE_ERR",
+    "TRACE_WARNING",
+    "TRACE_NOTICE",
+    "TRACE_INFO",
+    "TRACE_DEBUG_SYSTEM",
+    "TRACE_DEBUG_PROGRAM",
+    "TRACE_DEBUG_PROCESS",
+    "TRACE_DEBUG_MODULE",
+    "TRACE_DEBUG_UNIT",
+    "TRACE_DEBUG_FUNCTION",
+    "TRACE_DEBUG_LINE",
+    "TRACE_DEBUG",
+];
+
+fn placeholder<'d>(t: &'d Trace) -> Rt<'d> {
+    Rt {
+        dec: StreamDecoder::new(&t.prog, None, Vec::new(), Vec::new()),
+        trace: 0,
+        group: 0,
+        clock: None,
+        pool_base: 0,
+        pc: Vec::new(),
+        pc_visible: false,
+        queue: std::collections::VecDeque::new(),
+        started: true,
+        ended: true,
+        error: None,
+    }
+}
+
+/// The trace class of a trace directory (for `dump`-style use).
+pub fn trace_class(dir: &std::path::Path) -> Result<TraceClass, Error> {
+    fs::read_metadata(dir, &ReadLoader)
 }
 
 #[cfg(test)]
@@ -77,5 +1934,46 @@ mod tests {
         ] {
             assert_eq!(fmt_g(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn ints_like_bt2() {
+        let f = |v, len, base| {
+            let mut o = Vec::new();
+            push_int(&mut o, v, len, base);
+            String::from_utf8(o).unwrap()
+        };
+        assert_eq!(f(IntValue::U(255), 8, DisplayBase::Hexadecimal), "0xFF");
+        assert_eq!(f(IntValue::S(-1), 8, DisplayBase::Hexadecimal), "0xFF");
+        assert_eq!(f(IntValue::S(-1), 5, DisplayBase::Hexadecimal), "0xFF");
+        assert_eq!(f(IntValue::U(0), 32, DisplayBase::Hexadecimal), "0x0");
+        assert_eq!(f(IntValue::U(5), 4, DisplayBase::Binary), "0b0101");
+        assert_eq!(f(IntValue::S(-1), 4, DisplayBase::Octal), "077");
+        assert_eq!(f(IntValue::U(8), 8, DisplayBase::Octal), "010");
+        assert_eq!(f(IntValue::S(-5), 8, DisplayBase::Decimal), "-5");
+    }
+
+    #[test]
+    fn escapes() {
+        let mut o = Vec::new();
+        push_escaped(&mut o, b"a\"b\\c\td\x01?'\0zz");
+        assert_eq!(o, b"\"a\\\"b\\\\c\\td\\x01\\?\\'\"");
+    }
+
+    #[test]
+    fn time_syntax() {
+        assert_eq!(parse_time("1.5"), Some(TimeSpec::Abs(1_500_000_000)));
+        assert_eq!(parse_time("-2"), Some(TimeSpec::Abs(-2_000_000_000)));
+        assert_eq!(
+            parse_time("12:39:42.4"),
+            Some(TimeSpec::OfDay(
+                (12 * 3600 + 39 * 60 + 42) * 1_000_000_000 + 400_000_000
+            ))
+        );
+        assert_eq!(
+            parse_time("1970-01-02 00:00"),
+            Some(TimeSpec::Abs(86_400_000_000_000))
+        );
+        assert_eq!(parse_time("nope"), None);
     }
 }

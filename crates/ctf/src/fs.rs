@@ -1,0 +1,619 @@
+//! CTF traces on disk: finding trace directories, reading their metadata,
+//! grouping stream files into data streams, indexing packets.
+//!
+//! Discovery and grouping follow babeltrace2 2.0 (`babeltrace2 DIR`):
+//!
+//! * an input directory is a trace when it holds a `metadata` file;
+//!   otherwise its subdirectories are searched, recursively (so LTTng's
+//!   `ust/uid/0/64-bit`, `ust/pid/app-1234-.../`, `kernel/`, snapshot and
+//!   rotation-archive layouts are all found);
+//! * traces with the same UUID are one trace (their streams merge: same
+//!   stream class and stream instance ID = same stream, packets merged by
+//!   time, duplicates dropped — overlapping LTTng snapshots);
+//! * every regular, non-empty, non-hidden file of a trace directory other
+//!   than `metadata` is a stream file (`index/` is a directory, skipped);
+//! * stream files whose first packets carry the same stream class and
+//!   `stream_instance_id` are one data stream (tracefile rotation
+//!   `ch0_N_M`), ordered by their first packet's time;
+//! * a trace is named `HOSTNAME/RELATIVE/PATH` (path from the input to the
+//!   trace directory; just the hostname when the trace is the input, or
+//!   when several directories make up the trace); a stream is named by the
+//!   path of its first file; streams without `stream_instance_id` get IDs
+//!   0, 1, ... in the order of their first file's path.
+//!
+//! Files are read through a [`Loader`] so that the binary can map them
+//! (this crate has no `unsafe`).
+
+use std::path::{Path, PathBuf};
+
+use tracemux_core::{Error, ErrorKind};
+
+use crate::decode::Program;
+use crate::ir::{EnvValue, TraceClass};
+use crate::stream::{index_file, PacketEntry, StreamError};
+
+/// Bytes of a file, owned or mapped.
+pub type FileBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Reads whole files (the binary maps them).
+pub trait Loader {
+    fn load(&self, path: &Path) -> std::io::Result<FileBytes>;
+}
+
+/// A [`Loader`] that reads files into memory with `std::fs::read`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReadLoader;
+
+impl Loader for ReadLoader {
+    fn load(&self, path: &Path) -> std::io::Result<FileBytes> {
+        Ok(Box::new(std::fs::read(path)?))
+    }
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io(format!("{}: {e}", path.display())), "file", 0)
+}
+
+/// CTF version of metadata bytes, by content: 2 for a JSON text sequence
+/// (first byte 0x1E), 1 for packetized metadata (magic 0x75D11D57 in either
+/// byte order) or text starting with `/* CTF 1.8`.
+pub fn metadata_version(head: &[u8]) -> Option<u8> {
+    if head.first() == Some(&0x1e) {
+        return Some(2);
+    }
+    if crate::tsdl::is_packetized(head) || head.starts_with(b"/* CTF 1.") {
+        return Some(1);
+    }
+    None
+}
+
+/// Whether `path` is (or is the `metadata` file of) a CTF trace directory,
+/// by content. Plain TSDL without the `/* CTF 1.8` line is recognised when
+/// it parses.
+pub fn is_ctf(path: &Path) -> bool {
+    let meta = if path.is_dir() {
+        path.join("metadata")
+    } else {
+        path.to_path_buf()
+    };
+    let Ok(data) = std::fs::read(&meta) else {
+        return false;
+    };
+    match metadata_version(&data) {
+        Some(_) => true,
+        None => crate::tsdl::parse_metadata(&data).is_ok(),
+    }
+}
+
+/// A trace directory found under an input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The directory (input path joined with the relative path).
+    pub dir: PathBuf,
+    /// Path from the input to `dir` ("" when the input is the trace).
+    pub rel: String,
+    /// Which input it was found under.
+    pub input: usize,
+}
+
+/// Find the trace directories under `inputs` (directories, or `metadata`
+/// files). Directory entries are visited in name order.
+pub fn discover(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
+    let mut out = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let meta = std::fs::metadata(input).map_err(|e| io_err(input, e))?;
+        if meta.is_file() {
+            // A metadata file: its directory is the trace.
+            let dir = input
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
+            out.push(Found {
+                dir,
+                rel: String::new(),
+                input: i,
+            });
+            continue;
+        }
+        walk(input, "", i, &mut out, 0)?;
+    }
+    Ok(out)
+}
+
+fn walk(
+    dir: &Path,
+    rel: &str,
+    input: usize,
+    out: &mut Vec<Found>,
+    depth: u32,
+) -> Result<(), Error> {
+    if depth > 64 {
+        return Ok(());
+    }
+    if dir.join("metadata").is_file() {
+        out.push(Found {
+            dir: dir.to_path_buf(),
+            rel: rel.to_string(),
+            input,
+        });
+        return Ok(());
+    }
+    let rd = match std::fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => return Ok(()),
+        Err(e) => return Err(io_err(dir, e)),
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for n in names {
+        let r = if rel.is_empty() {
+            n.clone()
+        } else {
+            format!("{rel}/{n}")
+        };
+        walk(&dir.join(&n), &r, input, out, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// Make a path absolute and normalise `.` and `..` (as babeltrace2 names
+/// streams), without touching the file system beyond the current
+/// directory.
+pub fn normalize_path(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let mut out = PathBuf::from("/");
+    for c in abs.components() {
+        match c {
+            std::path::Component::Normal(s) => out.push(s),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// One data stream of a trace: its files and packets.
+#[derive(Debug, Clone)]
+pub struct StreamGroup {
+    /// Position of its stream class in `Program::streams`.
+    pub class: usize,
+    pub class_id: u64,
+    /// `stream_instance_id` from the packet header.
+    pub instance_id: Option<u64>,
+    /// babeltrace2's stream ID (the instance ID, or assigned).
+    pub id: u64,
+    /// Path of its first file (babeltrace2's stream name).
+    pub name: String,
+    /// Indices into [`Trace::files`], ordered by first packet time.
+    pub files: Vec<usize>,
+    /// Time (ns from origin) of each file's first packet (-1: unknown).
+    pub begin_ns: Vec<i64>,
+    /// Packets in reading order; `PacketEntry::file` indexes `files`.
+    pub packets: Vec<PacketEntry>,
+}
+
+/// Damage found while indexing (kept packets are usable).
+#[derive(Debug, Clone)]
+pub struct Damage {
+    pub path: PathBuf,
+    pub error: StreamError,
+}
+
+/// An opened trace.
+pub struct Trace {
+    pub dirs: Vec<PathBuf>,
+    /// babeltrace2's trace name.
+    pub name: String,
+    pub tc: TraceClass,
+    pub prog: Program,
+    pub files: Vec<(PathBuf, FileBytes)>,
+    pub streams: Vec<StreamGroup>,
+    /// Files whose indexing stopped at an error.
+    pub damage: Vec<Damage>,
+    /// babeltrace2 quirk flags from the environment.
+    pub quirks: Quirks,
+}
+
+/// Tracer bugs babeltrace2 works around.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Quirks {
+    /// LTTng: a packet end time of 0 after a crash.
+    pub lttng_crash: bool,
+    /// Old LTTng: events after the packet end time.
+    pub lttng_event_after_packet: bool,
+}
+
+fn env_str<'a>(tc: &'a TraceClass, k: &str) -> Option<&'a str> {
+    match tc.env(k) {
+        Some(EnvValue::Str(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn env_int(tc: &TraceClass, k: &str) -> Option<i64> {
+    match tc.env(k) {
+        Some(EnvValue::Int(i)) => Some(*i),
+        _ => None,
+    }
+}
+
+fn quirks_of(tc: &TraceClass) -> Quirks {
+    let Some(name) = env_str(tc, "tracer_name") else {
+        return Quirks::default();
+    };
+    let Some(major) = env_int(tc, "tracer_major") else {
+        return Quirks::default();
+    };
+    let minor = env_int(tc, "tracer_minor").unwrap_or(0);
+    let patch = env_int(tc, "tracer_patch")
+        .or_else(|| env_int(tc, "tracer_patchlevel"))
+        .unwrap_or(0);
+    let lttng = name == "lttng-ust" || name == "lttng-modules";
+    let after = match name {
+        "lttng-ust" => major < 2 || (major == 2 && minor < 11),
+        "lttng-modules" => {
+            major < 2
+                || (major == 2
+                    && match minor {
+                        10 => patch < 10,
+                        9 => patch < 13,
+                        m => m < 9,
+                    })
+        }
+        _ => false,
+    };
+    Quirks {
+        lttng_crash: lttng,
+        lttng_event_after_packet: after,
+    }
+}
+
+/// Read and parse the metadata of a trace directory.
+pub fn read_metadata(dir: &Path, loader: &dyn Loader) -> Result<TraceClass, Error> {
+    let path = dir.join("metadata");
+    let data = loader.load(&path).map_err(|e| io_err(&path, e))?;
+    let bytes = (*data).as_ref();
+    match metadata_version(bytes) {
+        Some(2) => Err(Error::new(
+            ErrorKind::Unsupported("CTF 2 metadata (not wired yet)".into()),
+            "metadata",
+            0,
+        )),
+        _ => crate::tsdl::parse_metadata(bytes).map_err(|e| {
+            let msg = format!("{}: {}", path.display(), e.kind);
+            Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)
+        }),
+    }
+}
+
+/// Nanoseconds from origin of `cycles` of a clock class, as babeltrace2
+/// computes it (`None` on overflow).
+pub fn ns_from_origin(cc: &crate::ir::ClockClass, cycles: u64) -> Option<i64> {
+    clock_ns(cc.frequency, cc.offset_seconds, cc.offset_cycles, cycles)
+}
+
+/// bt2's conversion of a cycle count to nanoseconds.
+pub fn cycles_to_ns(freq: u64, v: u64) -> u64 {
+    if freq == 1_000_000_000 {
+        v
+    } else {
+        let d = (1e9 * v as f64) / freq as f64;
+        if d >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            d as u64
+        }
+    }
+}
+
+/// Base offset of a clock class in ns (`None` on overflow).
+pub fn clock_base_ns(freq: u64, off_s: i64, off_c: u64) -> Option<i64> {
+    if !(i64::MIN / 1_000_000_000..=i64::MAX / 1_000_000_000 - 2).contains(&off_s) {
+        return None;
+    }
+    Some(off_s * 1_000_000_000 + cycles_to_ns(freq, off_c) as i64)
+}
+
+fn clock_ns(freq: u64, off_s: i64, off_c: u64, v: u64) -> Option<i64> {
+    let base = clock_base_ns(freq, off_s, off_c)?;
+    let vns = cycles_to_ns(freq, v);
+    if vns >= i64::MAX as u64 {
+        return None;
+    }
+    let vns = vns as i64;
+    if base > 0 && vns > i64::MAX - base {
+        return None;
+    }
+    Some(base + vns)
+}
+
+/// Apply babeltrace2's `--clock-offset` / `--clock-offset-ns` to every
+/// clock class (`clock-class-offset-s` / `-ns` of `src.ctf.fs`).
+pub fn apply_clock_offset(tc: &mut TraceClass, offset_s: i64, offset_ns: i64) {
+    if offset_s == 0 && offset_ns == 0 {
+        return;
+    }
+    let (extra_s, ns) = if offset_ns < 0 {
+        let abs = offset_ns.unsigned_abs() as i64;
+        let extra = -(abs / 1_000_000_000 + 1);
+        (extra, (offset_ns - extra * 1_000_000_000) as u64)
+    } else {
+        let extra = offset_ns / 1_000_000_000;
+        (extra, (offset_ns - extra * 1_000_000_000) as u64)
+    };
+    for c in &mut tc.clocks {
+        let f = c.frequency.max(1);
+        let cycles = if f == 1_000_000_000 {
+            ns
+        } else {
+            ((ns as f64 * f as f64) / 1e9) as u64
+        };
+        let mut s = c
+            .offset_seconds
+            .wrapping_add(offset_s)
+            .wrapping_add(extra_s);
+        let mut cy = c.offset_cycles.wrapping_add(cycles);
+        if cy >= f {
+            s = s.wrapping_add((cy / f) as i64);
+            cy %= f;
+        }
+        c.offset_seconds = s;
+        c.offset_cycles = cy;
+    }
+}
+
+struct FileInfo {
+    file: usize,
+    class: usize,
+    instance: Option<u64>,
+    begin_ns: Option<i64>,
+    packets: Vec<PacketEntry>,
+}
+
+/// Open the traces found by [`discover`]: group by UUID, read stream files,
+/// index packets, form data streams. Traces come out in the order of their
+/// first directory. `clock_offset` is (seconds, nanoseconds).
+pub fn open_traces(
+    found: &[Found],
+    inputs: &[PathBuf],
+    loader: &dyn Loader,
+    clock_offset: (i64, i64),
+) -> Result<Vec<Trace>, Error> {
+    // Parse every metadata first.
+    let mut parsed = Vec::with_capacity(found.len());
+    for f in found {
+        let mut tc = read_metadata(&f.dir, loader)?;
+        apply_clock_offset(&mut tc, clock_offset.0, clock_offset.1);
+        parsed.push(tc);
+    }
+    // Group by UUID (traces without UUID stand alone).
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, tc) in parsed.iter().enumerate() {
+        let g = tc
+            .uuid
+            .and_then(|u| groups.iter().position(|g| parsed[g[0]].uuid == Some(u)));
+        match g {
+            Some(g) => groups[g].push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    let mut out = Vec::new();
+    for g in groups {
+        // The metadata with the most stream and event classes wins.
+        let count = |tc: &TraceClass| {
+            tc.stream_classes.len()
+                + tc.stream_classes
+                    .iter()
+                    .map(|s| s.event_classes.len())
+                    .sum::<usize>()
+        };
+        let mut winner = g[0];
+        for &i in &g[1..] {
+            if count(&parsed[i]) > count(&parsed[winner]) {
+                winner = i;
+            }
+        }
+        let tc = parsed[winner].clone();
+        let prog = Program::compile(&tc).map_err(|e| {
+            Error::invalid(
+                format!("{}: {e}", found[winner].dir.join("metadata").display()),
+                "metadata",
+                0,
+            )
+        })?;
+        let suffix = if g.len() == 1 && !found[g[0]].rel.is_empty() {
+            Some(found[g[0]].rel.clone())
+        } else {
+            None
+        };
+        let _ = inputs;
+        let mut name = String::new();
+        if let Some(h) = env_str(&tc, "hostname") {
+            name.push_str(h);
+            if suffix.is_some() {
+                name.push('/');
+            }
+        }
+        if let Some(s) = &suffix {
+            name.push_str(s);
+        }
+        let mut trace = Trace {
+            dirs: g.iter().map(|&i| found[i].dir.clone()).collect(),
+            name,
+            quirks: quirks_of(&tc),
+            tc,
+            prog,
+            files: Vec::new(),
+            streams: Vec::new(),
+            damage: Vec::new(),
+        };
+        for &i in &g {
+            add_dir(&mut trace, &found[i].dir, loader)?;
+        }
+        // Deterministic order and stream IDs (babeltrace2 sorts groups by
+        // the path of their first file).
+        trace.streams.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut next_id = 0;
+        for s in &mut trace.streams {
+            s.id = match s.instance_id {
+                Some(i) => i,
+                None => {
+                    next_id += 1;
+                    next_id - 1
+                }
+            };
+        }
+        out.push(trace);
+    }
+    Ok(out)
+}
+
+fn add_dir(trace: &mut Trace, dir: &Path, loader: &dyn Loader) -> Result<(), Error> {
+    let rd = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
+    let mut names: Vec<String> = rd
+        .flatten()
+        .filter(|e| {
+            e.file_type()
+                .map(|t| t.is_file() || t.is_symlink())
+                .unwrap_or(false)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "metadata" && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    let norm = normalize_path(dir);
+    let mut infos = Vec::new();
+    for n in names {
+        let path = dir.join(&n);
+        if !path.is_file() {
+            continue;
+        }
+        let data = loader.load(&path).map_err(|e| io_err(&path, e))?;
+        if (*data).as_ref().is_empty() {
+            continue;
+        }
+        let fi = trace.files.len();
+        let bytes: &[u8] = (*data).as_ref();
+        let (packets, err) = index_file(&trace.prog, trace.tc.uuid, 0, bytes);
+        if let Some(e) = err {
+            trace.damage.push(Damage {
+                path: norm.join(&n),
+                error: e,
+            });
+        }
+        trace.files.push((norm.join(&n), data));
+        let Some(first) = packets.first() else {
+            continue;
+        };
+        let class = first.stream;
+        let sc = trace.prog.streams.get(class);
+        let begin_ns = match (first.info.begin_clock, sc.and_then(|s| s.default_clock)) {
+            (Some(v), Some(ci)) => trace.tc.clocks.get(ci).and_then(|c| ns_from_origin(c, v)),
+            _ => None,
+        };
+        infos.push(FileInfo {
+            file: fi,
+            class,
+            instance: first.info.stream_id,
+            begin_ns,
+            packets,
+        });
+    }
+    for fi in infos {
+        let class_id = trace.prog.streams.get(fi.class).map(|s| s.id).unwrap_or(0);
+        let path = trace.files[fi.file].0.to_string_lossy().into_owned();
+        // Without an instance ID or a begin time, a file is a stream alone.
+        let key = match (fi.instance, fi.begin_ns) {
+            (Some(i), Some(_)) => Some(i),
+            _ => None,
+        };
+        let existing = key.and_then(|k| {
+            trace
+                .streams
+                .iter()
+                .position(|s| s.class == fi.class && s.instance_id == Some(k))
+        });
+        let sc = trace.prog.streams.get(fi.class);
+        let clock = sc
+            .and_then(|s| s.default_clock)
+            .and_then(|c| trace.tc.clocks.get(c).cloned());
+        let pkt_ns = |p: &PacketEntry| -> i64 {
+            match (&clock, p.info.begin_clock) {
+                (Some(c), Some(v)) => ns_from_origin(c, v).unwrap_or(-1),
+                _ => -1,
+            }
+        };
+        match existing {
+            None => {
+                let mut packets = fi.packets;
+                for p in &mut packets {
+                    p.file = 0;
+                }
+                trace.streams.push(StreamGroup {
+                    class: fi.class,
+                    class_id,
+                    instance_id: key,
+                    id: 0,
+                    name: path,
+                    files: vec![fi.file],
+                    begin_ns: vec![fi.begin_ns.unwrap_or(-1)],
+                    packets,
+                });
+            }
+            Some(si) => {
+                let s = &mut trace.streams[si];
+                let local = s.files.len();
+                // Keep files ordered by their first packet's time (a tie
+                // goes after the existing file).
+                let pos = s
+                    .begin_ns
+                    .iter()
+                    .position(|&b| fi.begin_ns.unwrap_or(-1) < b)
+                    .unwrap_or(local);
+                s.files.insert(pos, fi.file);
+                s.begin_ns.insert(pos, fi.begin_ns.unwrap_or(-1));
+                // Re-number the packets' file indices.
+                for p in &mut s.packets {
+                    if p.file >= pos {
+                        p.file += 1;
+                    }
+                }
+                if pos == 0 {
+                    s.name = path;
+                }
+                // Insert packets sorted by begin time, dropping duplicates.
+                for mut p in fi.packets {
+                    p.file = pos;
+                    let ns = pkt_ns(&p);
+                    let i = s
+                        .packets
+                        .iter()
+                        .position(|q| ns <= pkt_ns(q))
+                        .unwrap_or(s.packets.len());
+                    let dup = s.packets.get(i).is_some_and(|q| {
+                        q.total_bytes == p.total_bytes
+                            && q.info.begin_clock == p.info.begin_clock
+                            && q.info.end_clock == p.info.end_clock
+                            && q.info.seq_num == p.info.seq_num
+                    });
+                    if !dup {
+                        s.packets.insert(i, p);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
