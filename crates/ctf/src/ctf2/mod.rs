@@ -1,0 +1,189 @@
+//! CTF 2 metadata: a JSON text sequence (RFC 7464) lowered to the IR.
+//!
+//! A CTF 2 metadata stream (CTF2-SPEC-2.0, section 5) is a sequence of
+//! *fragments*, each a JSON object written after a record separator byte
+//! (0x1E): one preamble first, then field class aliases, at most one trace
+//! class, clock classes, data stream classes and event record classes.
+//! [`parse_metadata`] reads them in order and builds an [`ir::TraceClass`]
+//! following the IR's contract (see [`crate::ir`]):
+//!
+//! * field class aliases are expanded where they are used (a relative field
+//!   location inside an alias is resolved at each use);
+//! * field locations become absolute [`ir::FieldLocation`]s and are checked:
+//!   the target exists, is decoded before the field that needs it, and has
+//!   the right kind (unsigned integer for a length; integer, or boolean for
+//!   an optional, for a selector);
+//! * `roles` are copied into [`ir::Roles`]; a `default-clock-timestamp`
+//!   integer of a data stream class with a default clock also gets that
+//!   clock as its `mapped_clock`;
+//! * attributes are ignored, except the LTTng / babeltrace2 event record
+//!   class attributes `log-level` and `emf-uri`; unknown properties are
+//!   ignored;
+//! * an extension declared in the preamble is an error (this reader
+//!   supports none, and the specification forbids reading a trace whose
+//!   metadata declares an unsupported extension); so is an extension used
+//!   anywhere else, as it cannot have been declared.
+//!
+//! Errors ([`Ctf2Error`]) name the fragment (1-based), the byte offset of
+//! the offending JSON value in the metadata file and its JSON pointer
+//! inside the fragment. Bad input never panics: JSON nesting, field class
+//! nesting and alias expansion are all bounded.
+//!
+//! ```
+//! let meta = b"\x1e{\"type\": \"preamble\", \"version\": 2}\n\
+//! \x1e{\"type\": \"data-stream-class\"}\n\
+//! \x1e{\"type\": \"event-record-class\", \"name\": \"ev\", \"payload-field-class\": \
+//! {\"type\": \"structure\", \"member-classes\": [{\"name\": \"x\", \"field-class\": \
+//! {\"type\": \"fixed-length-unsigned-integer\", \"length\": 8, \"byte-order\": \"little-endian\"}}]}}\n";
+//! let tc = tracemux_ctf::ctf2::parse_metadata(meta).unwrap();
+//! assert_eq!(tc.stream_classes[0].event_classes[0].name.as_deref(), Some("ev"));
+//! ```
+
+mod check;
+mod fc;
+pub mod json;
+mod lower;
+mod util;
+
+use std::fmt;
+
+use tracemux_core::{Error, ErrorKind};
+
+use crate::ir::TraceClass;
+
+/// The record separator that starts every fragment (RFC 7464).
+pub const RS: u8 = 0x1E;
+
+/// A CTF 2 metadata error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ctf2Error {
+    /// 1-based number of the fragment (0: not inside a fragment).
+    pub fragment: usize,
+    /// Absolute byte offset in the metadata stream.
+    pub offset: usize,
+    /// JSON pointer (RFC 6901) of the offending value inside its fragment;
+    /// an alias expansion shows as `-> alias "NAME" /field-class`. Empty
+    /// for the whole fragment.
+    pub path: String,
+    pub msg: String,
+    /// Valid CTF 2 that this reader does not support (an extension, a
+    /// 128-bit integer...), as opposed to invalid metadata.
+    pub unsupported: bool,
+}
+
+impl Ctf2Error {
+    /// As a [`tracemux_core::Error`] in section `metadata`, at the byte
+    /// offset of the problem.
+    pub fn into_error(self) -> Error {
+        let text = self.to_string();
+        let kind = if self.unsupported {
+            ErrorKind::Unsupported(text)
+        } else {
+            ErrorKind::Invalid(text)
+        };
+        Error::new(kind, "metadata", self.offset as u64)
+    }
+}
+
+impl fmt::Display for Ctf2Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CTF 2 metadata")?;
+        if self.fragment > 0 {
+            write!(f, ", fragment {}", self.fragment)?;
+        }
+        if !self.path.is_empty() {
+            write!(f, ", at {}", self.path)?;
+        }
+        write!(f, ": {}", self.msg)
+    }
+}
+
+impl std::error::Error for Ctf2Error {}
+
+/// Whether `data` looks like a CTF 2 metadata stream: its first byte that
+/// is not ASCII whitespace is the record separator.
+pub fn is_ctf2(data: &[u8]) -> bool {
+    data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&RS)
+}
+
+/// One fragment of the JSON text sequence, not parsed yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RawFragment<'a> {
+    /// 1-based number (counting every record separator).
+    pub number: usize,
+    /// Absolute offset of the first byte after the record separator.
+    pub offset: usize,
+    /// The JSON text (with its trailing line feed, if any).
+    pub text: &'a [u8],
+}
+
+/// Split a metadata stream into its fragments. Bytes before the first
+/// record separator must be whitespace.
+pub fn fragments(data: &[u8]) -> Result<Vec<RawFragment<'_>>, Ctf2Error> {
+    let Some(first) = data.iter().position(|&b| b == RS) else {
+        return Err(Ctf2Error {
+            fragment: 0,
+            offset: 0,
+            path: String::new(),
+            msg: "no record separator (0x1E): not a CTF 2 metadata stream".into(),
+            unsupported: false,
+        });
+    };
+    if let Some(p) = data[..first].iter().position(|b| !b.is_ascii_whitespace()) {
+        return Err(Ctf2Error {
+            fragment: 0,
+            offset: p,
+            path: String::new(),
+            msg: "data before the first record separator (0x1E)".into(),
+            unsupported: false,
+        });
+    }
+    let mut out = Vec::new();
+    let mut start = first + 1;
+    let mut number = 1;
+    loop {
+        let end = data[start..]
+            .iter()
+            .position(|&b| b == RS)
+            .map_or(data.len(), |p| start + p);
+        out.push(RawFragment {
+            number,
+            offset: start,
+            text: &data[start..end],
+        });
+        if end == data.len() {
+            return Ok(out);
+        }
+        start = end + 1;
+        number += 1;
+    }
+}
+
+/// Parse a CTF 2 metadata stream into a trace class, with the details of
+/// the first error.
+pub fn parse(data: &[u8]) -> Result<TraceClass, Ctf2Error> {
+    let mut parsed = Vec::new();
+    for f in fragments(data)? {
+        // RFC 7464: an empty text in the sequence is skipped.
+        if f.text.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let v = json::parse(f.text, f.offset).map_err(|e| Ctf2Error {
+            fragment: f.number,
+            offset: e.off,
+            path: String::new(),
+            msg: format!("JSON syntax: {}", e.msg),
+            unsupported: false,
+        })?;
+        parsed.push((f.number, v));
+    }
+    lower::lower(&parsed, data.len())
+}
+
+/// Parse a CTF 2 metadata stream (the contents of a `metadata` file).
+pub fn parse_metadata(data: &[u8]) -> Result<TraceClass, Error> {
+    parse(data).map_err(Ctf2Error::into_error)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+//! Every CTF 2 metadata stream of the fixtures (and of the shared corpus,
+//! when present) lowers to the IR.
+
+use std::path::{Path, PathBuf};
+
+fn case_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("trace/metadata").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+fn check(root: &Path) -> usize {
+    let dirs = case_dirs(root);
+    let mut bad = Vec::new();
+    for d in &dirs {
+        let data = std::fs::read(d.join("trace/metadata")).unwrap();
+        if let Err(e) = tracemux_ctf::ctf2::parse_metadata(&data) {
+            bad.push(format!("{}: {e}", d.display()));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} failed:\n{}",
+        bad.len(),
+        dirs.len(),
+        bad.join("\n")
+    );
+    dirs.len()
+}
+
+#[test]
+fn fixtures_parse() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf2");
+    check(&root);
+}
+
+#[test]
+fn corpus_parses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/ctf2");
+    if root.is_dir() {
+        assert_eq!(check(&root), 47);
+    }
+}
+
+mod twins {
+    //! The CTF 2 translation of a CTF 1.8 conformance case lowers to the same
+    //! IR as the TSDL original, up to what CTF 2 spells differently: the
+    //! UUID is a BLOB, there is no separate packet-beginning role, and the
+    //! translation may list classes, options and mappings in another order.
+    use tracemux_ctf::ir::*;
+
+    fn norm_fc(fc: &mut FieldClass, clocks: &[usize]) {
+        match fc {
+            FieldClass::Int(i) => {
+                i.roles.0 &= !Roles::PACKET_BEGIN_DEFAULT_CLOCK_TIMESTAMP.0;
+                i.mapped_clock = i.mapped_clock.map(|c| clocks[c]);
+                i.mappings.sort_by(|a, b| a.name.cmp(&b.name));
+            }
+            FieldClass::Array(a) if a.roles.has(Roles::METADATA_STREAM_UUID) => {
+                *fc = FieldClass::Blob(BlobClass {
+                    length: a.length.clone(),
+                    media_type: "application/octet-stream".into(),
+                    roles: a.roles,
+                });
+            }
+            FieldClass::Array(a) => norm_fc(&mut a.element, clocks),
+            FieldClass::Struct(s) => norm_struct(s, clocks),
+            FieldClass::Variant(v) => {
+                v.options.sort_by_key(|o| o.ranges.first().map(|r| r.lower));
+                v.options
+                    .iter_mut()
+                    .for_each(|o| norm_fc(&mut o.class, clocks));
+            }
+            FieldClass::Optional(o) => norm_fc(&mut o.class, clocks),
+            _ => {}
+        }
+    }
+
+    fn norm_struct(s: &mut StructClass, clocks: &[usize]) {
+        s.members
+            .iter_mut()
+            .for_each(|m| norm_fc(&mut m.class, clocks));
+    }
+
+    fn norm_opt(s: &mut Option<StructClass>, clocks: &[usize]) {
+        if let Some(s) = s {
+            norm_struct(s, clocks);
+        }
+    }
+
+    pub fn normalize(mut tc: TraceClass) -> TraceClass {
+        tc.version = CtfVersion::Ctf2;
+        tc.name = None;
+        // CTF 1.8: `trace.byte_order`; CTF 2: the packet magic's.
+        tc.native_byte_order = ByteOrder::Little;
+        // Clocks sorted by name; `clocks[old]` is the new index.
+        let mut order: Vec<usize> = (0..tc.clocks.len()).collect();
+        order.sort_by(|&a, &b| tc.clocks[a].name.cmp(&tc.clocks[b].name));
+        let mut clocks = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            clocks[old] = new;
+        }
+        tc.clocks = order.iter().map(|&o| tc.clocks[o].clone()).collect();
+        let clocks = &clocks;
+        norm_opt(&mut tc.packet_header, clocks);
+        tc.stream_classes.sort_by_key(|s| s.id);
+        for sc in &mut tc.stream_classes {
+            sc.default_clock = sc.default_clock.map(|c| clocks[c]);
+            norm_opt(&mut sc.packet_context, clocks);
+            norm_opt(&mut sc.event_header, clocks);
+            norm_opt(&mut sc.event_common_context, clocks);
+            sc.event_classes.sort_by_key(|e| e.id);
+            for ec in &mut sc.event_classes {
+                norm_opt(&mut ec.specific_context, clocks);
+                norm_opt(&mut ec.payload, clocks);
+            }
+        }
+        tc
+    }
+}
+
+fn twin_pairs(ctf1: &Path, ctf2: &Path) -> Vec<(PathBuf, PathBuf)> {
+    case_dirs(ctf2)
+        .into_iter()
+        .filter_map(|d2| {
+            let n = d2
+                .file_name()?
+                .to_str()?
+                .strip_prefix("auto-translated--")?;
+            let d1 = ctf1.join(n);
+            d1.is_dir().then_some((d1, d2))
+        })
+        .collect()
+}
+
+fn check_twins(ctf1: &Path, ctf2: &Path) -> usize {
+    let pairs = twin_pairs(ctf1, ctf2);
+    let mut bad = Vec::new();
+    for (d1, d2) in &pairs {
+        let m1 = std::fs::read(d1.join("trace/metadata")).unwrap();
+        let m2 = std::fs::read(d2.join("trace/metadata")).unwrap();
+        let t1 = twins::normalize(tracemux_ctf::tsdl::parse_metadata(&m1).unwrap());
+        let t2 = twins::normalize(tracemux_ctf::ctf2::parse_metadata(&m2).unwrap());
+        if t1 != t2 {
+            bad.push(format!(
+                "{}\n--- CTF 1.8:\n{t1:#?}\n--- CTF 2:\n{t2:#?}",
+                d2.display()
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ:\n{}",
+        bad.len(),
+        pairs.len(),
+        bad.join("\n")
+    );
+    pairs.len()
+}
+
+#[test]
+fn corpus_twins_lower_alike() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if root.join("ctf2").is_dir() {
+        assert_eq!(
+            check_twins(&root.join("ctf1-conformance"), &root.join("ctf2")),
+            35
+        );
+    }
+}
