@@ -109,6 +109,9 @@ pub struct TextOptions {
     /// babeltrace2; by default it is reported on `warn` and every intact
     /// packet is printed.
     pub strict: bool,
+    /// Time zone for local times, as a `TZ` value (`UTC`,
+    /// `Europe/Paris`...); `None`: the process's (`TZ`, `/etc/localtime`).
+    pub timezone: Option<String>,
 }
 
 impl TextOptions {
