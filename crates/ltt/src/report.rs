@@ -67,8 +67,12 @@ pub struct ReportOptions<'l> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReportStats {
     pub events: u64,
-    /// Damage reports and other warnings written to `warn`.
+    /// Damage, unknown event types and payloads that do not match their
+    /// format, reported to `warn`.
     pub warnings: u64,
+    /// Flight-recorder tracefiles that lost their first blocks (also
+    /// reported to `warn`; not damage).
+    pub lost: u64,
 }
 
 fn io(e: std::io::Error) -> Error {
@@ -128,7 +132,7 @@ pub fn report_trace(
                 let mut line = Vec::new();
                 p.lost(&mut line, &l);
                 warn.write_all(&line).map_err(io)?;
-                stats.warnings += 1;
+                stats.lost += 1;
             }
             Merged::Damage(e) => {
                 writeln!(warn, "warning: {e}").map_err(io)?;

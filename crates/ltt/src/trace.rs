@@ -102,10 +102,8 @@ impl Trace {
                 let p = sub.join(&n);
                 let data = match load(&p) {
                     Ok(d) => d,
-                    Err(e) if kind == TracefileKind::Other => {
-                        let _ = e;
-                        continue;
-                    }
+                    // an unreadable file of another name is not ours
+                    Err(_) if kind == TracefileKind::Other => continue,
                     Err(e) => return Err(io_err(&p, e)),
                 };
                 if kind == TracefileKind::Other && !sniff(&data) {

@@ -263,6 +263,7 @@ fn check_combo(c: Combo) {
     assert_eq!(text.lines().count(), built.expected.len());
     let warn = String::from_utf8(warn).unwrap();
     assert_eq!(warn.lines().count(), lost, "{warn}");
+    assert_eq!((st.warnings, st.lost as usize), (0, lost));
 
     // and so does the model source
     let mut src = LttSource::new(&trace);
