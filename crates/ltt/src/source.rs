@@ -194,7 +194,6 @@ impl RecordSource for LttSource<'_> {
                     .as_ref()
                     .map_or(Endian::Little, |l| l.header.endian);
                 let id = type_key(ev.raw.facility, ev.raw.event) as u32;
-                let end = ev.raw.payload.len() as u64 + ev.raw.offset + 12;
                 Record::Event(Event {
                     ts: ev.ns,
                     stream: ev.file,
@@ -205,7 +204,7 @@ impl RecordSource for LttSource<'_> {
                     data: ev.raw.payload,
                     ext: ev.raw.payload,
                     endian,
-                    file_pos: end,
+                    file_pos: ev.raw.end,
                 })
             }
             Merged::Lost(l) => Record::Lost(Lost {

@@ -118,6 +118,8 @@ pub struct RawEvent<'a> {
     pub payload: &'a [u8],
     /// File offset of the event header.
     pub offset: u64,
+    /// File offset just past the payload.
+    pub end: u64,
     /// Index of the block in the file.
     pub block: u32,
 }
@@ -380,6 +382,7 @@ impl<'a> Stream<'a> {
             size,
             payload,
             offset: at,
+            end: self.block_base + self.pos as u64,
             block: self.block_index,
         })
     }

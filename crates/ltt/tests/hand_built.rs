@@ -138,7 +138,12 @@ fn events_as_annotated() {
         let mut s = t.stream(i).unwrap();
         while let Some(item) = s.next_item().unwrap() {
             match item {
-                Item::Event(e) => got.push((i, e.offset, e.tsc, e.facility, e.event, e.size)),
+                Item::Event(e) => {
+                    // the payload follows the 8-byte header, aligned on 4
+                    let data = e.offset + 8;
+                    assert_eq!(e.end, data + e.size as u64);
+                    got.push((i, e.offset, e.tsc, e.facility, e.event, e.size))
+                }
                 Item::Block(h, k, off) => blocks.push((i, k, off, h.lost_size)),
                 Item::Damage(e) => panic!("{e}"),
             }
