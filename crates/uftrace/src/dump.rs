@@ -176,17 +176,87 @@ pub(crate) fn put_i32_w(out: &mut Vec<u8>, v: i32, width: usize) {
 #[inline]
 pub(crate) fn put_hex(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 16];
-    let mut i = buf.len();
-    let mut n = v;
-    loop {
-        i -= 1;
-        buf[i] = b"0123456789abcdef"[(n & 15) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
+    let n = hex_into(&mut buf, v);
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// `"00".."99"`.
+const DEC2: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// `%lx` of `v` at the start of `out` (at least 16 bytes); returns the
+/// number of digits.
+#[inline]
+fn hex_into(out: &mut [u8], v: u64) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digits = if v == 0 {
+        1
+    } else {
+        (67 - v.leading_zeros() as usize) / 4
+    };
+    let mut x = v;
+    let mut i = digits;
+    while i >= 2 {
+        let b = (x & 0xff) as usize;
+        out[i - 2] = HEX[b >> 4];
+        out[i - 1] = HEX[b & 15];
+        x >>= 8;
+        i -= 2;
+    }
+    if i == 1 {
+        out[0] = HEX[(x & 15) as usize];
+    }
+    digits
+}
+
+/// Formats `%u.%09u  ` timestamps, reusing the seconds text while it does
+/// not change (consecutive records mostly share it).
+struct TimeFmt {
+    sec: u32,
+    text: [u8; 10],
+    len: usize,
+}
+
+impl TimeFmt {
+    fn new() -> TimeFmt {
+        TimeFmt {
+            sec: 0,
+            text: [b'0'; 10],
+            len: 1,
         }
     }
-    out.extend_from_slice(&buf[i..]);
+
+    /// Write the text of `t` at the start of `line` (at least 22 bytes);
+    /// returns its length.
+    #[inline]
+    fn fill(&mut self, line: &mut [u8], t: u64) -> usize {
+        let sec = (t / 1_000_000_000) as u32;
+        if sec != self.sec {
+            let mut b = itoa::Buffer::new();
+            let s = b.format(sec).as_bytes();
+            self.text[..s.len()].copy_from_slice(s);
+            self.len = s.len();
+            self.sec = sec;
+        }
+        let n = self.len;
+        line[..n].copy_from_slice(&self.text[..n]);
+        line[n] = b'.';
+        let ns = (t % 1_000_000_000) as u32;
+        // nine digits: one, then four pairs from the table
+        line[n + 1] = b'0' + (ns / 100_000_000) as u8;
+        let mut r = ns % 100_000_000;
+        for k in (0..4).rev() {
+            let p = (r % 100) as usize * 2;
+            line[n + 2 + k * 2..n + 4 + k * 2].copy_from_slice(&DEC2[p..p + 2]);
+            r /= 100;
+        }
+        line[n + 10] = b' ';
+        line[n + 11] = b' ';
+        n + 12
+    }
 }
 
 fn type_name(k: Kind) -> &'static [u8] {
@@ -469,12 +539,17 @@ pub fn dump(
     header(&mut buf, data);
     let endian = data.endian();
     let show_args = opts.show_args;
+    let mut tf = TimeFmt::new();
     for ti in 0..data.tasks.len() {
         let tid = data.tasks[ti].tid;
         buf.extend_from_slice(b"reading ");
         let mut ib = itoa::Buffer::new();
         buf.extend_from_slice(ib.format(tid).as_bytes());
         buf.extend_from_slice(b".dat\n");
+        // "%5d: [" of the tid, made once per task
+        let mut tid_prefix = Vec::with_capacity(16);
+        put_i32_w(&mut tid_prefix, tid, 5);
+        tid_prefix.extend_from_slice(b": [");
         let mut reader = TaskReader::new(data, ti);
         if !st.tasks[ti].has_stack {
             reader.finish();
@@ -503,7 +578,7 @@ pub fn dump(
             }
             if rec.kind == Kind::Event {
                 if !opts.walk.no_event {
-                    record_line(&mut buf, data, tid, &rec, None);
+                    record_line(&mut buf, data, &mut tf, &tid_prefix, &rec, None);
                     if rec.more && show_args {
                         put_time(&mut buf, rec.time);
                         put_i32_w(&mut buf, tid, 5);
@@ -520,12 +595,19 @@ pub fn dump(
                 }
                 continue;
             }
-            let sym = data.symbol(tid, rec.time, rec.addr);
+            let sym = st.symbol(ti, rec.time, rec.addr);
             if opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt()) {
                 st.check_filter_done(ti, &r);
                 continue;
             }
-            record_line(&mut buf, data, tid, &rec, Some(sym.map(|s| &*s.name)));
+            record_line(
+                &mut buf,
+                data,
+                &mut tf,
+                &tid_prefix,
+                &rec,
+                Some(sym.map(|s| &*s.name)),
+            );
             if rec.more && show_args && matches!(rec.kind, Kind::Entry | Kind::Exit) {
                 let retval = rec.kind == Kind::Exit;
                 put_time(&mut buf, rec.time);
@@ -566,26 +648,37 @@ pub fn dump(
 fn record_line(
     buf: &mut Vec<u8>,
     data: &UftraceData,
-    tid: i32,
+    tf: &mut TimeFmt,
+    tid_prefix: &[u8],
     rec: &crate::record::Record<'_>,
     name: Option<Option<&str>>,
 ) {
-    put_time(buf, rec.time);
-    put_i32_w(buf, tid, 5);
-    buf.extend_from_slice(b": [");
-    buf.extend_from_slice(type_name(rec.kind));
-    buf.extend_from_slice(b"] ");
+    // the fixed parts are put together on the stack: one copy each
+    let mut head = [0u8; 64];
+    let mut n = tf.fill(&mut head, rec.time);
+    let p = tid_prefix.len().min(head.len() - n - 7);
+    head[n..n + p].copy_from_slice(&tid_prefix[..p]);
+    n += p;
+    head[n..n + 5].copy_from_slice(type_name(rec.kind));
+    head[n + 5] = b']';
+    head[n + 6] = b' ';
+    buf.extend_from_slice(&head[..n + 7]);
     match name {
         None => event_name(buf, data, rec.addr as u32),
         Some(Some(n)) => buf.extend_from_slice(n.as_bytes()),
         Some(None) => unknown_name(buf, rec.addr),
     }
-    buf.push(b'(');
-    put_hex(buf, rec.addr);
-    buf.extend_from_slice(b") depth: ");
+    let mut tail = [0u8; 40];
+    tail[0] = b'(';
+    let mut n = 1 + hex_into(&mut tail[1..], rec.addr);
+    tail[n..n + 9].copy_from_slice(b") depth: ");
+    n += 9;
     let mut ib = itoa::Buffer::new();
-    buf.extend_from_slice(ib.format(rec.depth).as_bytes());
-    buf.push(b'\n');
+    let d = ib.format(rec.depth).as_bytes();
+    tail[n..n + d.len()].copy_from_slice(d);
+    n += d.len();
+    tail[n] = b'\n';
+    buf.extend_from_slice(&tail[..n + 1]);
 }
 
 /// The perf files, one after the other.

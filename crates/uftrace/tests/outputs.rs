@@ -25,7 +25,7 @@ fn fixtures() -> PathBuf {
 /// Whether the C++ demangler is there yet (the reader's job; until it is,
 /// the recordings with mangled names are skipped, and said so).
 fn demangler_ready() -> bool {
-    let n = tracemux_uftrace::demangle::demangle("_ZN3geo4VecplERKS0_", Demangle::Simple);
+    let n = tracemux_uftrace::demangle::demangle("_ZNK3geo3VecplERKS0_", Demangle::Simple);
     n == "geo::Vec::operator+"
 }
 

@@ -20,6 +20,7 @@ use crate::data::UftraceData;
 use crate::events::id;
 use crate::merge::{Item, MergeOptions, Merger, Source};
 use crate::record::Kind;
+use crate::symbols::Symbol;
 use crate::PatternType;
 
 /// Frame flags (uftrace's `FSTACK_FL_*`).
@@ -306,7 +307,14 @@ pub struct Stacks<'d> {
     event_skip_out: bool,
     no_event: bool,
     no_sched: bool,
+    /// Per task: its own session ranges `(start, end, session)`.
+    sess_ranges: Vec<Vec<(u64, u64, usize)>>,
+    /// Direct-mapped cache of `(session + 1, addr) -> symbol` for sessions
+    /// without dlopen'ed libraries (whose lookups depend on time).
+    sym_cache: Vec<(u64, usize, Option<&'d Symbol>)>,
 }
+
+const SYM_CACHE: usize = 4096;
 
 impl<'d> Stacks<'d> {
     /// Stacks for every task of `data` (tasks excluded by `opts.tids` get
@@ -361,7 +369,55 @@ impl<'d> Stacks<'d> {
             event_skip_out: !opts.event_full,
             no_event: opts.no_event,
             no_sched: opts.no_sched,
+            sess_ranges: data
+                .tasks
+                .iter()
+                .map(|tf| {
+                    data.sessions.find_task(tf.tid).map_or(Vec::new(), |t| {
+                        t.srefs
+                            .iter()
+                            .map(|r| (r.start, r.end, r.session))
+                            .collect()
+                    })
+                })
+                .collect(),
+            sym_cache: vec![(0, 0, None); SYM_CACHE],
         }
+    }
+
+    /// The session of task `ti` at `time` (`find_task_session`).
+    #[inline]
+    pub fn session(&self, ti: usize, time: u64) -> Option<usize> {
+        for &(st, en, s) in &self.sess_ranges[ti] {
+            if st <= time && time < en {
+                return Some(s);
+            }
+        }
+        self.data.session_at(self.tasks[ti].tid, time)
+    }
+
+    /// The symbol of `addr` for task `ti` at `time` (`task_find_sym_addr`).
+    #[inline]
+    pub fn symbol(&mut self, ti: usize, time: u64, addr: u64) -> Option<&'d Symbol> {
+        let s = self.session(ti, time)?;
+        self.symbol_in(s, time, addr)
+    }
+
+    /// The symbol of `addr` in session `s` at `time`.
+    #[inline]
+    pub fn symbol_in(&mut self, s: usize, time: u64, addr: u64) -> Option<&'d Symbol> {
+        let data = self.data;
+        if !data.sessions.sessions[s].dlopens.is_empty() {
+            return data.symbol_in(s, time, addr);
+        }
+        let h = ((addr >> 2) ^ (addr >> 13) ^ (s as u64).wrapping_mul(0x9e37)) as usize % SYM_CACHE;
+        let e = self.sym_cache[h];
+        if e.0 == addr && e.1 == s + 1 {
+            return e.2;
+        }
+        let r = data.symbol_in(s, time, addr);
+        self.sym_cache[h] = (addr, s + 1, r);
+        r
     }
 
     /// `fstack_get`: frame `idx` of task `ti`, `None` when out of bounds
@@ -600,8 +656,7 @@ impl<'d> Stacks<'d> {
     /// The filter entry of `addr` for task `ti` at `time`:
     /// (flags, mode, depth), and the session index.
     fn trigger_at(&self, ti: usize, time: u64, addr: u64) -> (Option<usize>, u32, FilterMode, i32) {
-        let tid = self.tasks[ti].tid;
-        let Some(s) = self.data.session_at(tid, time) else {
+        let Some(s) = self.session(ti, time) else {
             return (None, 0, FilterMode::None, 0);
         };
         match self.data.sessions.sessions[s].filters.find(addr) {
@@ -828,10 +883,8 @@ impl<'d> Stacks<'d> {
 
     /// Whether `addr` of task `ti` at `time` is a PLT entry (a library
     /// call, skipped by `--no-libcall`).
-    pub fn is_plt(&self, ti: usize, time: u64, addr: u64) -> bool {
-        self.data
-            .symbol(self.tasks[ti].tid, time, addr)
-            .is_some_and(|s| s.is_plt())
+    pub fn is_plt(&mut self, ti: usize, time: u64, addr: u64) -> bool {
+        self.symbol(ti, time, addr).is_some_and(|s| s.is_plt())
     }
 }
 
