@@ -4,6 +4,7 @@
 //! the babeltrace2-style printer work on the IR only.
 #![forbid(unsafe_code)]
 
+pub mod ctf2;
 pub mod decode;
 pub mod fs;
 pub mod ir;

@@ -38,7 +38,7 @@ fn check(root: &Path) -> usize {
 #[test]
 fn fixtures_parse() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf2");
-    check(&root);
+    assert_eq!(check(&root), 47);
 }
 
 #[test]
@@ -163,6 +163,15 @@ fn check_twins(ctf1: &Path, ctf2: &Path) -> usize {
         bad.join("\n")
     );
     pairs.len()
+}
+
+#[test]
+fn fixture_twins_lower_alike() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+    assert_eq!(
+        check_twins(&root.join("ctf/conformance"), &root.join("ctf2")),
+        35
+    );
 }
 
 #[test]
