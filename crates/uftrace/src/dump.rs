@@ -36,7 +36,7 @@ use crate::events::{id, is_sched_event};
 use crate::perf::PerfReader;
 use crate::reader::TaskReader;
 use crate::record::Kind;
-use crate::report::walk::{setup_filters, unknown_name, Rec, Stacks, WalkOptions};
+use crate::report::walk::{setup_filters, unknown_name, ArgCtx, Rec, Stacks, WalkOptions};
 
 /// Options of `uftrace dump` (raw view).
 #[derive(Debug, Clone)]
@@ -366,35 +366,6 @@ fn raw_value(d: &[u8], size: usize, endian: Endian) -> u128 {
     u128::from_le_bytes(v)
 }
 
-/// Context to resolve pointers and enums while dumping a record.
-struct ArgCtx<'a> {
-    data: &'a UftraceData,
-    tid: i32,
-    time: u64,
-    func: u64,
-}
-
-impl ArgCtx<'_> {
-    fn sym(&self, addr: u64) -> Option<&str> {
-        let s = self.data.session_at(self.tid, self.time)?;
-        self.data.symbol_in(s, self.time, addr).map(|s| &*s.name)
-    }
-    /// `Some(text)` when the function's module is known.
-    fn enum_text(&self, name: &str, val: i32) -> Option<String> {
-        let s = self.data.session_at(self.tid, self.time)?;
-        let m = self.data.find_map(s, self.func)?;
-        let mi = m.module?;
-        Some(
-            self.data.modules[mi]
-                .debug
-                .enums
-                .format(name, val)
-                .or_else(|| self.data.auto_args.enums.format(name, val))
-                .unwrap_or_else(|| val.to_string()),
-        )
-    }
-}
-
 fn struct_bytes(out: &mut Vec<u8>, d: &[u8], size: usize) {
     for c in 0..size {
         if c % 16 == 0 {
@@ -472,7 +443,7 @@ fn dump_values(
             ArgFmt::Enum if !retval => {
                 let v = raw_value(d, size.min(8), endian) as u64 as i64;
                 let tn = spec.type_name.as_deref().unwrap_or("");
-                match ctx.enum_text(tn, v as i32) {
+                match ctx.enum_of(tn, v as i32) {
                     Some(t) => {
                         label(out);
                         let _ = writeln!(out, "enum {tn}: {t} ({v})");

@@ -54,6 +54,7 @@
 
 pub mod args;
 pub mod argspec;
+pub mod chrome;
 pub mod data;
 pub mod demangle;
 pub mod dump;

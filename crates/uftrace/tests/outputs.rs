@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-//use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 //use tracemux_uftrace::flame::{flame_graph, FlameOptions};
 //use tracemux_uftrace::graph::{graph, GraphOptions};
@@ -166,4 +166,63 @@ fn raw_dump() {
         }
     }
     r.finish("raw_dump");
+}
+
+/// `"recorded_time":"..."` lines replaced by a marker (see the module doc).
+fn without_recorded_time(b: &[u8]) -> (Vec<u8>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut times = Vec::new();
+    for line in b.split_inclusive(|&c| c == b'\n') {
+        if line.starts_with(b"\"recorded_time\":") {
+            times.push(String::from_utf8_lossy(line).into_owned());
+            out.extend_from_slice(b"\"recorded_time\":<set apart>\n");
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    (out, times)
+}
+
+#[test]
+fn chrome_json() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    for dir in recordings() {
+        let Some(want) = expected(&dir, "dump-chrome") else {
+            continue;
+        };
+        let mut data = open(&dir, Demangle::Simple);
+        let got = run(|o, w| chrome(&mut data, &ChromeOptions::default(), o, w));
+        let (g, gt) = without_recorded_time(&got);
+        let (w, wt) = without_recorded_time(&want);
+        r.check(&format!("{} dump-chrome", label(&dir)), &g, &w);
+        // the time itself: ctime(3) format
+        let ok = gt.len() == 1
+            && wt.len() == 1
+            && gt[0].len() == wt[0].len()
+            && gt[0].as_bytes()[..20] == wt[0].as_bytes()[..20];
+        let what = format!("{} dump-chrome recorded_time", label(&dir));
+        r.check(&what, &[u8::from(ok)], &[1]);
+        // and as JSON: the same events in the same order
+        let gj: Result<serde_json::Value, _> = serde_json::from_slice(&got);
+        let wj: Result<serde_json::Value, _> = serde_json::from_slice(&want);
+        match (gj, wj) {
+            (Ok(mut a), Ok(mut b)) => {
+                a["metadata"]["recorded_time"] = serde_json::Value::Null;
+                b["metadata"]["recorded_time"] = serde_json::Value::Null;
+                let what = format!("{} dump-chrome (JSON)", label(&dir));
+                r.check(&what, &[u8::from(a == b)], &[1]);
+            }
+            (Err(_), Err(_)) => {}
+            (a, b) => r.fails.push(format!(
+                "{} dump-chrome: JSON parses differently: ours {:?}, uftrace's {:?}",
+                label(&dir),
+                a.err(),
+                b.err()
+            )),
+        }
+    }
+    r.finish("chrome_json");
 }

@@ -915,6 +915,49 @@ impl<'d> Walk<'d> {
     }
 }
 
+/// What the argument formatters need to resolve pointers (to function
+/// names) and enums: the task, the record's time and the function.
+pub struct ArgCtx<'a> {
+    pub data: &'a UftraceData,
+    pub tid: i32,
+    pub time: u64,
+    /// Address of the function whose arguments are printed.
+    pub func: u64,
+}
+
+impl ArgCtx<'_> {
+    /// The name of the function at `addr` (`task_find_sym_addr`).
+    pub fn sym(&self, addr: u64) -> Option<&str> {
+        let s = self.data.session_at(self.tid, self.time)?;
+        self.data.symbol_in(s, self.time, addr).map(|s| &*s.name)
+    }
+
+    /// `get_enum_string` of `val` when the function's module is known
+    /// (`None`: uftrace prints the raw value instead).
+    pub fn enum_of(&self, name: &str, val: i32) -> Option<String> {
+        let s = self.data.session_at(self.tid, self.time)?;
+        let m = self.data.find_map(s, self.func)?;
+        let mi = m.module?;
+        Some(
+            self.data.modules[mi]
+                .debug
+                .enums
+                .format(name, val)
+                .or_else(|| self.data.auto_args.enums.format(name, val))
+                .unwrap_or_else(|| val.to_string()),
+        )
+    }
+}
+
+impl crate::args::ArgContext for ArgCtx<'_> {
+    fn symbol_name(&self, addr: u64) -> Option<&str> {
+        self.sym(addr)
+    }
+    fn enum_text(&self, name: &str, val: i32) -> Option<String> {
+        self.enum_of(name, val)
+    }
+}
+
 /// Append `<hex>`, uftrace's name of an address without a symbol.
 pub fn unknown_name(buf: &mut Vec<u8>, addr: u64) {
     use std::io::Write;

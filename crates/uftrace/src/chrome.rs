@@ -1,0 +1,548 @@
+//! `uftrace dump --chrome`: the Chrome trace-event JSON of a recording,
+//! byte-identical to uftrace 0.13.
+//!
+//! ```text
+//! {"traceEvents":[
+//! {"ts":0,"ph":"M","pid":10802,"name":"process_name","args":{"name":"[10802] calls_pg"}},
+//! ...
+//! {"ts":8319089733.896,"ph":"B","pid":10802,"name":"__monstartup"},
+//! {"ts":8319089981.207,"ph":"B","pid":10802,"tid":10804,"name":"linux:schedule"},
+//! ...
+//! ], "displayTimeUnit": "ns", "metadata": {
+//! "version":"uftrace v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )",
+//! "recorded_time":"Sat Nov 21 17:08:30 2026",
+//! "command_line":"uftrace record ..."
+//! } }
+//! ```
+//!
+//! Records are walked in time order through the function stack
+//! ([`crate::report::walk`]): a function entry is a `B` event, its exit an
+//! `E` event (with `"args"` holding the arguments or return value), a
+//! sched-out/sched-in pair a `linux:schedule` slice (a pre-empted sched-out
+//! gives no `B`, as in uftrace), a perf COMM event new name metadata.
+//! Functions still running at the end get their `E` at the task's last
+//! time. Lost records make uftrace's output invalid JSON (`,` twice); this
+//! does the same and warns the same way.
+//!
+//! Two fields do not come from the recording: `"version"` is the version
+//! string of the uftrace binary (option [`ChromeOptions::version`]), and
+//! `"recorded_time"` is the modification time of `uftrace.data/info` in
+//! `ctime(3)` format in the local time zone (here: UTC plus
+//! [`ChromeOptions::utc_offset`], or [`ChromeOptions::recorded_time`]).
+
+use std::io::{self, Write};
+
+use tracemux_core::Endian;
+
+use crate::args::format_values;
+use crate::argspec::{ArgFmt, ArgSpec};
+use crate::data::UftraceData;
+use crate::events::id;
+use crate::header::{feat, info_bit};
+use crate::merge::Source;
+use crate::perf::{PerfKind, PerfReader};
+use crate::record::Kind;
+use crate::report::walk::{setup_filters, unknown_name, ArgCtx, Rec, Stacks, Walk, WalkOptions};
+
+/// The version string uftrace 0.13 as packaged in Debian 12 prints.
+pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
+
+/// Options of `uftrace dump --chrome`.
+#[derive(Debug, Clone)]
+pub struct ChromeOptions {
+    /// Filters and common options.
+    pub walk: WalkOptions,
+    /// Put arguments and return values in `"args"` (`--no-args`: off).
+    pub show_args: bool,
+    /// What follows `uftrace ` in `"version"`.
+    pub version: String,
+    /// `"recorded_time"` as given; `None`: the modification time of
+    /// `info`, formatted as `ctime(3)` at [`Self::utc_offset`].
+    pub recorded_time: Option<String>,
+    /// Seconds east of UTC of the local time zone uftrace would use.
+    pub utc_offset: i64,
+}
+
+impl Default for ChromeOptions {
+    fn default() -> Self {
+        ChromeOptions {
+            walk: WalkOptions::default(),
+            show_args: true,
+            version: UFTRACE_VERSION.to_string(),
+            recorded_time: None,
+            utc_offset: 0,
+        }
+    }
+}
+
+/// `ctime(3)` text (without the newline) of `secs` since the epoch, at
+/// `offset` seconds east of UTC: `Sat Nov 21 17:08:30 2026`.
+pub fn ctime(secs: i64, offset: i64) -> String {
+    let t = secs + offset;
+    let days = t.div_euclid(86400);
+    let rem = t.rem_euclid(86400);
+    // civil date from days since 1970-01-01 (proleptic Gregorian)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    const WDAY: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MON: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {}{:3} {:02}:{:02}:{:02} {}",
+        WDAY[days.rem_euclid(7) as usize],
+        MON[(m - 1) as usize],
+        d,
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        y
+    )
+}
+
+/// uftrace's `print_json_escaped_char` (note the doubled backslash of
+/// `\n`, `\t` and hex escapes: uftrace writes them that way).
+pub fn json_escape_byte(out: &mut Vec<u8>, c: u8) {
+    match c {
+        b'\n' => out.extend_from_slice(b"\\\\n"),
+        b'\t' => out.extend_from_slice(b"\\\\t"),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'"' => out.extend_from_slice(b"\\\""),
+        0x20..=0x7e => out.push(c),
+        _ => {
+            let _ = write!(out, "\\\\x{c:02x}");
+        }
+    }
+}
+
+/// Arguments (or the return value) as `get_argspec_string` prints them in
+/// JSON mode: strings and characters escaped, the rest as in replay.
+pub fn json_values(
+    out: &mut Vec<u8>,
+    specs: &[ArgSpec],
+    blob: &[u8],
+    retval: bool,
+    endian: Endian,
+    ctx: &ArgCtx<'_>,
+) {
+    let mut pos = 0usize;
+    let mut first = true;
+    for (k, spec) in specs.iter().enumerate() {
+        if spec.is_retval() != retval {
+            continue;
+        }
+        if !first {
+            out.extend_from_slice(b", ");
+        }
+        first = false;
+        let d = blob.get(pos..).unwrap_or(&[]);
+        let size = match spec.fmt {
+            ArgFmt::Str | ArgFmt::StdString => {
+                let slen = d
+                    .get(..2)
+                    .map(|b| endian.u16([b[0], b[1]]) as usize)
+                    .unwrap_or(0);
+                let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
+                if slen == 4 && s == [0xff; 4] {
+                    out.extend_from_slice(b"NULL");
+                } else {
+                    out.extend_from_slice(b"\\\"");
+                    for &c in s.iter().take_while(|&&c| c != 0) {
+                        json_escape_byte(out, c);
+                    }
+                    out.extend_from_slice(b"\\\"");
+                }
+                if spec.fmt == ArgFmt::StdString {
+                    out.push(b's');
+                }
+                slen + 2
+            }
+            ArgFmt::Char => {
+                out.push(b'\'');
+                json_escape_byte(out, d.first().copied().unwrap_or(0));
+                out.push(b'\'');
+                1
+            }
+            _ => {
+                // one spec at a time through the replay formatter
+                let one = &specs[k..k + 1];
+                format_values(out, one, d, retval, endian, ctx);
+                spec.size as usize
+            }
+        };
+        pos += size.div_ceil(4) * 4;
+        if retval {
+            break;
+        }
+    }
+}
+
+/// Task comm names after the perf COMM events (uftrace's
+/// `update_perf_task_comm`: file by file, the last one read wins).
+fn perf_comms(data: &UftraceData) -> Vec<(i32, Vec<u8>)> {
+    let mut out: Vec<(i32, Vec<u8>)> = Vec::new();
+    if data.header.feat_mask & feat::PERF_EVENT == 0 {
+        return out;
+    }
+    for pf in &data.perf {
+        let mut r = PerfReader::new((*pf.data).as_ref(), data.endian());
+        while let Some(ev) = r.next_event() {
+            let Some(c) = ev.comm() else { continue };
+            let traced = data
+                .tasks
+                .iter()
+                .any(|t| t.tid == ev.tid && t.data.is_some());
+            if !traced || data.sessions.find_task(ev.tid).is_none() {
+                continue;
+            }
+            match out.iter_mut().find(|(t, _)| *t == ev.tid) {
+                Some(e) => e.1 = c.to_vec(),
+                None => out.push((ev.tid, c.to_vec())),
+            }
+        }
+    }
+    out
+}
+
+struct Chrome<'a> {
+    buf: Vec<u8>,
+    last_comma: bool,
+    lost: u32,
+    show_args: bool,
+    name: Vec<u8>,
+    args: Vec<u8>,
+    data: &'a UftraceData,
+}
+
+impl Chrome<'_> {
+    /// `dump_chrome_task_rstack`.
+    #[allow(clippy::too_many_arguments)]
+    fn task_rstack(
+        &mut self,
+        st: &Stacks<'_>,
+        ti: usize,
+        name: &[u8],
+        r: &Rec,
+        blob: &[u8],
+        specs: Option<&[ArgSpec]>,
+    ) {
+        let t = &st.tasks[ti];
+        let mut kind = r.kind;
+        if kind == Kind::Event {
+            if r.addr == id::PERF_SCHED_IN as u64 {
+                if t.timestamp_last == 0 {
+                    return;
+                }
+                kind = Kind::Exit;
+            } else if r.addr == id::PERF_SCHED_OUT as u64 {
+                kind = Kind::Entry;
+            } else {
+                return;
+            }
+        }
+        self.name.clear();
+        for &c in name {
+            json_escape_byte(&mut self.name, c);
+        }
+        if self.last_comma {
+            self.buf.extend_from_slice(b",\n");
+        }
+        self.last_comma = true;
+        let ph = match kind {
+            Kind::Entry => b'B',
+            Kind::Exit => b'E',
+            _ => {
+                self.lost += 1;
+                return;
+            }
+        };
+        let b = &mut self.buf;
+        let _ = write!(
+            b,
+            "{{\"ts\":{}.{:03},\"ph\":\"",
+            r.time / 1000,
+            r.time % 1000
+        );
+        b.push(ph);
+        if t.pid == t.tid {
+            let _ = write!(b, "\",\"pid\":{},\"name\":\"", t.tid);
+        } else {
+            let _ = write!(b, "\",\"pid\":{},\"tid\":{},\"name\":\"", t.pid, t.tid);
+        }
+        b.extend_from_slice(&self.name);
+        b.push(b'"');
+        match specs {
+            Some(specs) if r.more && self.show_args => {
+                let ctx = ArgCtx {
+                    data: self.data,
+                    tid: t.tid,
+                    time: r.time,
+                    func: r.addr,
+                };
+                self.args.clear();
+                let retval = kind == Kind::Exit;
+                if !retval {
+                    self.args.push(b'(');
+                }
+                json_values(
+                    &mut self.args,
+                    specs,
+                    blob,
+                    retval,
+                    self.data.endian(),
+                    &ctx,
+                );
+                if !retval {
+                    self.args.push(b')');
+                }
+                let b = &mut self.buf;
+                b.extend_from_slice(if retval {
+                    b",\"args\":{\"retval\":\""
+                } else {
+                    b",\"args\":{\"arguments\":\""
+                });
+                b.extend_from_slice(&self.args);
+                b.extend_from_slice(b"\"}}");
+            }
+            _ => self.buf.push(b'}'),
+        }
+    }
+}
+
+const FLUSH_AT: usize = 1 << 16;
+
+/// Write `uftrace dump --chrome` of `data` to `out`; warnings and damage go
+/// to `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
+/// filter tables (hence `&mut`).
+pub fn chrome(
+    data: &mut UftraceData,
+    opts: &ChromeOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<()> {
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let (mode, msg) = setup_filters(data, &opts.walk);
+    if let Some(m) = msg {
+        writeln!(warn, "uftrace: {m}")?;
+    }
+    let data: &UftraceData = data;
+    let comms = perf_comms(data);
+    let mut w = Walk::new(data, &opts.walk, mode);
+    let mut c = Chrome {
+        buf: Vec::with_capacity(FLUSH_AT + 4096),
+        last_comma: false,
+        lost: 0,
+        show_args: opts.show_args,
+        name: Vec::new(),
+        args: Vec::new(),
+        data,
+    };
+    c.buf.extend_from_slice(b"{\"traceEvents\":[\n");
+    for tf in &data.tasks {
+        let comm: &[u8] = match comms.iter().find(|(t, _)| *t == tf.tid) {
+            Some((_, c)) => c,
+            None => data.comm(tf.tid).as_bytes(),
+        };
+        for what in ["process_name", "thread_name"] {
+            let _ = write!(
+                c.buf,
+                "{{\"ts\":0,\"ph\":\"M\",\"pid\":{},\"name\":\"{what}\",\"args\":{{\"name\":\"[{}] ",
+                tf.tid, tf.tid
+            );
+            c.buf.extend_from_slice(comm);
+            c.buf.extend_from_slice(b"\"}},\n");
+        }
+    }
+    let mut namebuf = Vec::new();
+    while let Some(it) = w.next_item() {
+        let ti = it.task;
+        let r = Rec::of(&it);
+        let st = &mut w.stacks;
+        st.tasks[ti].timestamp_last = r.time;
+        if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+            continue;
+        }
+        if r.kind == Kind::Event {
+            if r.addr == id::PERF_SCHED_IN as u64 || r.addr == id::PERF_SCHED_OUT as u64 {
+                c.task_rstack(st, ti, b"linux:schedule", &r, &[], None);
+            } else if let Source::Perf(ev) = it.source {
+                if let PerfKind::Comm { pid, .. } = ev.kind {
+                    let comm = ev.comm().unwrap_or(&[]);
+                    let tid = ev.tid;
+                    let b = &mut c.buf;
+                    if pid == tid {
+                        for what in ["process_name", "thread_name"] {
+                            let _ = write!(
+                                b,
+                                ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{tid},\"name\":\"{what}\",\"args\":{{\"name\":\""
+                            );
+                            b.extend_from_slice(comm);
+                            b.extend_from_slice(b"\"}}");
+                        }
+                    } else {
+                        let _ = write!(
+                            b,
+                            ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"thread_name\",\"args\":{{\"name\":\"[{tid}] "
+                        );
+                        b.extend_from_slice(comm);
+                        b.extend_from_slice(b"\"}}");
+                    }
+                }
+            }
+        } else {
+            let sym = st.symbol(ti, r.time, r.addr);
+            if !(opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt())) {
+                namebuf.clear();
+                match sym {
+                    Some(s) => namebuf.extend_from_slice(s.name.as_bytes()),
+                    None => unknown_name(&mut namebuf, r.addr),
+                }
+                let tid = st.tasks[ti].tid;
+                let specs = if r.more {
+                    data.arg_specs(tid, r.time, r.addr)
+                } else {
+                    None
+                };
+                c.task_rstack(st, ti, &namebuf, &r, it.rec.data, specs);
+            }
+        }
+        st.check_filter_done(ti, &r);
+        if c.buf.len() >= FLUSH_AT {
+            out.write_all(&c.buf)?;
+            c.buf.clear();
+        }
+    }
+    remaining(&mut w.stacks, &mut c, opts, &mut namebuf);
+    for d in w.merger.take_damage() {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    footer(&mut c.buf, data, opts);
+    out.write_all(&c.buf)?;
+    if c.lost != 0 {
+        writeln!(
+            warn,
+            "uftrace: Some of function trace records are lost. ({} times shown)",
+            c.lost
+        )?;
+        writeln!(
+            warn,
+            "uftrace: The output json format may not show the correct view in chrome browser."
+        )?;
+    }
+    Ok(())
+}
+
+/// Exits of the functions still running at the end, at each task's last
+/// time (the end of uftrace's `do_dump_replay`).
+fn remaining(st: &mut Stacks<'_>, c: &mut Chrome<'_>, opts: &ChromeOptions, name: &mut Vec<u8>) {
+    for ti in 0..st.tasks.len() {
+        if st.tasks[ti].stack_count == 0 {
+            continue;
+        }
+        let last = st.tasks[ti].timestamp_last;
+        loop {
+            st.tasks[ti].stack_count -= 1;
+            let sc = st.tasks[ti].stack_count;
+            if sc < 0 {
+                break;
+            }
+            let Some(f) = st.get(ti, sc) else { continue };
+            if f.addr == 0 || f.total_time > last {
+                continue;
+            }
+            let mut total = last - f.total_time;
+            if f.child_time > total {
+                total = f.child_time;
+            }
+            if let Some(fm) = st.get_mut(ti, sc) {
+                fm.total_time = total;
+            }
+            if sc > 0 {
+                if let Some(p) = st.get_mut(ti, sc - 1) {
+                    p.child_time = p.child_time.wrapping_add(total);
+                }
+            }
+            let r = Rec {
+                kind: Kind::Exit,
+                time: last,
+                addr: f.addr,
+                depth: 0,
+                more: false,
+                user: true,
+            };
+            st.tasks[ti].rstack_time = last;
+            st.tasks[ti].rstack_addr = f.addr;
+            if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+                continue;
+            }
+            let sym = st.symbol(ti, r.time, r.addr);
+            if !(opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt())) {
+                name.clear();
+                match sym {
+                    Some(s) => name.extend_from_slice(s.name.as_bytes()),
+                    None => unknown_name(name, r.addr),
+                }
+                c.task_rstack(st, ti, name, &r, &[], None);
+            }
+            st.check_filter_done(ti, &r);
+        }
+    }
+}
+
+fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {
+    let recorded = match &opts.recorded_time {
+        Some(t) => t.clone(),
+        None => {
+            let Ok(m) = std::fs::metadata(data.dir.join("info")) else {
+                // uftrace prints no footer when it cannot stat the file
+                return;
+            };
+            let secs = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_secs() as i64);
+            ctime(secs, opts.utc_offset)
+        }
+    };
+    b.extend_from_slice(b"\n], \"displayTimeUnit\": \"ns\", \"metadata\": {\n");
+    let _ = writeln!(b, "\"version\":\"uftrace {}\",", opts.version);
+    let _ = writeln!(b, "\"recorded_time\":\"{recorded}\",");
+    if data.header.info_mask & info_bit::CMDLINE != 0 {
+        b.extend_from_slice(b"\"command_line\":\"");
+        b.extend_from_slice(data.info.cmdline.as_deref().unwrap_or("").as_bytes());
+        b.extend_from_slice(b"\"\n");
+    }
+    b.extend_from_slice(b"} }\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ctime_format() {
+        // 2026-11-21 17:08:30 UTC was a Saturday
+        assert_eq!(ctime(1_795_280_910, 0), "Sat Nov 21 17:08:30 2026");
+        assert_eq!(ctime(0, 0), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(ctime(0, -3600), "Wed Dec 31 23:00:00 1969");
+    }
+
+    #[test]
+    fn json_escapes() {
+        let mut v = Vec::new();
+        for c in b"a\"\\\n\t\x01" {
+            json_escape_byte(&mut v, *c);
+        }
+        assert_eq!(v, b"a\\\"\\\\\\\\n\\\\t\\\\x01");
+    }
+}
