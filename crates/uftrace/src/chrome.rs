@@ -39,10 +39,11 @@ use crate::argspec::{ArgFmt, ArgSpec};
 use crate::data::UftraceData;
 use crate::events::id;
 use crate::header::{feat, info_bit};
-use crate::merge::Source;
-use crate::perf::{PerfKind, PerfReader};
+use crate::perf::{PerfEvent, PerfKind, PerfReader};
 use crate::record::Kind;
-use crate::report::walk::{setup_filters, unknown_name, ArgCtx, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{
+    dump_replay, setup_filters, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions,
+};
 
 /// The version string uftrace 0.13 as packaged in Debian 12 prints.
 pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
@@ -211,8 +212,10 @@ fn perf_comms(data: &UftraceData) -> Vec<(i32, Vec<u8>)> {
     out
 }
 
-struct Chrome<'a> {
+struct Chrome<'a, 'w> {
     buf: Vec<u8>,
+    out: &'w mut dyn Write,
+    err: Option<io::Error>,
     last_comma: bool,
     lost: u32,
     show_args: bool,
@@ -221,18 +224,9 @@ struct Chrome<'a> {
     data: &'a UftraceData,
 }
 
-impl Chrome<'_> {
+impl DumpOps for Chrome<'_, '_> {
     /// `dump_chrome_task_rstack`.
-    #[allow(clippy::too_many_arguments)]
-    fn task_rstack(
-        &mut self,
-        st: &Stacks<'_>,
-        ti: usize,
-        name: &[u8],
-        r: &Rec,
-        blob: &[u8],
-        specs: Option<&[ArgSpec]>,
-    ) {
+    fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, blob: &[u8]) {
         let t = &st.tasks[ti];
         let mut kind = r.kind;
         if kind == Kind::Event {
@@ -278,8 +272,13 @@ impl Chrome<'_> {
         }
         b.extend_from_slice(&self.name);
         b.push(b'"');
+        let specs = if r.more && self.show_args && r.kind != Kind::Event {
+            self.data.arg_specs(t.tid, r.time, r.addr)
+        } else {
+            None
+        };
         match specs {
-            Some(specs) if r.more && self.show_args => {
+            Some(specs) => {
                 let ctx = ArgCtx {
                     data: self.data,
                     tid: t.tid,
@@ -311,7 +310,46 @@ impl Chrome<'_> {
                 b.extend_from_slice(&self.args);
                 b.extend_from_slice(b"\"}}");
             }
-            _ => self.buf.push(b'}'),
+            None => self.buf.push(b'}'),
+        }
+        self.flush();
+    }
+
+    /// `dump_chrome_perf_event`: a new task name is metadata.
+    fn perf_event(&mut self, _st: &mut Stacks<'_>, _ti: usize, ev: &PerfEvent) {
+        let PerfKind::Comm { pid, .. } = ev.kind else {
+            return;
+        };
+        let comm = ev.comm().unwrap_or(&[]);
+        let tid = ev.tid;
+        let b = &mut self.buf;
+        if pid == tid {
+            for what in ["process_name", "thread_name"] {
+                let _ = write!(
+                    b,
+                    ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{tid},\"name\":\"{what}\",\"args\":{{\"name\":\""
+                );
+                b.extend_from_slice(comm);
+                b.extend_from_slice(b"\"}}");
+            }
+        } else {
+            let _ = write!(
+                b,
+                ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"thread_name\",\"args\":{{\"name\":\"[{tid}] "
+            );
+            b.extend_from_slice(comm);
+            b.extend_from_slice(b"\"}}");
+        }
+    }
+}
+
+impl Chrome<'_, '_> {
+    fn flush(&mut self) {
+        if self.buf.len() >= FLUSH_AT && self.err.is_none() {
+            if let Err(e) = self.out.write_all(&self.buf) {
+                self.err = Some(e);
+            }
+            self.buf.clear();
         }
     }
 }
@@ -339,6 +377,8 @@ pub fn chrome(
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut c = Chrome {
         buf: Vec::with_capacity(FLUSH_AT + 4096),
+        out,
+        err: None,
         last_comma: false,
         lost: 0,
         show_args: opts.show_args,
@@ -362,71 +402,15 @@ pub fn chrome(
             c.buf.extend_from_slice(b"\"}},\n");
         }
     }
-    let mut namebuf = Vec::new();
-    while let Some(it) = w.next_item() {
-        let ti = it.task;
-        let r = Rec::of(&it);
-        let st = &mut w.stacks;
-        st.tasks[ti].timestamp_last = r.time;
-        if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
-            continue;
-        }
-        if r.kind == Kind::Event {
-            if r.addr == id::PERF_SCHED_IN as u64 || r.addr == id::PERF_SCHED_OUT as u64 {
-                c.task_rstack(st, ti, b"linux:schedule", &r, &[], None);
-            } else if let Source::Perf(ev) = it.source {
-                if let PerfKind::Comm { pid, .. } = ev.kind {
-                    let comm = ev.comm().unwrap_or(&[]);
-                    let tid = ev.tid;
-                    let b = &mut c.buf;
-                    if pid == tid {
-                        for what in ["process_name", "thread_name"] {
-                            let _ = write!(
-                                b,
-                                ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{tid},\"name\":\"{what}\",\"args\":{{\"name\":\""
-                            );
-                            b.extend_from_slice(comm);
-                            b.extend_from_slice(b"\"}}");
-                        }
-                    } else {
-                        let _ = write!(
-                            b,
-                            ",\n{{\"ts\":0,\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"thread_name\",\"args\":{{\"name\":\"[{tid}] "
-                        );
-                        b.extend_from_slice(comm);
-                        b.extend_from_slice(b"\"}}");
-                    }
-                }
-            }
-        } else {
-            let sym = st.symbol(ti, r.time, r.addr);
-            if !(opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt())) {
-                namebuf.clear();
-                match sym {
-                    Some(s) => namebuf.extend_from_slice(s.name.as_bytes()),
-                    None => unknown_name(&mut namebuf, r.addr),
-                }
-                let tid = st.tasks[ti].tid;
-                let specs = if r.more {
-                    data.arg_specs(tid, r.time, r.addr)
-                } else {
-                    None
-                };
-                c.task_rstack(st, ti, &namebuf, &r, it.rec.data, specs);
-            }
-        }
-        st.check_filter_done(ti, &r);
-        if c.buf.len() >= FLUSH_AT {
-            out.write_all(&c.buf)?;
-            c.buf.clear();
-        }
-    }
-    remaining(&mut w.stacks, &mut c, opts, &mut namebuf);
-    for d in w.merger.take_damage() {
+    let damage = dump_replay(&mut w, &mut c, opts.walk.no_libcall);
+    for d in damage {
         writeln!(warn, "uftrace: {d}")?;
     }
+    if let Some(e) = c.err.take() {
+        return Err(e);
+    }
     footer(&mut c.buf, data, opts);
-    out.write_all(&c.buf)?;
+    c.out.write_all(&c.buf)?;
     if c.lost != 0 {
         writeln!(
             warn,
@@ -439,63 +423,6 @@ pub fn chrome(
         )?;
     }
     Ok(())
-}
-
-/// Exits of the functions still running at the end, at each task's last
-/// time (the end of uftrace's `do_dump_replay`).
-fn remaining(st: &mut Stacks<'_>, c: &mut Chrome<'_>, opts: &ChromeOptions, name: &mut Vec<u8>) {
-    for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
-        let last = st.tasks[ti].timestamp_last;
-        loop {
-            st.tasks[ti].stack_count -= 1;
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
-            let mut total = last - f.total_time;
-            if f.child_time > total {
-                total = f.child_time;
-            }
-            if let Some(fm) = st.get_mut(ti, sc) {
-                fm.total_time = total;
-            }
-            if sc > 0 {
-                if let Some(p) = st.get_mut(ti, sc - 1) {
-                    p.child_time = p.child_time.wrapping_add(total);
-                }
-            }
-            let r = Rec {
-                kind: Kind::Exit,
-                time: last,
-                addr: f.addr,
-                depth: 0,
-                more: false,
-                user: true,
-            };
-            st.tasks[ti].rstack_time = last;
-            st.tasks[ti].rstack_addr = f.addr;
-            if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
-                continue;
-            }
-            let sym = st.symbol(ti, r.time, r.addr);
-            if !(opts.walk.no_libcall && sym.is_some_and(|s| s.is_plt())) {
-                name.clear();
-                match sym {
-                    Some(s) => name.extend_from_slice(s.name.as_bytes()),
-                    None => unknown_name(name, r.addr),
-                }
-                c.task_rstack(st, ti, name, &r, &[], None);
-            }
-            st.check_filter_done(ti, &r);
-        }
-    }
 }
 
 fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {

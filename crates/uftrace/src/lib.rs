@@ -59,6 +59,8 @@ pub mod data;
 pub mod demangle;
 pub mod dump;
 pub mod events;
+pub mod flame;
+pub mod graph;
 pub mod header;
 pub mod info;
 mod itanium;

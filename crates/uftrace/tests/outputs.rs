@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
-//use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::flame::{flame_graph, FlameOptions};
 //use tracemux_uftrace::graph::{graph, GraphOptions};
 //use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
@@ -225,4 +225,21 @@ fn chrome_json() {
         }
     }
     r.finish("chrome_json");
+}
+
+#[test]
+fn flame() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    for dir in recordings() {
+        let Some(want) = expected(&dir, "dump-flame-graph") else {
+            continue;
+        };
+        let mut data = open(&dir, Demangle::Simple);
+        let got = run(|o, w| flame_graph(&mut data, &FlameOptions::default(), o, w));
+        r.check(&format!("{} dump-flame-graph", label(&dir)), &got, &want);
+    }
+    r.finish("flame");
 }

@@ -385,6 +385,17 @@ impl<'d> Stacks<'d> {
         }
     }
 
+    /// Whether `addr` is in a fixup function (exec, fork, setjmp, ...) of
+    /// session `s`.
+    pub fn is_fixup(&self, s: usize, addr: u64) -> bool {
+        let Some(fx) = self.fixups.get(s) else {
+            return false;
+        };
+        let i = fx.partition_point(|e| e.0 <= addr);
+        i.checked_sub(1)
+            .is_some_and(|k| fx[k].0 <= addr && addr < fx[k].1)
+    }
+
     /// The session of task `ti` at `time` (`find_task_session`).
     #[inline]
     pub fn session(&self, ti: usize, time: u64) -> Option<usize> {
@@ -912,6 +923,132 @@ impl<'d> Walk<'d> {
         let it = self.merger.next_item()?;
         self.stacks.consume_item(&it);
         Some(it)
+    }
+}
+
+/// What `uftrace dump`'s replay-order outputs (`--chrome`,
+/// `--flame-graph`, `--graphviz`) do with each record (uftrace's
+/// `uftrace_dump_ops`).
+pub trait DumpOps {
+    /// A function entry or exit (or LOST record) named `name`, or a
+    /// schedule event (`r.kind == Event`) named `linux:schedule`; `blob`
+    /// holds its arguments or return value.
+    fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, blob: &[u8]);
+    /// A perf event other than sched-in/out.
+    fn perf_event(&mut self, _st: &mut Stacks<'_>, _ti: usize, _ev: &crate::perf::PerfEvent) {}
+}
+
+/// uftrace's `do_dump_replay` without header and footer: every record in
+/// time order through `ops`, then exits at each task's last time for the
+/// functions still running. Returns the damage found in the data files.
+pub fn dump_replay(
+    w: &mut Walk<'_>,
+    ops: &mut dyn DumpOps,
+    no_libcall: bool,
+) -> Vec<crate::record::Damage> {
+    let mut name = Vec::new();
+    while let Some(it) = w.next_item() {
+        let ti = it.task;
+        let r = Rec::of(&it);
+        let st = &mut w.stacks;
+        st.tasks[ti].timestamp_last = r.time;
+        if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+            continue;
+        }
+        if r.kind == Kind::Event {
+            if r.addr == id::PERF_SCHED_IN as u64 || r.addr == id::PERF_SCHED_OUT as u64 {
+                ops.task_rstack(st, ti, b"linux:schedule", &r, &[]);
+            } else if let Source::Perf(ev) = &it.source {
+                ops.perf_event(st, ti, ev);
+            }
+        } else {
+            replay_func(st, ops, ti, &r, it.rec.data, no_libcall, &mut name);
+        }
+        st.check_filter_done(ti, &r);
+    }
+    remaining_exits(&mut w.stacks, ops, no_libcall, &mut name);
+    w.merger.take_damage()
+}
+
+/// `dump_replay_func`: name the function and hand it to `ops`.
+fn replay_func(
+    st: &mut Stacks<'_>,
+    ops: &mut dyn DumpOps,
+    ti: usize,
+    r: &Rec,
+    blob: &[u8],
+    no_libcall: bool,
+    name: &mut Vec<u8>,
+) {
+    let sym = st.symbol(ti, r.time, r.addr);
+    if no_libcall && sym.is_some_and(|s| s.is_plt()) {
+        return;
+    }
+    name.clear();
+    match sym {
+        Some(s) => name.extend_from_slice(s.name.as_bytes()),
+        None => unknown_name(name, r.addr),
+    }
+    ops.task_rstack(st, ti, name, r, blob);
+}
+
+/// Exits of the functions still running at the end, at each task's last
+/// time (the end of uftrace's `do_dump_replay`).
+fn remaining_exits(
+    st: &mut Stacks<'_>,
+    ops: &mut dyn DumpOps,
+    no_libcall: bool,
+    name: &mut Vec<u8>,
+) {
+    for ti in 0..st.tasks.len() {
+        if st.tasks[ti].stack_count == 0 {
+            continue;
+        }
+        let last = st.tasks[ti].timestamp_last;
+        loop {
+            st.tasks[ti].stack_count -= 1;
+            let sc = st.tasks[ti].stack_count;
+            if sc < 0 {
+                break;
+            }
+            let Some(f) = st.get(ti, sc) else { continue };
+            if f.addr == 0 || f.total_time > last {
+                continue;
+            }
+            close_frame(st, ti, sc, last);
+            let r = Rec {
+                kind: Kind::Exit,
+                time: last,
+                addr: f.addr,
+                depth: 0,
+                more: false,
+                user: true,
+            };
+            st.tasks[ti].rstack_time = last;
+            st.tasks[ti].rstack_addr = f.addr;
+            if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+                continue;
+            }
+            replay_func(st, ops, ti, &r, &[], no_libcall, name);
+            st.check_filter_done(ti, &r);
+        }
+    }
+}
+
+/// Turn frame `sc` of a function still running at `last` into its
+/// duration (as uftrace does for the functions left at the end), and add
+/// it to the parent's child time.
+pub fn close_frame(st: &mut Stacks<'_>, ti: usize, sc: i32, last: u64) {
+    let Some(f) = st.get_mut(ti, sc) else { return };
+    let mut total = last.wrapping_sub(f.total_time);
+    if f.child_time > total {
+        total = f.child_time;
+    }
+    f.total_time = total;
+    if sc > 0 {
+        if let Some(p) = st.raw_mut(ti, sc - 1) {
+            p.child_time = p.child_time.wrapping_add(total);
+        }
     }
 }
 

@@ -1,0 +1,188 @@
+//! `uftrace dump --flame-graph`: folded call stacks with sample counts
+//! (`main;foo;bar 12`), the input of flamegraph.pl, byte-identical to
+//! uftrace 0.13.
+//!
+//! The records are walked in time order into one call-graph tree for all
+//! tasks ([`crate::graph::tree`]); a node's count is its self time divided
+//! by the sample time (1 us, raised tenfold until the recording's elapsed
+//! time gives at most a million samples), or its call count when the
+//! recording has no elapsed time. Child time that does not fill whole
+//! samples is given back to the parent, as uftrace does. A pre-empted
+//! sched-out opens no `linux:schedule` node but its sched-in closes the
+//! running function's node, and a forked child's first records attach at
+//! the top: uftrace's quirks, kept.
+
+use std::io::{self, Write};
+
+use crate::data::UftraceData;
+use crate::graph::tree::{Forest, NodeRef, TaskGraph, Tree, ROOT};
+use crate::header::info_bit;
+use crate::record::Kind;
+use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+
+/// uftrace's target: at most this many samples per second of recording.
+const SAMPLE_FREQ: u64 = 1_000_000;
+
+/// Options of `uftrace dump --flame-graph`.
+#[derive(Debug, Clone, Default)]
+pub struct FlameOptions {
+    /// Filters and common options.
+    pub walk: WalkOptions,
+    /// `--sample-time` in ns; `None`: derived from the elapsed time.
+    pub sample_time: Option<u64>,
+}
+
+/// The sample time uftrace derives from the recording's elapsed time
+/// (`elapsed_time:` of `info`, in seconds); 0 when there is none.
+pub fn sample_time(data: &UftraceData) -> u64 {
+    if data.header.info_mask & info_bit::RECORD_DATE == 0 {
+        return 0;
+    }
+    let total = (leading_float(data.info.elapsed_time.as_deref().unwrap_or("")) * 1e9) as u64;
+    let mut st = 1000u64;
+    while st.saturating_mul(SAMPLE_FREQ) < total {
+        if st == 1_000_000_000 {
+            break;
+        }
+        st *= 10;
+    }
+    st
+}
+
+/// The number at the start of `s`, as `strtod` reads it (0 when none).
+fn leading_float(s: &str) -> f64 {
+    let s = s.trim_start();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || ((c == '-' || c == '+') && i == 0)))
+        .map_or(s.len(), |(i, _)| i);
+    s[..end].parse().unwrap_or(0.0)
+}
+
+struct Flame {
+    forest: Forest,
+    tgs: Vec<TaskGraph>,
+    sample_time: u64,
+}
+
+impl Flame {
+    /// uftrace's `adjust_fg_time`: child time not making whole samples
+    /// goes back to the parent.
+    fn adjust(&mut self, st: &Stacks<'_>, ti: usize, orig: NodeRef) {
+        if self.sample_time == 0 {
+            return;
+        }
+        let Some(p) = self.forest.node(orig).parent else {
+            return;
+        };
+        let Some(f) = st.get(ti, st.tasks[ti].stack_count) else {
+            return;
+        };
+        let curr = f.total_time;
+        let accounted = curr / self.sample_time * self.sample_time;
+        let pn = self.forest.node_mut((orig.0, p));
+        pn.child_time = pn.child_time.wrapping_sub(curr).wrapping_add(accounted);
+    }
+}
+
+impl DumpOps for Flame {
+    fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, _blob: &[u8]) {
+        let sess = st.session(ti, r.time);
+        self.forest.trees[0].sess = sess;
+        let mut tg = self.tgs[ti];
+        tg.graph = Some(0);
+        if tg.node.is_none() {
+            tg.node = Some((0, ROOT));
+        }
+        match r.kind {
+            Kind::Entry => {
+                let name = std::str::from_utf8(name).unwrap_or("?");
+                self.forest.add_entry(&mut tg, st, ti, name);
+            }
+            Kind::Exit => {
+                if let Some(orig) = self.forest.add_exit(&mut tg, st, ti) {
+                    self.adjust(st, ti, orig);
+                }
+            }
+            Kind::Event => {
+                if let Some(orig) = self.forest.add_event(&mut tg, st, ti, r.addr) {
+                    self.adjust(st, ti, orig);
+                }
+            }
+            Kind::Lost => {}
+        }
+        self.tgs[ti] = tg;
+    }
+}
+
+/// Write `uftrace dump --flame-graph` of `data` to `out`; damage goes to
+/// `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
+/// filter tables (hence `&mut`).
+pub fn flame_graph(
+    data: &mut UftraceData,
+    opts: &FlameOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<()> {
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let (mode, msg) = setup_filters(data, &opts.walk);
+    if let Some(m) = msg {
+        writeln!(warn, "uftrace: {m}")?;
+    }
+    let data: &UftraceData = data;
+    let mut w = Walk::new(data, &opts.walk, mode);
+    let mut fl = Flame {
+        forest: Forest::new(vec![Tree::new("", None)]),
+        tgs: vec![TaskGraph::default(); data.tasks.len()],
+        sample_time: opts.sample_time.unwrap_or_else(|| sample_time(data)),
+    };
+    for d in dump_replay(&mut w, &mut fl, opts.walk.no_libcall) {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let mut buf = Vec::new();
+    print(&mut buf, &fl.forest, fl.sample_time);
+    out.write_all(&buf)
+}
+
+/// `print_flame_graph`: one line per node with samples.
+fn print(out: &mut Vec<u8>, forest: &Forest, sample_time: u64) {
+    let nodes = &forest.trees[0].nodes;
+    let mut path: Vec<usize> = Vec::new();
+    forest.walk(0, |n, depth| {
+        // the root (no name in uftrace) is not part of the stacks
+        path.truncate(depth.saturating_sub(1));
+        if n == ROOT {
+            return;
+        }
+        path.push(n);
+        let node = &nodes[n];
+        let mut sample = node.nr_calls.max(0) as u64;
+        if sample != 0 && sample_time != 0 {
+            sample = node.time.wrapping_sub(node.child_time) / sample_time;
+        }
+        if sample == 0 {
+            return;
+        }
+        for (i, &p) in path.iter().enumerate() {
+            if i > 0 {
+                out.push(b';');
+            }
+            out.extend_from_slice(nodes[p].name.as_bytes());
+        }
+        let _ = writeln!(out, " {sample}");
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strtod_prefix() {
+        assert_eq!(leading_float("0.023842427 sec"), 0.023842427);
+        assert_eq!(leading_float("12 sec"), 12.0);
+        assert_eq!(leading_float("sec"), 0.0);
+    }
+}
