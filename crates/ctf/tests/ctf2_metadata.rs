@@ -184,3 +184,117 @@ fn corpus_twins_lower_alike() {
         );
     }
 }
+
+/// Every TSDL metadata file under `dir` (recursively; `metadata.zst` too).
+fn tsdl_files(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if p.is_dir() {
+            tsdl_files(&p, out);
+        } else if name == "metadata" {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        } else if name == "metadata.zst" {
+            let c = std::fs::read(&p).unwrap();
+            out.push((p.clone(), zstd::decode_all(&c[..]).unwrap()));
+        }
+    }
+}
+
+/// What the CTF 2 writer drops on purpose (see `ctf2::write_metadata`).
+fn roundtrip_normalize(mut tc: TraceClass) -> TraceClass {
+    fn fc(f: &mut FieldClass) {
+        match f {
+            FieldClass::Int(i) => {
+                i.text = false;
+                i.mapped_clock = None;
+            }
+            FieldClass::Array(a) => fc(&mut a.element),
+            FieldClass::Struct(s) => s.members.iter_mut().for_each(|m| fc(&mut m.class)),
+            FieldClass::Variant(v) => {
+                v.options.retain(|o| !o.ranges.is_empty());
+                v.options.iter_mut().for_each(|o| fc(&mut o.class));
+            }
+            FieldClass::Optional(o) => fc(&mut o.class),
+            _ => {}
+        }
+    }
+    let st = |s: &mut Option<StructClass>| {
+        if let Some(s) = s {
+            s.members.iter_mut().for_each(|m| fc(&mut m.class));
+        }
+    };
+    st(&mut tc.packet_header);
+    for sc in &mut tc.stream_classes {
+        st(&mut sc.packet_context);
+        st(&mut sc.event_header);
+        st(&mut sc.event_common_context);
+        for ec in &mut sc.event_classes {
+            st(&mut ec.specific_context);
+            st(&mut ec.payload);
+        }
+    }
+    twins::normalize(tc)
+}
+
+use tracemux_ctf::ir::{FieldClass, StructClass, TraceClass};
+
+/// CTF 1.8 metadata written as CTF 2 reads back as the same trace class.
+fn check_roundtrip(dirs: &[PathBuf]) -> usize {
+    let mut files = Vec::new();
+    for d in dirs {
+        tsdl_files(d, &mut files);
+    }
+    let mut bad = Vec::new();
+    let mut n = 0;
+    for (p, data) in &files {
+        let Ok(t1) = tracemux_ctf::tsdl::parse_metadata(data) else {
+            continue;
+        };
+        n += 1;
+        let json = match tracemux_ctf::ctf2::write_metadata(&t1) {
+            Ok(j) => j,
+            Err(e) => {
+                bad.push(format!("{}: write: {e}", p.display()));
+                continue;
+            }
+        };
+        let t2 = match tracemux_ctf::ctf2::parse(json.as_bytes()) {
+            Ok(t) => t,
+            Err(e) => {
+                bad.push(format!("{}: read back: {e}", p.display()));
+                continue;
+            }
+        };
+        let (a, b) = (roundtrip_normalize(t1), roundtrip_normalize(t2));
+        if a != b {
+            bad.push(format!(
+                "{}: differs\n--- CTF 1.8:\n{a:#?}\n--- CTF 2:\n{b:#?}",
+                p.display()
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} of {n} failed:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+    n
+}
+
+#[test]
+fn fixtures_roundtrip_through_ctf2() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf");
+    assert!(check_roundtrip(&[root]) >= 40);
+}
+
+#[test]
+fn corpus_roundtrips_through_ctf2() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    check_roundtrip(&[root.join("ctf"), root.join("ctf1-conformance")]);
+}

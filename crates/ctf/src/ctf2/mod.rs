@@ -44,12 +44,14 @@ mod fc;
 pub mod json;
 mod lower;
 mod util;
+mod write;
 
 use std::fmt;
 
 use tracemux_core::{Error, ErrorKind};
 
 use crate::ir::TraceClass;
+pub use write::write_metadata;
 
 /// The record separator that starts every fragment (RFC 7464).
 pub const RS: u8 = 0x1E;
