@@ -298,3 +298,28 @@ fn corpus_roundtrips_through_ctf2() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     check_roundtrip(&[root.join("ctf"), root.join("ctf1-conformance")]);
 }
+
+/// CTF 2 metadata written back by `ctf2::write_metadata` reads as the same
+/// trace class.
+fn check_ctf2_roundtrip(root: &Path) -> usize {
+    let dirs = case_dirs(root);
+    let mut bad = Vec::new();
+    for d in &dirs {
+        let data = std::fs::read(d.join("trace/metadata")).unwrap();
+        let t1 = tracemux_ctf::ctf2::parse_metadata(&data).unwrap();
+        let json = tracemux_ctf::ctf2::write_metadata(&t1).unwrap();
+        match tracemux_ctf::ctf2::parse(json.as_bytes()) {
+            Ok(t2) if t2 == t1 => {}
+            Ok(t2) => bad.push(format!("{}: differs\n{t1:#?}\n{t2:#?}", d.display())),
+            Err(e) => bad.push(format!("{}: {e}\n{json}", d.display())),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    dirs.len()
+}
+
+#[test]
+fn fixtures_roundtrip_as_ctf2() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf2");
+    assert_eq!(check_ctf2_roundtrip(&root), 47);
+}
