@@ -1,4 +1,754 @@
-//! `uftrace report`: per-function total/self time and call counts, and the
-//! per-task table of `--task`.
+//! `uftrace report`: per-function total time, self time and calls (`-s`
+//! sort keys, `--avg-total`, `--avg-self`, `-f` fields), and the per-task
+//! table of `--task`, byte-identical to uftrace 0.13.
+//!
+//! ```text
+//!   Total time   Self time       Calls  Function
+//!   ==========  ==========  ==========  ====================
+//!    13.472 ms   13.472 ms          10  linux:schedule
+//!    10.442 ms   66.799 us           2  main
+//! ```
+//!
+//! Every function exit (and every schedule event, as `linux:schedule`)
+//! adds the frame's duration to the function's entry, found by name; a
+//! call under a frame of the same address counts as recursive (its total
+//! time is kept apart from the sum, but counts in the average). Functions
+//! still running at the end count up to their task's last record. Rows are
+//! sorted by the keys in order (largest first; `func` alphabetically),
+//! ties in name order.
+//!
+//! `--threads` is not an option of uftrace 0.13: it says so on stderr and
+//! prints the plain report, and so does [`report`] with
+//! [`ReportOptions::threads`].
 
 pub mod walk;
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use crate::data::UftraceData;
+use crate::events::id;
+use crate::graph::tree::{SCHED_NAME, SCHED_PREEMPT_NAME};
+use crate::record::Kind;
+use walk::{close_frame, setup_filters, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions};
+
+/// `--avg-total` / `--avg-self`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AvgMode {
+    #[default]
+    None,
+    Total,
+    Self_,
+}
+
+/// Options of `uftrace report`.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// Filters and common options.
+    pub walk: WalkOptions,
+    /// `-s KEY[,KEY...]`: total, total-avg, total-min, total-max, self,
+    /// self-avg, self-min, self-max, call, func, size (with `--avg-*`:
+    /// also avg, min, max); with `--task`: total, self, tid, func, name.
+    pub sort: Option<String>,
+    /// `--avg-total` (true) and `--avg-self`.
+    pub avg_total: bool,
+    pub avg_self: bool,
+    /// `-f FIELD[,FIELD...]` (`+FIELD` adds to the defaults, `none`).
+    pub fields: Option<String>,
+    /// `--task`: the per-task table.
+    pub task: bool,
+    /// `--threads`: not a uftrace 0.13 option (see the module doc).
+    pub threads: bool,
+}
+
+/// A usage error (unknown sort key or field), with uftrace's message.
+fn usage(msg: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, msg)
+}
+
+/// Time statistics of one row (`struct report_time_stat`).
+#[derive(Debug, Clone, Copy)]
+struct TimeStat {
+    sum: u64,
+    rec: u64,
+    avg: u64,
+    min: u64,
+    max: u64,
+}
+
+impl Default for TimeStat {
+    fn default() -> Self {
+        TimeStat {
+            sum: 0,
+            rec: 0,
+            avg: 0,
+            min: u64::MAX,
+            max: 0,
+        }
+    }
+}
+
+impl TimeStat {
+    fn update(&mut self, t: u64, recursive: bool) {
+        if recursive {
+            self.rec = self.rec.wrapping_add(t);
+        } else {
+            self.sum = self.sum.wrapping_add(t);
+        }
+        self.min = self.min.min(t);
+        self.max = self.max.max(t);
+    }
+
+    fn finish(&mut self, calls: u64) {
+        if calls != 0 {
+            self.avg = self.sum.wrapping_add(self.rec) / calls;
+        }
+    }
+}
+
+/// One row (`struct uftrace_report_node`).
+#[derive(Debug, Clone, Default)]
+struct Row {
+    name: Box<[u8]>,
+    total: TimeStat,
+    self_: TimeStat,
+    call: u64,
+    size: u64,
+}
+
+/// Rows by name.
+#[derive(Default)]
+struct Rows {
+    rows: Vec<Row>,
+    index: HashMap<Box<[u8]>, usize>,
+}
+
+impl Rows {
+    fn get(&mut self, name: &[u8]) -> &mut Row {
+        let i = match self.index.get(name) {
+            Some(&i) => i,
+            None => {
+                let i = self.rows.len();
+                self.rows.push(Row {
+                    name: name.into(),
+                    ..Row::default()
+                });
+                self.index.insert(name.into(), i);
+                i
+            }
+        };
+        &mut self.rows[i]
+    }
+
+    /// `report_update_node`: add the frame on top of task `ti`'s stack.
+    fn update(&mut self, st: &Stacks<'_>, ti: usize, name: &[u8], func_size: Option<u64>) {
+        let sc = st.tasks[ti].stack_count;
+        let Some(f) = st.get(ti, sc) else { return };
+        let mut recursive = false;
+        for i in 0..sc {
+            let Some(c) = st.get(ti, i) else { break };
+            if c.addr == f.addr {
+                recursive = true;
+                break;
+            }
+        }
+        let total = f.total_time;
+        let self_time = f.total_time.wrapping_sub(f.child_time);
+        let row = self.get(name);
+        row.total.update(total, recursive);
+        row.self_.update(self_time, false);
+        row.call += 1;
+        if let Some(s) = func_size {
+            row.size = s;
+        }
+    }
+
+    /// Rows in name order (uftrace's name tree).
+    fn into_sorted_by_name(self) -> Vec<Row> {
+        let mut rows = self.rows;
+        rows.sort_by(|a, b| a.name.cmp(&b.name));
+        rows
+    }
+}
+
+/// A report column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Total,
+    TotalAvg,
+    TotalMin,
+    TotalMax,
+    Self_,
+    SelfAvg,
+    SelfMin,
+    SelfMax,
+    Call,
+    Size,
+    // --task columns
+    TaskTotal,
+    TaskSelf,
+    TaskTid,
+    TaskFuncs,
+}
+
+const FIELDS: [(Field, &str, &str); 10] = [
+    (Field::Total, "total", "Total time"),
+    (Field::TotalAvg, "total-avg", "Total avg"),
+    (Field::TotalMin, "total-min", "Total min"),
+    (Field::TotalMax, "total-max", "Total max"),
+    (Field::Self_, "self", "Self time"),
+    (Field::SelfAvg, "self-avg", "Self avg"),
+    (Field::SelfMin, "self-min", "Self min"),
+    (Field::SelfMax, "self-max", "Self max"),
+    (Field::Call, "call", "Calls"),
+    (Field::Size, "size", "Size"),
+];
+
+const TASK_FIELDS: [(Field, &str, &str); 4] = [
+    (Field::TaskTotal, "total", "Total time"),
+    (Field::TaskSelf, "self", "Self time"),
+    (Field::TaskTid, "tid", "TID"),
+    (Field::TaskFuncs, "func", "Num funcs"),
+];
+
+fn field_len(f: Field) -> usize {
+    if f == Field::TaskTid {
+        6
+    } else {
+        10
+    }
+}
+
+fn field_header(f: Field) -> &'static str {
+    FIELDS
+        .iter()
+        .chain(TASK_FIELDS.iter())
+        .find(|x| x.0 == f)
+        .map_or("", |x| x.2)
+}
+
+/// uftrace's `setup_field`: the columns for `-f` (or the defaults).
+fn setup_fields(
+    spec: Option<&str>,
+    defaults: &[Field],
+    table: &[(Field, &str, &str)],
+) -> Result<Vec<Field>, io::Error> {
+    let Some(spec) = spec else {
+        return Ok(defaults.to_vec());
+    };
+    if spec == "none" {
+        return Ok(Vec::new());
+    }
+    let mut on = vec![false; table.len()];
+    let mut rest = spec;
+    if let Some(r) = spec.strip_prefix('+') {
+        for (i, t) in table.iter().enumerate() {
+            if defaults.contains(&t.0) {
+                on[i] = true;
+            }
+        }
+        rest = r;
+    }
+    let mut all = false;
+    for name in rest.split(',') {
+        if name == "all" {
+            all = true;
+            break;
+        }
+        match table.iter().position(|t| t.1 == name) {
+            Some(i) => on[i] = true,
+            None => {
+                let mut m = format!("Unknown field name '{name}'\nuftrace:   Possible fields are:");
+                for t in table {
+                    m.push(' ');
+                    m.push_str(t.1);
+                }
+                return Err(usage(m));
+            }
+        }
+    }
+    Ok(table
+        .iter()
+        .zip(on)
+        .filter(|(_, o)| *o || all)
+        .map(|(t, _)| t.0)
+        .collect())
+}
+
+/// A sort key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Total,
+    TotalAvg,
+    TotalMin,
+    TotalMax,
+    Self_,
+    SelfAvg,
+    SelfMin,
+    SelfMax,
+    Call,
+    Func,
+    Size,
+    // --task keys
+    Tid,
+    Name,
+}
+
+fn parse_keys(s: &str, task: bool) -> Option<Vec<Key>> {
+    s.split(',')
+        .map(|k| {
+            Some(match (k, task) {
+                ("total", _) => Key::Total,
+                ("self", _) => Key::Self_,
+                ("func", false) => Key::Func,
+                ("func", true) => Key::Call,
+                ("total_avg", false) => Key::TotalAvg,
+                ("total_min", false) => Key::TotalMin,
+                ("total_max", false) => Key::TotalMax,
+                ("self_avg", false) => Key::SelfAvg,
+                ("self_min", false) => Key::SelfMin,
+                ("self_max", false) => Key::SelfMax,
+                ("call", false) => Key::Call,
+                ("size", false) => Key::Size,
+                ("tid", true) => Key::Tid,
+                ("name", true) => Key::Name,
+                _ => return None,
+            })
+        })
+        .collect()
+}
+
+/// uftrace's `convert_sort_keys`.
+fn convert_keys(keys: Option<&str>, avg: AvgMode) -> String {
+    let Some(keys) = keys else {
+        return match avg {
+            AvgMode::None => "total",
+            AvgMode::Total => "total_avg",
+            AvgMode::Self_ => "self_avg",
+        }
+        .to_string();
+    };
+    if avg == AvgMode::None {
+        return keys.replace('-', "_");
+    }
+    let pre = if avg == AvgMode::Total {
+        "total_"
+    } else {
+        "self_"
+    };
+    keys.split(',')
+        .map(|k| match k {
+            "avg" | "min" | "max" => format!("{pre}{k}"),
+            _ => k.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Sort `rows` (in name order) by `keys`: larger first, names ascending;
+/// stable, as uftrace's tree keeps ties in insertion (name) order.
+fn sort_rows(rows: &mut [Row], keys: &[Key], comm: &dyn Fn(&[u8]) -> Vec<u8>) {
+    use std::cmp::Ordering;
+    rows.sort_by(|a, b| {
+        for k in keys {
+            let o = match k {
+                Key::Total => b.total.sum.cmp(&a.total.sum),
+                Key::TotalAvg => b.total.avg.cmp(&a.total.avg),
+                Key::TotalMin => b.total.min.cmp(&a.total.min),
+                Key::TotalMax => b.total.max.cmp(&a.total.max),
+                Key::Self_ => b.self_.sum.cmp(&a.self_.sum),
+                Key::SelfAvg => b.self_.avg.cmp(&a.self_.avg),
+                Key::SelfMin => b.self_.min.cmp(&a.self_.min),
+                Key::SelfMax => b.self_.max.cmp(&a.self_.max),
+                Key::Call => b.call.cmp(&a.call),
+                Key::Size => b.size.cmp(&a.size),
+                Key::Func | Key::Tid => a.name.cmp(&b.name),
+                Key::Name => comm(&a.name).cmp(&comm(&b.name)),
+            };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+}
+
+fn print_header(out: &mut Vec<u8>, fields: &[Field], postfix: &str, newline: bool) {
+    if fields.is_empty() {
+        return;
+    }
+    for f in fields {
+        let _ = write!(out, "  {:>w$}", field_header(*f), w = field_len(*f));
+    }
+    let _ = write!(out, "  {postfix}");
+    if newline {
+        out.push(b'\n');
+    }
+}
+
+fn print_line(out: &mut Vec<u8>, fields: &[Field]) {
+    const LINE: &str = "=================================================";
+    if fields.is_empty() {
+        return;
+    }
+    for f in fields {
+        out.extend_from_slice(b"  ");
+        out.extend_from_slice(&LINE.as_bytes()[..field_len(*f)]);
+    }
+    out.extend_from_slice(b"  ");
+    out.extend_from_slice(&LINE.as_bytes()[..20]);
+    out.push(b'\n');
+}
+
+fn print_fields(out: &mut Vec<u8>, fields: &[Field], row: &Row) {
+    for f in fields {
+        out.extend_from_slice(b"  ");
+        let t = |out: &mut Vec<u8>, v: u64| time_unit(out, v);
+        match f {
+            Field::Total | Field::TaskTotal => t(out, row.total.sum),
+            Field::TotalAvg => t(out, row.total.avg),
+            Field::TotalMin => t(out, row.total.min),
+            Field::TotalMax => t(out, row.total.max),
+            Field::Self_ | Field::TaskSelf => t(out, row.self_.sum),
+            Field::SelfAvg => t(out, row.self_.avg),
+            Field::SelfMin => t(out, row.self_.min),
+            Field::SelfMax => t(out, row.self_.max),
+            Field::Call | Field::TaskFuncs => {
+                let _ = write!(out, "{:10}", row.call);
+            }
+            Field::Size => {
+                let _ = write!(out, "{:10}", row.size);
+            }
+            Field::TaskTid => {
+                let _ = write!(out, "{:6}", strtol(&row.name));
+            }
+        }
+    }
+}
+
+/// `strtol(s, NULL, 10)` of a tid name.
+fn strtol(s: &[u8]) -> i64 {
+    let t = std::str::from_utf8(s).unwrap_or("");
+    t.parse().unwrap_or(0)
+}
+
+/// Write `uftrace report` of `data` to `out`; warnings go to `warn`.
+/// `-F/-N/-T` items of `opts.walk` are added to the recording's filter
+/// tables (hence `&mut`). An unknown sort key or field is an
+/// `InvalidInput` error carrying uftrace's message (uftrace exits 1).
+pub fn report(
+    data: &mut UftraceData,
+    opts: &ReportOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<()> {
+    if opts.threads {
+        writeln!(warn, "uftrace: unrecognized option '--threads'")?;
+    }
+    let mut avg = AvgMode::None;
+    if opts.avg_total && opts.avg_self {
+        return Err(usage(
+            "--avg-total and --avg-self options should not be used together.".into(),
+        ));
+    } else if opts.fields.is_some() && (opts.avg_self || opts.avg_total) {
+        writeln!(
+            warn,
+            "uftrace: --avg-total and --avg-self options are ignored when used with -f option."
+        )?;
+    } else if opts.avg_total {
+        avg = AvgMode::Total;
+    } else if opts.avg_self {
+        avg = AvgMode::Self_;
+    }
+    let keys_text = if opts.task {
+        opts.sort.clone().unwrap_or_else(|| "total".into())
+    } else {
+        convert_keys(opts.sort.as_deref(), avg)
+    };
+    let Some(keys) = parse_keys(&keys_text, opts.task) else {
+        return Err(usage(format!(
+            "invalid sort key: {}",
+            opts.sort.as_deref().unwrap_or("")
+        )));
+    };
+    let fields = if opts.task {
+        setup_fields(
+            opts.fields.as_deref(),
+            &[
+                Field::TaskTotal,
+                Field::TaskSelf,
+                Field::TaskTid,
+                Field::TaskFuncs,
+            ],
+            &TASK_FIELDS,
+        )?
+    } else {
+        let defaults: &[Field] = match avg {
+            AvgMode::None => &[Field::Total, Field::Self_, Field::Call],
+            AvgMode::Total => &[Field::TotalAvg, Field::TotalMin, Field::TotalMax],
+            AvgMode::Self_ => &[Field::SelfAvg, Field::SelfMin, Field::SelfMax],
+        };
+        setup_fields(opts.fields.as_deref(), defaults, &FIELDS)?
+    };
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let (mode, msg) = setup_filters(data, &opts.walk);
+    if let Some(m) = msg {
+        writeln!(warn, "uftrace: {m}")?;
+    }
+    let data: &UftraceData = data;
+    let mut w = Walk::new(data, &opts.walk, mode);
+    let mut buf = Vec::new();
+    if opts.task {
+        let (rows, comms) = task_rows(&mut w);
+        let mut rows = rows.into_sorted_by_name();
+        let comm_of = |name: &[u8]| -> Vec<u8> {
+            let tid = strtol(name) as i32;
+            comms
+                .iter()
+                .find(|(t, _)| *t == tid)
+                .map_or(Vec::new(), |(_, c)| c.clone())
+        };
+        sort_rows(&mut rows, &keys, &comm_of);
+        print_header(&mut buf, &fields, "Task name", true);
+        print_line(&mut buf, &fields);
+        for row in &rows {
+            print_fields(&mut buf, &fields, row);
+            let c = comm_of(&row.name);
+            let c = &c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())];
+            buf.extend_from_slice(b"  ");
+            buf.extend_from_slice(c);
+            for _ in c.len()..16 {
+                buf.push(b' ');
+            }
+            buf.push(b'\n');
+        }
+    } else {
+        let rows = function_rows(&mut w, opts.walk.no_libcall);
+        let mut rows = rows.into_sorted_by_name();
+        for r in &mut rows {
+            r.total.finish(r.call);
+            r.self_.finish(r.call);
+        }
+        sort_rows(&mut rows, &keys, &|n| n.to_vec());
+        print_header(&mut buf, &fields, "Function", false);
+        if !fields.is_empty() {
+            buf.push(b'\n');
+        }
+        print_line(&mut buf, &fields);
+        for row in &rows {
+            print_fields(&mut buf, &fields, row);
+            buf.extend_from_slice(b"  ");
+            buf.extend_from_slice(&row.name);
+            buf.push(b'\n');
+        }
+    }
+    for d in w.merger.take_damage() {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    out.write_all(&buf)
+}
+
+/// The rows of the function report (uftrace's `build_function_tree`).
+fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
+    let mut rows = Rows::default();
+    // the symbol size of the last function each task looked up
+    let mut func_size: Vec<Option<u64>> = vec![None; w.stacks.tasks.len()];
+    let mut name = Vec::new();
+    while let Some(it) = w.next_item() {
+        let ti = it.task;
+        let r = Rec::of(&it);
+        let st = &mut w.stacks;
+        if r.kind != Kind::Lost {
+            st.tasks[ti].timestamp_last = r.time;
+        }
+        if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+            continue;
+        }
+        match r.kind {
+            Kind::Entry => st.check_filter_done(ti, &r),
+            Kind::Event => {
+                if r.addr != id::PERF_SCHED_IN as u64 {
+                    continue;
+                }
+                let Some(f) = st.get(ti, st.tasks[ti].stack_count) else {
+                    continue;
+                };
+                let n = if f.addr == id::PERF_SCHED_OUT as u64 {
+                    SCHED_NAME
+                } else if f.addr == id::PERF_SCHED_OUT_PREEMPT as u64 {
+                    SCHED_PREEMPT_NAME
+                } else {
+                    continue;
+                };
+                rows.update(st, ti, n.as_bytes(), func_size[ti]);
+            }
+            Kind::Lost => {
+                // add the partial durations of the functions before LOST
+                let last = st.tasks[ti].timestamp_last;
+                while st.tasks[ti].stack_count >= st.tasks[ti].user_stack_count {
+                    let sc = st.tasks[ti].stack_count;
+                    if let Some(f) = st.get(ti, sc) {
+                        if st.enabled && f.valid && f.flags & walk::fl::NORECORD == 0 {
+                            insert_sym(st, &mut rows, &mut func_size, &mut name, ti, last, f.addr);
+                        }
+                    }
+                    st.exit(ti);
+                    st.tasks[ti].stack_count -= 1;
+                }
+            }
+            Kind::Exit => {
+                if no_libcall && st.is_plt(ti, r.time, r.addr) {
+                    st.check_filter_done(ti, &r);
+                    continue;
+                }
+                insert_sym(st, &mut rows, &mut func_size, &mut name, ti, r.time, r.addr);
+                st.check_filter_done(ti, &r);
+            }
+        }
+    }
+    // functions still running at the end
+    let st = &mut w.stacks;
+    for ti in 0..st.tasks.len() {
+        if st.tasks[ti].stack_count == 0 {
+            continue;
+        }
+        let last = st.tasks[ti].rstack_time;
+        loop {
+            st.tasks[ti].stack_count -= 1;
+            let sc = st.tasks[ti].stack_count;
+            if sc < 0 {
+                break;
+            }
+            let Some(f) = st.get(ti, sc) else { continue };
+            if f.total_time > last {
+                continue;
+            }
+            close_frame(st, ti, sc, last);
+            if f.addr == id::PERF_SCHED_IN as u64 {
+                rows.update(st, ti, SCHED_NAME.as_bytes(), func_size[ti]);
+            } else {
+                insert_sym(st, &mut rows, &mut func_size, &mut name, ti, last, f.addr);
+            }
+        }
+    }
+    rows
+}
+
+/// `find_insert_node`: name `addr` and add the top frame to its row.
+fn insert_sym(
+    st: &mut Stacks<'_>,
+    rows: &mut Rows,
+    func_size: &mut [Option<u64>],
+    name: &mut Vec<u8>,
+    ti: usize,
+    time: u64,
+    addr: u64,
+) {
+    let sym = st.symbol(ti, time, addr);
+    func_size[ti] = sym.map(|s| s.size);
+    name.clear();
+    match sym {
+        Some(s) => name.extend_from_slice(s.name.as_bytes()),
+        None => unknown_name(name, addr),
+    }
+    rows.update(st, ti, name, func_size[ti]);
+}
+
+/// The rows of `--task` (uftrace's `report_task`), and each task's name.
+fn task_rows(w: &mut Walk<'_>) -> (Rows, Vec<(i32, Vec<u8>)>) {
+    let mut rows = Rows::default();
+    let n = w.stacks.tasks.len();
+    // sched-out time and idle time per task; the stamp starts at the
+    // task's creation (task.txt), as in uftrace
+    let mut stamp: Vec<u64> = w
+        .stacks
+        .tasks
+        .iter()
+        .map(|t| {
+            w.stacks
+                .data
+                .sessions
+                .find_task(t.tid)
+                .map_or(0, |x| x.stamp)
+        })
+        .collect();
+    let mut idle = vec![0u64; n];
+    let mut name = Vec::new();
+    while let Some(it) = w.next_item() {
+        let ti = it.task;
+        let r = Rec::of(&it);
+        if matches!(r.kind, Kind::Entry | Kind::Lost) {
+            continue;
+        }
+        let st = &mut w.stacks;
+        if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
+            continue;
+        }
+        st.tasks[ti].timestamp_last = r.time;
+        if r.kind == Kind::Event {
+            if r.addr == id::PERF_SCHED_OUT as u64 {
+                stamp[ti] = r.time;
+                continue;
+            } else if r.addr == id::PERF_SCHED_IN as u64 {
+                if stamp[ti] != 0 {
+                    idle[ti] = idle[ti].wrapping_add(r.time.wrapping_sub(stamp[ti]));
+                }
+                stamp[ti] = 0;
+            } else {
+                continue;
+            }
+        }
+        tid_name(&mut name, st.tasks[ti].tid);
+        rows.update(st, ti, &name, None);
+    }
+    let st = &mut w.stacks;
+    for ti in 0..n {
+        if st.tasks[ti].stack_count == 0 {
+            continue;
+        }
+        let last = st.tasks[ti].timestamp_last;
+        loop {
+            st.tasks[ti].stack_count -= 1;
+            let sc = st.tasks[ti].stack_count;
+            if sc < 0 {
+                break;
+            }
+            let Some(f) = st.get(ti, sc) else { continue };
+            if f.addr == 0 || f.total_time > last {
+                continue;
+            }
+            if f.addr == id::PERF_SCHED_IN as u64 {
+                if stamp[ti] != 0 {
+                    idle[ti] = idle[ti].wrapping_add(last.wrapping_sub(f.total_time));
+                }
+                stamp[ti] = 0;
+            }
+            close_frame(st, ti, sc, last);
+            tid_name(&mut name, st.tasks[ti].tid);
+            rows.update(st, ti, &name, None);
+        }
+    }
+    // total = run time (the sum of self times), self = run time - idle
+    for row in &mut rows.rows {
+        let tid = strtol(&row.name) as i32;
+        let ti = st.task_index(tid);
+        row.total = row.self_;
+        row.self_ = TimeStat {
+            sum: row.total.sum.wrapping_sub(ti.map_or(0, |t| idle[t])),
+            rec: 0,
+            avg: 0,
+            min: 0,
+            max: 0,
+        };
+    }
+    let comms = st.tasks.iter().map(|t| (t.tid, t.comm.clone())).collect();
+    (rows, comms)
+}
+
+fn tid_name(buf: &mut Vec<u8>, tid: i32) {
+    buf.clear();
+    let mut b = itoa::Buffer::new();
+    buf.extend_from_slice(b.format(tid).as_bytes());
+}

@@ -15,7 +15,7 @@ use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
 //use tracemux_uftrace::graph::{graph, GraphOptions};
-//use tracemux_uftrace::report::{report, ReportOptions};
+use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
 fn fixtures() -> PathBuf {
@@ -242,4 +242,52 @@ fn flame() {
         r.check(&format!("{} dump-flame-graph", label(&dir)), &got, &want);
     }
     r.finish("flame");
+}
+
+#[test]
+fn reports() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    let cases: [(&str, ReportOptions); 4] = [
+        ("report", ReportOptions::default()),
+        (
+            "report-call",
+            ReportOptions {
+                sort: Some("call".into()),
+                ..ReportOptions::default()
+            },
+        ),
+        (
+            "report-task",
+            ReportOptions {
+                task: true,
+                ..ReportOptions::default()
+            },
+        ),
+        (
+            "report-threads",
+            ReportOptions {
+                threads: true,
+                ..ReportOptions::default()
+            },
+        ),
+    ];
+    for dir in recordings() {
+        for (name, opts) in &cases {
+            let Some(want) = expected(&dir, name) else {
+                continue;
+            };
+            let mut data = open(&dir, Demangle::Simple);
+            let mut out = Vec::new();
+            let mut warn = Vec::new();
+            report(&mut data, opts, &mut out, &mut warn).expect("report");
+            r.check(&format!("{} {name}", label(&dir)), &out, &want);
+            if let Ok(e) = std::fs::read(dir.join(format!("{name}.stderr"))) {
+                r.check(&format!("{} {name} (stderr)", label(&dir)), &warn, &e);
+            }
+        }
+    }
+    r.finish("reports");
 }
