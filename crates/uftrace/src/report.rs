@@ -100,8 +100,8 @@ impl TimeStat {
     }
 
     fn finish(&mut self, calls: u64) {
-        if calls != 0 {
-            self.avg = self.sum.wrapping_add(self.rec) / calls;
+        if let Some(a) = self.sum.wrapping_add(self.rec).checked_div(calls) {
+            self.avg = a;
         }
     }
 }
@@ -519,9 +519,7 @@ pub fn report(
             let c = &c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())];
             buf.extend_from_slice(b"  ");
             buf.extend_from_slice(c);
-            for _ in c.len()..16 {
-                buf.push(b' ');
-            }
+            buf.resize(buf.len() + 16usize.saturating_sub(c.len()), b' ');
             buf.push(b'\n');
         }
     } else {
