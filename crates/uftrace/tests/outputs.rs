@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
-//use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::graph::{graph, GraphOptions};
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
@@ -290,4 +290,27 @@ fn reports() {
         }
     }
     r.finish("reports");
+}
+
+#[test]
+fn graphs() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    for dir in recordings() {
+        for (name, func) in [("graph", None), ("graph-main", Some("main"))] {
+            let Some(want) = expected(&dir, name) else {
+                continue;
+            };
+            let mut data = open(&dir, Demangle::Simple);
+            let opts = GraphOptions {
+                func: func.map(String::from),
+                ..GraphOptions::default()
+            };
+            let got = run(|o, w| graph(&mut data, &opts, o, w));
+            r.check(&format!("{} {name}", label(&dir)), &got, &want);
+        }
+    }
+    r.finish("graphs");
 }
