@@ -12,9 +12,9 @@
 //! Memory is linear in the input; nesting is limited to [`MAX_DEPTH`]
 //! levels so recursion is bounded.
 
-/// Deepest nesting of arrays and objects accepted (serde_json's default
-/// recursion limit too).
-pub const MAX_DEPTH: usize = 128;
+/// Deepest nesting of arrays and objects accepted (as deep as serde_json
+/// accepts with its default recursion limit).
+pub const MAX_DEPTH: usize = 127;
 
 /// A JSON value and where it starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -445,7 +445,7 @@ mod tests {
     /// Same verdict as serde_json on a set of tricky texts.
     #[test]
     fn agrees_with_serde_json() {
-        let texts = [
+        let texts: &[&str] = &[
             "{}",
             "[]",
             "[1,2,3]",
@@ -466,6 +466,11 @@ mod tests {
             "[1 2]",
             " \n\t\r 7 \n",
             "{\"a\":1 \"b\":2}",
+            &"[".repeat(127),
+            &("[".repeat(127) + &"]".repeat(127)),
+            &("[".repeat(128) + &"]".repeat(128)),
+            &("{\"a\":".repeat(127) + "1" + &"}".repeat(127)),
+            &("{\"a\":".repeat(128) + "1" + &"}".repeat(128)),
         ];
         for t in texts {
             let ours = parse(t.as_bytes(), 0).is_ok();

@@ -1055,6 +1055,58 @@ fn rich_metadata_parses() {
     assert_eq!(payload_of(&tc).members.len(), 8);
 }
 
+/// What the writer writes reads back as the same trace class.
+#[test]
+fn written_metadata_reads_back() {
+    let tc = ok(&rich());
+    let json = write_metadata(&tc).unwrap();
+    assert_eq!(ok(json.as_bytes()), tc);
+    // A CTF 2 path through a variant whose option has the name of the next
+    // element (CTF 2 never names options in paths).
+    let tc = ok(&payload(&[
+        ("n", u8le()),
+        (
+            "v",
+            &format!(
+                r#"{{"type": "variant", "selector-field-location": {{"path": ["n"]}}, "options": [
+                {{"name": "len", "selector-field-ranges": [[0, 9]], "field-class": {{"type": "structure",
+                  "member-classes": [{{"name": "len", "field-class": {u8}}}]}}}}]}}"#,
+                u8 = u8le()
+            ),
+        ),
+        (
+            "s",
+            r#"{"type": "dynamic-length-string", "length-field-location": {"path": ["v", "len"]}}"#,
+        ),
+    ]));
+    let json = write_metadata(&tc).unwrap();
+    assert!(json.contains(r#""path": ["v", "len"]"#), "{json}");
+    assert_eq!(ok(json.as_bytes()), tc);
+}
+
+#[test]
+fn too_deep_for_json_is_refused() {
+    let mut frags = vec![
+        PRE.to_string(),
+        format!(
+            r#"{{"type": "field-class-alias", "name": "a0", "field-class": {}}}"#,
+            u8le()
+        ),
+    ];
+    for i in 1..60 {
+        frags.push(format!(
+            r#"{{"type": "field-class-alias", "name": "a{i}", "field-class": {{"type": "structure", "member-classes": [{{"name": "m", "field-class": "a{}"}}]}}}}"#,
+            i - 1
+        ));
+    }
+    frags.push(DSC.into());
+    frags.push(r#"{"type": "event-record-class", "payload-field-class": "a59"}"#.into());
+    let refs: Vec<&str> = frags.iter().map(String::as_str).collect();
+    let tc = ok(&meta(&refs));
+    let e = write_metadata(&tc).unwrap_err();
+    assert!(e.to_string().contains("nested too deeply"), "{e}");
+}
+
 /// Every truncation and many corruptions of a valid metadata stream give
 /// an error or a trace class, never a panic.
 #[test]

@@ -18,6 +18,11 @@
 //!   no CTF 2 form and are dropped;
 //! * an event record class's log level and EMF URI become LTTng
 //!   attributes (`lttng.org,2009`), as LTTng writes them.
+//!
+//! It fails (unsupported) on a trace class that CTF 2 cannot express: a
+//! variant no option of which can be selected, a CTF 1.8 path where one
+//! name designates both a variant option and a member, field classes
+//! nested too deeply for a JSON text of [`super::json::MAX_DEPTH`] levels.
 
 use std::fmt::Write as _;
 
@@ -180,6 +185,8 @@ fn uuid_array(a: &ArrayClass) -> bool {
 /// Writes field classes; knows the root structures of the scopes that
 /// field locations may refer to.
 struct W<'t> {
+    /// The trace class came from TSDL: its paths may name variant options.
+    ctf1: bool,
     roots: [Option<&'t StructClass>; 6],
     /// Default clock of the data stream class (the only clock CTF 2 maps).
     clock: Option<usize>,
@@ -189,6 +196,9 @@ impl W<'_> {
     /// The CTF 2 path of an IR location: the member names only (a CTF 1.8
     /// path may go through a variant option by its name).
     fn path(&self, loc: &FieldLocation) -> Result<Vec<String>, Error> {
+        if !self.ctf1 {
+            return Ok(loc.path.clone());
+        }
         let Some(root) = self.roots[loc.scope as usize] else {
             return Err(unsupported(format!(
                 "field location in the missing {} scope",
@@ -423,11 +433,45 @@ impl W<'_> {
     }
 }
 
-/// Append one fragment (record separator, JSON text, line feed).
-fn fragment(out: &mut String, json: &str) {
+/// Nesting depth of a JSON text (brackets outside strings).
+fn json_depth(json: &str) -> usize {
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+    for b in json.bytes() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Append one fragment (record separator, JSON text, line feed). A text
+/// nested deeper than JSON readers accept is refused.
+fn fragment(out: &mut String, json: &str) -> Result<(), Error> {
+    if json_depth(json) > super::json::MAX_DEPTH {
+        return Err(unsupported(format!(
+            "field classes nested too deeply for a JSON text of at most {} levels",
+            super::json::MAX_DEPTH
+        )));
+    }
     out.push('\u{1e}');
     out.push_str(json);
     out.push('\n');
+    Ok(())
 }
 
 /// The IDs of the clock classes (their names, made unique).
@@ -466,7 +510,7 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
         let _ = write!(pre, ", \"uuid\": [{}]", bytes.join(", "));
     }
     pre.push('}');
-    fragment(&mut out, &pre);
+    fragment(&mut out, &pre)?;
 
     let mut t = String::from("{\"type\": \"trace-class\"");
     if let Some(n) = &tc.name {
@@ -484,13 +528,15 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
         let _ = write!(t, ", \"environment\": {{{}}}", env.join(", "));
     }
     let ph = tc.packet_header.as_ref();
+    let ctf1 = tc.version == CtfVersion::Ctf1;
     let w = W {
+        ctf1,
         roots: [ph, None, None, None, None, None],
         clock: None,
     };
     t.push_str(&w.scope("packet-header-field-class", ph)?);
     t.push('}');
-    fragment(&mut out, &t);
+    fragment(&mut out, &t)?;
 
     let ids = clock_ids(tc);
     for (c, id) in tc.clocks.iter().zip(&ids) {
@@ -520,11 +566,12 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
             let _ = write!(s, ", \"uid\": \"{}\"", uuid_string(u));
         }
         s.push('}');
-        fragment(&mut out, &s);
+        fragment(&mut out, &s)?;
     }
 
     for sc in &tc.stream_classes {
         let mut w = W {
+            ctf1,
             roots: [
                 ph,
                 sc.packet_context.as_ref(),
@@ -549,7 +596,7 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
         s.push_str(&w.scope("event-record-header-field-class", w.roots[2])?);
         s.push_str(&w.scope("event-record-common-context-field-class", w.roots[3])?);
         s.push('}');
-        fragment(&mut out, &s);
+        fragment(&mut out, &s)?;
         for ec in &sc.event_classes {
             w.roots[4] = ec.specific_context.as_ref();
             w.roots[5] = ec.payload.as_ref();
@@ -580,7 +627,7 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
             s.push_str(&w.scope("specific-context-field-class", w.roots[4])?);
             s.push_str(&w.scope("payload-field-class", w.roots[5])?);
             s.push('}');
-            fragment(&mut out, &s);
+            fragment(&mut out, &s)?;
         }
     }
     Ok(out)
@@ -596,6 +643,12 @@ mod tests {
             js("a\"b\\c\n\u{1}\u{1e}é"),
             "\"a\\\"b\\\\c\\n\\u0001\\u001eé\""
         );
+    }
+
+    #[test]
+    fn json_depths() {
+        assert_eq!(json_depth(r#"{"a": [1, {"b": "[[[{"}], "c": "\"["}"#), 3);
+        assert_eq!(json_depth("1"), 0);
     }
 
     #[test]
