@@ -1,5 +1,6 @@
 //! The `tracemux` command.
 
+mod ctf;
 mod dump;
 mod info;
 mod ltt;
@@ -78,6 +79,10 @@ fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let res = match native::detect(&argv) {
         native::Style::Uftrace => return uftrace::main(argv),
+        native::Style::Babeltrace => match native::parse::<ctf::CtfCli>(argv) {
+            Ok(c) => ctf::run(c),
+            Err(code) => return code,
+        },
         native::Style::Ltt => match native::parse::<ltt::LttCli>(argv) {
             Ok(c) => ltt::run(c),
             Err(code) => return code,

@@ -89,8 +89,12 @@ pub fn sniff(path: &Path) -> Result<Kind> {
                 return Ok(Kind::Ctf { version: v });
             }
         }
+        // plain TSDL without the `/* CTF 1.8` line
+        if tracemux_ctf::fs::is_ctf(path) {
+            return Ok(Kind::Ctf { version: 1 });
+        }
         // a CTF trace tree (LTTng session) has metadata files further down
-        if find_ctf_below(path, 6).is_some() {
+        if find_ctf_below(path, 16).is_some() {
             return Ok(Kind::Ctf { version: 1 });
         }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
@@ -141,10 +145,8 @@ fn find_ctf_below(dir: &Path, depth: u32) -> Option<PathBuf> {
         if p.is_dir() {
             subdirs.push(p);
         } else if p.file_name().is_some_and(|n| n == "metadata") {
-            if let Some(b) = head(&p, 16) {
-                if ctf_metadata_kind(&b).is_some() {
-                    return Some(p);
-                }
+            if tracemux_ctf::fs::is_ctf(&p) {
+                return Some(p);
             }
         }
     }

@@ -1,0 +1,285 @@
+//! The command line for CTF traces (CTF 1.8 and CTF 2): babeltrace2's
+//! options, with the meaning and output of babeltrace2 2.0.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Result};
+use clap::{Args, Parser, Subcommand};
+use tracemux_ctf::fs::{FileBytes, Loader};
+use tracemux_ctf::text::TextOptions;
+
+use crate::{Out, Outcome};
+
+/// Read CTF 1.8 and CTF 2 traces, printed as babeltrace2 prints them.
+#[derive(Parser, Debug)]
+#[command(name = "tracemux", version)]
+pub struct CtfCli {
+    #[command(subcommand)]
+    pub cmd: CtfCmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CtfCmd {
+    /// The events of every trace found, merged by time, as `babeltrace2 TRACE...` prints them.
+    Report(Box<CtfReportArgs>),
+    /// Decode every event (no text) and count: per event class, per stream, discarded data.
+    Stats(CtfStatsArgs),
+    /// The trace classes: environment, clocks, stream and event classes; then the counts of `stats`.
+    Info(CtfStatsArgs),
+}
+
+/// babeltrace2's options for the text output.
+#[derive(Args, Debug)]
+pub struct CtfReportArgs {
+    /// Trace directories (searched recursively for CTF traces) or metadata files.
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// Timestamps in cycles.
+    #[arg(long)]
+    pub clock_cycles: bool,
+    /// Timestamps as SECONDS.NANOSECONDS.
+    #[arg(long)]
+    pub clock_seconds: bool,
+    /// Print the date too.
+    #[arg(long)]
+    pub clock_date: bool,
+    /// UTC instead of the local time zone.
+    #[arg(long)]
+    pub clock_gmt: bool,
+    /// Add SEC seconds to the clock offsets.
+    #[arg(long, value_name = "SEC", allow_hyphen_values = true)]
+    pub clock_offset: Option<i64>,
+    /// Add NS nanoseconds to the clock offsets.
+    #[arg(long, value_name = "NS", allow_hyphen_values = true)]
+    pub clock_offset_ns: Option<i64>,
+    /// No (+delta) column.
+    #[arg(long)]
+    pub no_delta: bool,
+    /// Which names to show: all, none, payload, context, scope, header (comma-separated).
+    #[arg(short = 'n', long, value_name = "NAME[,NAME]...")]
+    pub names: Option<String>,
+    /// Which fields to show: all, trace, trace:hostname, trace:domain,
+    /// trace:procname, trace:vpid, loglevel, emf, callsite (comma-separated).
+    #[arg(short = 'f', long, value_name = "FIELD[,FIELD]...")]
+    pub fields: Option<String>,
+    /// Only events at or after BEGIN ([YYYY-MM-DD [hh:mm:]ss[.nnnnnnnnn]] or SEC[.NS]).
+    #[arg(short = 'b', long, value_name = "BEGIN")]
+    pub begin: Option<String>,
+    /// Only events at or before END.
+    #[arg(short = 'e', long, value_name = "END")]
+    pub end: Option<String>,
+    /// A damaged packet is an error (as in babeltrace2) instead of being reported and skipped.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CtfStatsArgs {
+    /// Trace directories or metadata files.
+    #[arg(required = true)]
+    pub traces: Vec<PathBuf>,
+    /// A damaged packet is an error.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Memory-maps the stream files.
+struct MapLoader;
+
+impl Loader for MapLoader {
+    fn load(&self, path: &Path) -> std::io::Result<FileBytes> {
+        match crate::open::map(path) {
+            Ok(crate::open::Mapped::Map(m)) => Ok(Box::new(m)),
+            Ok(crate::open::Mapped::Empty) => Ok(Box::new(Vec::<u8>::new())),
+            Err(e) => Err(std::io::Error::other(format!("{e:#}"))),
+        }
+    }
+}
+
+pub fn run(cli: CtfCli) -> Result<Outcome> {
+    match cli.cmd {
+        CtfCmd::Report(a) => report(&a),
+        CtfCmd::Stats(a) => stats(&a, false),
+        CtfCmd::Info(a) => stats(&a, true),
+    }
+}
+
+fn report(a: &CtfReportArgs) -> Result<Outcome> {
+    let mut o = TextOptions {
+        clock_cycles: a.clock_cycles,
+        clock_seconds: a.clock_seconds,
+        clock_date: a.clock_date,
+        clock_gmt: a.clock_gmt,
+        no_delta: a.no_delta,
+        begin: a.begin.clone(),
+        end: a.end.clone(),
+        clock_offset_s: a.clock_offset.unwrap_or(0),
+        clock_offset_ns: a.clock_offset_ns.unwrap_or(0),
+        strict: a.strict,
+        ..Default::default()
+    };
+    if let Some(n) = &a.names {
+        o.set_names(n).map_err(|e| anyhow!("--names: {e}"))?;
+    }
+    if let Some(f) = &a.fields {
+        o.set_fields(f).map_err(|e| anyhow!("--fields: {e}"))?;
+    }
+    let mut out = Out::new();
+    // warnings go to stderr in order with the lines printed before them
+    let mut warn = WarnAfterOut::default();
+    let res =
+        tracemux_ctf::text::report_with_loader(&a.traces, &o, &MapLoader, &mut out, &mut warn);
+    out.flush()?;
+    warn.flush_to_stderr();
+    let s = res.map_err(|e| anyhow!("{e}"))?;
+    Ok(if s.damaged > 0 {
+        Outcome::Damaged
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// Collects warnings; the report flushes stdout before they are written
+/// so that both streams interleave as babeltrace2's do on a terminal.
+#[derive(Default)]
+struct WarnAfterOut {
+    buf: Vec<u8>,
+}
+
+impl std::io::Write for WarnAfterOut {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl WarnAfterOut {
+    fn flush_to_stderr(&mut self) {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(&self.buf);
+        self.buf.clear();
+    }
+}
+
+fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
+    let mut s = String::new();
+    if info {
+        for f in tracemux_ctf::fs::discover(&a.traces).map_err(|e| anyhow!("{e}"))? {
+            let tc = tracemux_ctf::text::trace_class(&f.dir).map_err(|e| anyhow!("{e}"))?;
+            describe(&mut s, &f.dir, &tc);
+        }
+    }
+    let c = tracemux_ctf::stats::count_with_loader(&a.traces, a.strict, &MapLoader)
+        .map_err(|e| anyhow!("{e}"))?;
+    let _ = writeln!(s, "Events\n  events                {}", c.events);
+    let disc: u64 = c.streams.iter().map(|s| s.discarded_events).sum();
+    let unknown: u64 = c.streams.iter().map(|s| s.discarded_events_unknown).sum();
+    let pk: u64 = c.streams.iter().map(|s| s.discarded_packets).sum();
+    let _ = writeln!(
+        s,
+        "  discarded events      {disc}{}",
+        if unknown > 0 {
+            format!(" (+{unknown} notices without a count)")
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(s, "  discarded packets     {pk}");
+    let _ = writeln!(
+        s,
+        "\n  per stream\n    {:>8} {:>10} {:>10} {:>9}  stream",
+        "packets", "events", "discarded", "disc.pkts"
+    );
+    for st in &c.streams {
+        let _ = writeln!(
+            s,
+            "    {:>8} {:>10} {:>10} {:>9}  {} (class {}, id {})",
+            st.packets,
+            st.events,
+            st.discarded_events,
+            st.discarded_packets,
+            st.name,
+            st.stream_class_id,
+            st.stream_id
+        );
+    }
+    let mut classes = c.classes.clone();
+    classes.sort_by(|x, y| y.events.cmp(&x.events).then_with(|| x.name.cmp(&y.name)));
+    let _ = writeln!(
+        s,
+        "\n  per event class ({} classes)\n    {:>10}  event",
+        classes.len(),
+        "events"
+    );
+    for cl in &classes {
+        let _ = writeln!(s, "    {:>10}  {}", cl.events, cl.name);
+    }
+    let mut out = Out::new();
+    out.buf().extend_from_slice(s.as_bytes());
+    out.flush()?;
+    for d in &c.damage {
+        eprintln!("tracemux: {d}");
+    }
+    Ok(if c.damage.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Damaged
+    })
+}
+
+fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
+    let _ = writeln!(s, "Trace {}", dir.display());
+    let _ = writeln!(s, "  format                {:?}", tc.version);
+    if let Some(u) = &tc.uuid {
+        let _ = writeln!(
+            s,
+            "  uuid                  {}",
+            tracemux_ctf::text::uuid_string(u)
+        );
+    }
+    if let Some(n) = &tc.name {
+        let _ = writeln!(s, "  name                  {n}");
+    }
+    let _ = writeln!(s, "  byte order            {:?}", tc.native_byte_order);
+    if !tc.environment.is_empty() {
+        let _ = writeln!(s, "  environment");
+        for (k, v) in &tc.environment {
+            match v {
+                tracemux_ctf::ir::EnvValue::Int(i) => {
+                    let _ = writeln!(s, "    {k} = {i}");
+                }
+                tracemux_ctf::ir::EnvValue::Str(t) => {
+                    let _ = writeln!(s, "    {k} = {t:?}");
+                }
+            }
+        }
+    }
+    for c in &tc.clocks {
+        let _ = writeln!(
+            s,
+            "  clock {}: {} Hz, offset {} s + {} cycles{}",
+            c.name,
+            c.frequency,
+            c.offset_seconds,
+            c.offset_cycles,
+            if c.origin_is_unix_epoch {
+                ", origin Unix epoch"
+            } else {
+                ""
+            }
+        );
+    }
+    for sc in &tc.stream_classes {
+        let _ = writeln!(
+            s,
+            "  stream class {}: {} event classes",
+            sc.id,
+            sc.event_classes.len()
+        );
+    }
+    s.push('\n');
+}

@@ -1,0 +1,99 @@
+//! `tracemux report` on CTF traces: every babeltrace2 2.0.4 text command
+//! recorded beside a fixture (`exit-codes.txt`: `NAME: babeltrace2 ARGS
+//! trace -> exit N`), run as `tracemux report ARGS trace`, prints the same
+//! bytes as `NAME.txt`, and the same discarded-data warnings as
+//! `NAME.stderr` (the stream paths there are those of the recording
+//! machine, so lines are compared up to `within stream`).
+
+mod common;
+
+use std::path::PathBuf;
+
+fn ctf_dirs() -> Vec<PathBuf> {
+    let root = common::repo_root().join("tests/fixtures/ctf");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.join("trace").is_dir() && p.join("exit-codes.txt").exists());
+    v.sort();
+    v
+}
+
+fn warnings(b: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(b)
+        .lines()
+        .map(|l| l.split(" within stream").next().unwrap_or(l).to_string())
+        .collect()
+}
+
+#[test]
+fn babeltrace2_text_commands() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for dir in ctf_dirs() {
+        let codes = std::fs::read_to_string(dir.join("exit-codes.txt")).unwrap();
+        for line in codes.lines() {
+            let Some((name, cmd)) = line.split_once(": ") else {
+                continue;
+            };
+            let cmd = cmd.split(" -> ").next().unwrap();
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            if words.first() != Some(&"babeltrace2")
+                || words
+                    .iter()
+                    .any(|w| *w == "-c" || w.starts_with("--output-format"))
+            {
+                continue;
+            }
+            let Some(want) = common::reference(&dir, name) else {
+                continue;
+            };
+            let mut argv = vec!["report"];
+            argv.extend(&words[1..]);
+            let out = common::tracemux(&argv, &dir);
+            checked += 1;
+            if out.stdout != want {
+                failures.push(format!(
+                    "{}/{name}: {}",
+                    dir.display(),
+                    common::first_diff(&want, &out.stdout)
+                ));
+            }
+            let want_err = std::fs::read(dir.join(format!("{name}.stderr"))).unwrap_or_default();
+            if warnings(&want_err) != warnings(&out.stderr) {
+                failures.push(format!(
+                    "{}/{name}: stderr\n{}",
+                    dir.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} commands found");
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn stats_counts_every_event() {
+    for dir in ctf_dirs() {
+        let want = std::fs::read_to_string(dir.join("event-count.txt")).unwrap();
+        let want: u64 = want
+            .rsplit(':')
+            .next()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap();
+        let out = common::tracemux(&["stats", "trace"], &dir);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let got: u64 = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("events "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{}: {text}", dir.display()));
+        assert_eq!(got, want, "{}", dir.display());
+    }
+}
