@@ -144,10 +144,8 @@ fn find_ctf_below(dir: &Path, depth: u32) -> Option<PathBuf> {
         let p = e.path();
         if p.is_dir() {
             subdirs.push(p);
-        } else if p.file_name().is_some_and(|n| n == "metadata") {
-            if tracemux_ctf::fs::is_ctf(&p) {
-                return Some(p);
-            }
+        } else if p.file_name().is_some_and(|n| n == "metadata") && tracemux_ctf::fs::is_ctf(&p) {
+            return Some(p);
         }
     }
     subdirs
