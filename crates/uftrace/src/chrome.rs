@@ -187,7 +187,7 @@ pub fn json_values(
 
 /// Task comm names after the perf COMM events (uftrace's
 /// `update_perf_task_comm`: file by file, the last one read wins).
-fn perf_comms(data: &UftraceData) -> Vec<(i32, Vec<u8>)> {
+fn perf_comms(data: &UftraceData, tids: Option<&[i32]>) -> Vec<(i32, Vec<u8>)> {
     let mut out: Vec<(i32, Vec<u8>)> = Vec::new();
     if data.header.feat_mask & feat::PERF_EVENT == 0 {
         return out;
@@ -196,10 +196,13 @@ fn perf_comms(data: &UftraceData) -> Vec<(i32, Vec<u8>)> {
         let mut r = PerfReader::new((*pf.data).as_ref(), data.endian());
         while let Some(ev) = r.next_event() {
             let Some(c) = ev.comm() else { continue };
+            // records of tasks not read (no file, or not in --tid) are
+            // skipped
             let traced = data
                 .tasks
                 .iter()
-                .any(|t| t.tid == ev.tid && t.data.is_some());
+                .any(|t| t.tid == ev.tid && t.data.is_some())
+                && tids.is_none_or(|v| v.contains(&ev.tid));
             if !traced || data.sessions.find_task(ev.tid).is_none() {
                 continue;
             }
@@ -373,7 +376,7 @@ pub fn chrome(
         writeln!(warn, "uftrace: {m}")?;
     }
     let data: &UftraceData = data;
-    let comms = perf_comms(data);
+    let comms = perf_comms(data, opts.walk.tids.as_deref());
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut c = Chrome {
         buf: Vec::with_capacity(FLUSH_AT + 4096),

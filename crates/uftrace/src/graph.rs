@@ -104,7 +104,7 @@ impl Builder<'_> {
         self.save_backtrace(st, ti, g);
         self.tasks[ti].utg.node = Some((g, ROOT));
         let root = self.forest.node_mut((g, ROOT));
-        root.addr = st.tasks[ti].rstack_addr;
+        root.addr = st.rstack(ti).1;
         root.nr_calls += 1;
     }
 
@@ -333,7 +333,7 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
         if st.tasks[ti].stack_count == 0 {
             continue;
         }
-        let last = st.tasks[ti].rstack_time;
+        let last = st.rstack(ti).0;
         loop {
             st.tasks[ti].stack_count -= 1;
             let sc = st.tasks[ti].stack_count;

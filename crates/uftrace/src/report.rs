@@ -612,7 +612,7 @@ fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
         if st.tasks[ti].stack_count == 0 {
             continue;
         }
-        let last = st.tasks[ti].rstack_time;
+        let last = st.rstack(ti).0;
         loop {
             st.tasks[ti].stack_count -= 1;
             let sc = st.tasks[ti].stack_count;

@@ -187,7 +187,7 @@ impl Forest {
         let mut n = node;
         if self.node(n).addr != f.addr {
             if let Some(g) = tg.graph {
-                let rstack_addr = st.tasks[ti].rstack_addr;
+                let rstack_addr = st.rstack(ti).1;
                 let ppid = st.tasks[ti].ppid;
                 let sp = &self.trees[g].special;
                 if let Some(k) = (0..sp.len()).rev().find(|&k| {
@@ -216,7 +216,7 @@ impl Forest {
     ) -> Option<NodeRef> {
         if addr == id::PERF_SCHED_OUT as u64 || addr == id::PERF_SCHED_OUT_PREEMPT as u64 {
             // uftrace rewrites the record's address to match the sched-in
-            st.tasks[ti].rstack_addr = id::PERF_SCHED_IN as u64;
+            st.set_rstack_addr(ti, id::PERF_SCHED_IN as u64);
             let name = if addr == id::PERF_SCHED_OUT as u64 {
                 SCHED_NAME
             } else {

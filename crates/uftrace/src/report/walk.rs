@@ -180,9 +180,12 @@ pub struct TaskState {
     /// Free for the commands (each sets it as uftrace does).
     pub timestamp_last: u64,
     /// Time and address of the last record read for this task
-    /// (`task->rstack`).
-    pub rstack_time: u64,
-    pub rstack_addr: u64,
+    /// (`task->rstack`); see [`Stacks::rstack`].
+    rstack_time: u64,
+    rstack_addr: u64,
+    /// The last record was a perf event: uftrace's `task->rstack` then
+    /// points to the one record all perf events are read into.
+    rstack_perf: bool,
 }
 
 /// A record as the stack sees it.
@@ -312,6 +315,9 @@ pub struct Stacks<'d> {
     /// Direct-mapped cache of `(session + 1, addr) -> symbol` for sessions
     /// without dlopen'ed libraries (whose lookups depend on time).
     sym_cache: Vec<(u64, usize, Option<&'d Symbol>)>,
+    time_filter: u64,
+    /// The record perf events are read into (time, address).
+    perf_rstack: (u64, u64),
 }
 
 const SYM_CACHE: usize = 4096;
@@ -349,6 +355,7 @@ impl<'d> Stacks<'d> {
                     timestamp_last: 0,
                     rstack_time: 0,
                     rstack_addr: 0,
+                    rstack_perf: false,
                 }
             })
             .collect();
@@ -382,6 +389,8 @@ impl<'d> Stacks<'d> {
                 })
                 .collect(),
             sym_cache: vec![(0, 0, None); SYM_CACHE],
+            time_filter: opts.time_filter,
+            perf_rstack: (0, 0),
         }
     }
 
@@ -477,6 +486,36 @@ impl<'d> Stacks<'d> {
         Some(&mut t.stack[i])
     }
 
+    /// Time and address of task `ti`'s last record (`task->rstack`): the
+    /// last perf record read, for a task whose last record was one.
+    pub fn rstack(&self, ti: usize) -> (u64, u64) {
+        let t = &self.tasks[ti];
+        if t.rstack_perf {
+            self.perf_rstack
+        } else {
+            (t.rstack_time, t.rstack_addr)
+        }
+    }
+
+    /// Change the address of task `ti`'s last record (uftrace does, for
+    /// schedule events in graphs).
+    pub fn set_rstack_addr(&mut self, ti: usize, addr: u64) {
+        if self.tasks[ti].rstack_perf {
+            self.perf_rstack.1 = addr;
+        } else {
+            self.tasks[ti].rstack_addr = addr;
+        }
+    }
+
+    /// Make task `ti`'s last record a user one at `time`, `addr` (the
+    /// exits uftrace makes up for functions left running).
+    pub fn set_rstack(&mut self, ti: usize, time: u64, addr: u64) {
+        let t = &mut self.tasks[ti];
+        t.rstack_perf = false;
+        t.rstack_time = time;
+        t.rstack_addr = addr;
+    }
+
     /// Index of the task with `tid` (`get_task_handle`).
     pub fn task_index(&self, tid: i32) -> Option<usize> {
         self.tasks.iter().position(|t| t.tid == tid)
@@ -491,9 +530,17 @@ impl<'d> Stacks<'d> {
             t.comm.extend_from_slice(&c[..c.len().min(16)]);
         }
         {
+            // without a time filter, perf events are all read into one
+            // record that every task's rstack may point to
+            let shared = !r.user && self.time_filter == 0;
             let t = &mut self.tasks[ti];
-            t.rstack_time = r.time;
-            t.rstack_addr = r.addr;
+            t.rstack_perf = shared;
+            if shared {
+                self.perf_rstack = (r.time, r.addr);
+            } else {
+                t.rstack_time = r.time;
+                t.rstack_addr = r.addr;
+            }
         }
         self.account_time(ti, r);
         self.update_stack_count(ti, r);
@@ -1024,8 +1071,7 @@ fn remaining_exits(
                 more: false,
                 user: true,
             };
-            st.tasks[ti].rstack_time = last;
-            st.tasks[ti].rstack_addr = f.addr;
+            st.set_rstack(ti, last, f.addr);
             if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
                 continue;
             }

@@ -1,0 +1,293 @@
+//! The outputs with option variants (filters, depth, time filter, task
+//! selection, sort keys, fields, other graph functions) against the real
+//! `uftrace` run on the same fixture recordings. Runs only when
+//! `UFTRACE_ORACLE=1` and `uftrace` (0.13) is installed; the fixed
+//! reference outputs of `outputs.rs` are what `cargo test` checks by
+//! default.
+//!
+//! ```sh
+//! UFTRACE_ORACLE=1 cargo test -p tracemux-uftrace --test outputs_oracle -- --nocapture
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::dump::{dump, DumpOptions};
+use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::report::walk::WalkOptions;
+use tracemux_uftrace::report::{report, ReportOptions};
+use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
+
+fn recordings() -> Vec<PathBuf> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace");
+    let mut v = Vec::new();
+    for set in ["recorded", "corpus"] {
+        let Ok(rd) = std::fs::read_dir(base.join(set)) else {
+            continue;
+        };
+        let mut d: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.path().join("uftrace.data"))
+            .filter(|p| p.join("info").is_file())
+            .collect();
+        d.sort();
+        v.extend(d);
+    }
+    v
+}
+
+/// The options a test case sets, as uftrace arguments and as ours.
+#[derive(Clone, Default)]
+struct Case {
+    args: Vec<String>,
+    walk: WalkOptions,
+    sort: Option<String>,
+    fields: Option<String>,
+    avg_total: bool,
+    avg_self: bool,
+    task: bool,
+    func: Option<String>,
+    sample_time: Option<u64>,
+}
+
+fn case(args: &str, f: impl FnOnce(&mut Case)) -> Case {
+    let mut c = Case {
+        args: args.split_whitespace().map(String::from).collect(),
+        ..Case::default()
+    };
+    f(&mut c);
+    c
+}
+
+fn uftrace(dir: &Path, cmd: &str, c: &Case) -> Option<Vec<u8>> {
+    let out = Command::new("uftrace")
+        .arg(cmd)
+        .arg("-d")
+        .arg(dir)
+        .args(&c.args)
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+fn ours(dir: &Path, cmd: &str, c: &Case) -> Vec<u8> {
+    let o = OpenOptions {
+        demangle: Demangle::Simple,
+        strict: false,
+    };
+    let mut data = UftraceData::open(dir, o).expect("open");
+    let mut out = Vec::new();
+    let mut warn = Vec::new();
+    let walk = c.walk.clone();
+    let r = match cmd {
+        "dump" if c.args.iter().any(|a| a == "--chrome") => {
+            let opts = ChromeOptions {
+                walk,
+                ..ChromeOptions::default()
+            };
+            chrome(&mut data, &opts, &mut out, &mut warn)
+        }
+        "dump" if c.args.iter().any(|a| a == "--flame-graph") => {
+            let opts = FlameOptions {
+                walk,
+                sample_time: c.sample_time,
+            };
+            flame_graph(&mut data, &opts, &mut out, &mut warn)
+        }
+        "dump" => {
+            let opts = DumpOptions {
+                walk,
+                show_args: true,
+            };
+            dump(&mut data, &opts, &mut out, &mut warn)
+        }
+        "report" => {
+            let opts = ReportOptions {
+                walk,
+                sort: c.sort.clone(),
+                fields: c.fields.clone(),
+                avg_total: c.avg_total,
+                avg_self: c.avg_self,
+                task: c.task,
+                threads: false,
+            };
+            report(&mut data, &opts, &mut out, &mut warn)
+        }
+        _ => {
+            let opts = GraphOptions {
+                walk,
+                func: c.func.clone(),
+            };
+            graph(&mut data, &opts, &mut out, &mut warn)
+        }
+    };
+    r.expect("output");
+    out
+}
+
+/// The second task of a recording (the first when there is one only).
+fn second_tid(dir: &Path) -> i32 {
+    let o = OpenOptions::default();
+    let d = UftraceData::open(dir, o).expect("open");
+    d.tasks.get(1).or(d.tasks.first()).map_or(0, |t| t.tid)
+}
+
+fn cases(tid: i32) -> Vec<(&'static str, Case)> {
+    let w = |f: fn(&mut WalkOptions)| {
+        let mut o = WalkOptions::default();
+        f(&mut o);
+        o
+    };
+    let mut v = Vec::new();
+    for cmd in [
+        "dump",
+        "dump --chrome",
+        "dump --flame-graph",
+        "report",
+        "graph",
+    ] {
+        let (c, extra) = cmd.split_once(' ').unwrap_or((cmd, ""));
+        let x = |a: &str| format!("{extra} {a}");
+        v.push((c, case(&x("--no-libcall"), |c| c.walk.no_libcall = true)));
+        v.push((
+            c,
+            case(&x("-F main"), |c| c.walk.filter = Some("main".into())),
+        ));
+        v.push((
+            c,
+            case(&x("-N ^str"), |c| c.walk.filter = Some("!^str".into())),
+        ));
+        v.push((c, case(&x("-D 2"), |c| c.walk.depth = 2)));
+        v.push((
+            c,
+            case(&x(&format!("--tid {tid}")), |c| {
+                c.walk = WalkOptions {
+                    tids: Some(vec![tid]),
+                    ..w(|_| {})
+                }
+            }),
+        ));
+        v.push((c, case(&x("--no-event"), |c| c.walk.no_event = true)));
+        if c != "dump" || !extra.is_empty() {
+            v.push((c, case(&x("-t 2us"), |c| c.walk.time_filter = 2000)));
+        }
+    }
+    v.push((
+        "dump",
+        case("--flame-graph --sample-time 10us", |c| {
+            c.sample_time = Some(10_000)
+        }),
+    ));
+    for s in [
+        "self",
+        "func",
+        "total,call",
+        "self-avg",
+        "total-max",
+        "size",
+    ] {
+        v.push((
+            "report",
+            case(&format!("-s {s}"), |c| c.sort = Some(s.into())),
+        ));
+    }
+    v.push(("report", case("--avg-total", |c| c.avg_total = true)));
+    v.push((
+        "report",
+        case("--avg-self -s min", |c| {
+            c.avg_self = true;
+            c.sort = Some("min".into())
+        }),
+    ));
+    for f in ["all", "total,size", "+self-max", "none"] {
+        v.push((
+            "report",
+            case(&format!("-f {f}"), |c| c.fields = Some(f.into())),
+        ));
+    }
+    for s in ["name", "tid", "func", "self"] {
+        v.push((
+            "report",
+            case(&format!("--task -s {s}"), |c| {
+                c.task = true;
+                c.sort = Some(s.into())
+            }),
+        ));
+    }
+    v.push((
+        "report",
+        case("--task -f tid,func", |c| {
+            c.task = true;
+            c.fields = Some("tid,func".into())
+        }),
+    ));
+    for f in [
+        "worker",
+        "fact",
+        "leaf",
+        "child",
+        "qsort",
+        "nosuchfunc",
+        "by_value",
+    ] {
+        v.push(("graph", case(f, |c| c.func = Some(f.into()))));
+    }
+    v.push((
+        "graph",
+        // uftrace ignores the options after FUNC: they go first
+        case("-D 3 main", |c| {
+            c.func = Some("main".into());
+            c.walk.depth = 3
+        }),
+    ));
+    v
+}
+
+#[test]
+fn against_uftrace() {
+    if std::env::var_os("UFTRACE_ORACLE").is_none() {
+        eprintln!("UFTRACE_ORACLE not set: skipped");
+        return;
+    }
+    if Command::new("uftrace").arg("--version").output().is_err() {
+        eprintln!("uftrace not installed: skipped");
+        return;
+    }
+    let mut fails = Vec::new();
+    let mut passes = 0;
+    for dir in recordings() {
+        let name = dir
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for (cmd, c) in cases(second_tid(&dir)) {
+            let Some(want) = uftrace(&dir, cmd, &c) else {
+                continue;
+            };
+            let got = ours(&dir, cmd, &c);
+            if got == want {
+                passes += 1;
+            } else {
+                let g = String::from_utf8_lossy(&got);
+                let w = String::from_utf8_lossy(&want);
+                let line = g
+                    .lines()
+                    .zip(w.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(g.lines().count().min(w.lines().count()));
+                fails.push(format!(
+                    "{name}: uftrace {cmd} {}: line {}:\n  got:  {}\n  want: {}",
+                    c.args.join(" "),
+                    line + 1,
+                    g.lines().nth(line).unwrap_or("<EOF>"),
+                    w.lines().nth(line).unwrap_or("<EOF>")
+                ));
+            }
+        }
+    }
+    eprintln!("oracle: {passes} passed, {} failed", fails.len());
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
