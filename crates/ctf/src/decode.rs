@@ -107,6 +107,9 @@ pub struct Node {
     pub align: u32,
     /// Member name, for direct structure members only.
     pub name: Option<Box<str>>,
+    /// `, NAME = ` (empty without a name): what a printer writes before a
+    /// named member (its tail, ` NAME = `, before the first one).
+    pub label: Box<[u8]>,
     /// Slot where the value is kept for later lengths/selectors.
     pub save: u16,
     pub roles: Roles,
@@ -227,10 +230,15 @@ impl Builder {
 
     fn node(&mut self, fc: &FieldClass, name: Option<&str>) -> u32 {
         let name: Option<Box<str>> = name.map(Into::into);
+        let label: Box<[u8]> = match &name {
+            Some(n) => format!(", {n} = ").into_bytes().into_boxed_slice(),
+            None => Box::new([]),
+        };
         let base = |kind: Kind, align: u32, roles: Roles| Node {
             kind,
             align: align.max(1),
             name: name.clone(),
+            label: label.clone(),
             save: NO_SLOT,
             roles,
             mapped_clock: false,
@@ -1019,8 +1027,10 @@ pub struct Cursor<'d> {
     /// Current position, bits from `data[0]`.
     pub pos: u64,
     /// Content end in bits (reads may not pass it); `u64::MAX` when not
-    /// known (the data end is the limit).
+    /// known (the data end is the limit). Change it with [`Cursor::set_end`].
     pub end: u64,
+    /// `min(end, data bits)`: the fast bound check.
+    limit: u64,
     last_bo: Option<ByteOrder>,
     /// Length/selector slots.
     pub slots: Vec<i128>,
@@ -1057,6 +1067,7 @@ impl<'d> Cursor<'d> {
             data,
             pos: 0,
             end: u64::MAX,
+            limit: (data.len() as u64).saturating_mul(8),
             last_bo: None,
             slots: vec![0; slots],
             clock: 0,
@@ -1066,35 +1077,47 @@ impl<'d> Cursor<'d> {
         }
     }
 
+    /// Set the content end (bits).
+    pub fn set_end(&mut self, end: u64) {
+        self.end = end;
+        self.limit = end.min((self.data.len() as u64).saturating_mul(8));
+    }
+
     /// Start over on another packet (keeps the slots' allocation).
     pub fn reset(&mut self, data: &'d [u8]) {
         self.data = data;
         self.pos = 0;
         self.end = u64::MAX;
+        self.limit = (data.len() as u64).saturating_mul(8);
         self.last_bo = None;
         self.info = PacketInfo::default();
         self.event_id = None;
     }
 
     #[inline]
-    fn err(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError {
+    #[cold]
+    fn err(&self, kind: DecodeErrorKind) -> Box<DecodeError> {
+        Box::new(DecodeError {
             kind,
             bit: self.pos,
-        }
+        })
     }
 
     /// Check that `bits` bits can be read at the current position: past
     /// the content end is "beyond content" when the content ends inside the
     /// data, "end of data" otherwise.
     #[inline]
-    fn need(&self, bits: u64) -> Result<(), DecodeError> {
-        let data_end = (self.data.len() as u64).saturating_mul(8);
-        let lim = self.end.min(data_end);
-        let want = self.pos.saturating_add(bits);
-        if want <= lim {
+    fn need(&self, bits: u64) -> Result<(), Box<DecodeError>> {
+        if self.pos.saturating_add(bits) <= self.limit {
             return Ok(());
         }
+        self.need_fail(bits)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn need_fail(&self, bits: u64) -> Result<(), Box<DecodeError>> {
+        let want = self.pos.saturating_add(bits);
         if want > self.end {
             Err(self.err(DecodeErrorKind::BeyondContent {
                 bits,
@@ -1107,10 +1130,10 @@ impl<'d> Cursor<'d> {
 
     /// Align to `align` bits (checked against the content end).
     #[inline]
-    pub fn align(&mut self, align: u32) -> Result<(), DecodeError> {
+    pub fn align(&mut self, align: u32) -> Result<(), Box<DecodeError>> {
         if align > 1 {
-            let a = align as u64;
-            let np = self.pos.div_ceil(a).saturating_mul(a);
+            let m = align as u64 - 1;
+            let np = self.pos.saturating_add(m) & !m;
             if np != self.pos {
                 self.need(np - self.pos)?;
                 self.pos = np;
@@ -1121,7 +1144,7 @@ impl<'d> Cursor<'d> {
 
     /// Read `len` bits (1..=64) as an unsigned value.
     #[inline]
-    pub fn bits(&mut self, len: u32, bo: ByteOrder, rev: bool) -> Result<u64, DecodeError> {
+    pub fn bits(&mut self, len: u32, bo: ByteOrder, rev: bool) -> Result<u64, Box<DecodeError>> {
         self.need(len as u64)?;
         let shift = (self.pos & 7) as u32;
         if shift != 0 {
@@ -1195,7 +1218,7 @@ impl<'d> Cursor<'d> {
         self.clock = new;
     }
 
-    fn slot_len(&self, len: Len) -> Result<u64, DecodeError> {
+    fn slot_len(&self, len: Len) -> Result<u64, Box<DecodeError>> {
         match len {
             Len::Static(n) => Ok(n),
             Len::Slot(s) => {
@@ -1221,9 +1244,9 @@ pub fn decode_scope<V: Visitor>(
     c.scope = scope;
     c.last_bo = None;
     let n = &p.nodes[root as usize];
-    c.align(n.align)?;
+    c.align(n.align).map_err(|e| *e)?;
     v.scope_begin(scope, c.pos);
-    field(p, c, v, root)?;
+    field(p, c, v, root).map_err(|e| *e)?;
     v.scope_end(scope, c.pos);
     Ok(())
 }
@@ -1234,8 +1257,20 @@ fn apply_roles(
     n: &Node,
     val: u64,
     len: u32,
-) -> Result<(), DecodeError> {
+) -> Result<(), Box<DecodeError>> {
     let r = n.roles;
+    // Event headers only have these two: the common case.
+    const HOT: u16 = Roles::DEFAULT_CLOCK_TIMESTAMP.0 | Roles::EVENT_CLASS_ID.0;
+    if r.0 & !HOT == 0 && c.scope != Scope::PacketContext {
+        if r.has(Roles::DEFAULT_CLOCK_TIMESTAMP) {
+            c.update_clock(val, len);
+            v.clock_value(c.clock, c.pos);
+        }
+        if r.has(Roles::EVENT_CLASS_ID) {
+            c.event_id = Some(val);
+        }
+        return Ok(());
+    }
     if r.has(Roles::PACKET_BEGIN_DEFAULT_CLOCK_TIMESTAMP) {
         c.info.begin_clock = Some(val);
     }
@@ -1270,8 +1305,8 @@ fn apply_roles(
                     "packet content size {k} bits exceeds its total size {t} bits"
                 ))))
             }
-            (_, Some(k)) => c.end = k,
-            (Some(t), None) => c.end = t,
+            (_, Some(k)) => c.set_end(k),
+            (Some(t), None) => c.set_end(t),
             _ => {}
         }
     }
@@ -1303,7 +1338,7 @@ fn sized_bytes<'d, V: Visitor>(
     v: &mut V,
     n: &Node,
     nbytes: u64,
-) -> Result<&'d [u8], DecodeError> {
+) -> Result<&'d [u8], Box<DecodeError>> {
     let at = c.pos;
     let Some(bits) = nbytes.checked_mul(8) else {
         return Err(c.err(DecodeErrorKind::Other(format!("length {nbytes} too large"))));
@@ -1361,7 +1396,7 @@ pub fn field<V: Visitor>(
     c: &mut Cursor<'_>,
     v: &mut V,
     id: u32,
-) -> Result<(), DecodeError> {
+) -> Result<(), Box<DecodeError>> {
     let n = &p.nodes[id as usize];
     if !V::FIELDS && n.inert {
         if let Some(bits) = n.fixed_bits {
@@ -1405,6 +1440,110 @@ pub fn field<V: Visitor>(
                 apply_roles(c, v, n, raw, len)?;
             }
         }
+        Kind::Struct { first, count } => {
+            c.align(n.align)?;
+            if V::FIELDS {
+                v.struct_begin(n, c.pos);
+            }
+            for &m in p.members(*first, *count) {
+                field(p, c, v, m)?;
+            }
+            if V::FIELDS {
+                v.struct_end(n, c.pos);
+            }
+        }
+        Kind::Array { elem, len } => {
+            c.align(n.align)?;
+            let l = c.slot_len(*len)?;
+            let at = c.pos;
+            let en = &p.nodes[*elem as usize];
+            // Elements of zero bits would make a huge length loop for
+            // nothing: bound it (others fail at the end of the data).
+            if en.fixed_bits == Some(0) && l > 1 << 24 {
+                return Err(c.err(DecodeErrorKind::Other(format!(
+                    "array of {l} empty elements"
+                ))));
+            }
+            if V::FIELDS {
+                v.array_begin(n, l, at);
+            }
+            let uuid = n.roles.has(Roles::METADATA_STREAM_UUID) && l == 16;
+            if !V::FIELDS && en.inert && !uuid {
+                if let Some(eb) = en.fixed_bits {
+                    if en.align == 1 || eb % en.align as u64 == 0 {
+                        if l > 0 {
+                            c.align(en.align)?;
+                        }
+                        let bits = eb.checked_mul(l).ok_or_else(|| {
+                            c.err(DecodeErrorKind::Other("array too large".into()))
+                        })?;
+                        c.need(bits)?;
+                        c.pos += bits;
+                        c.last_bo = None;
+                        return Ok(());
+                    }
+                }
+            }
+            let mut u = [0u8; 16];
+            for i in 0..l {
+                if uuid {
+                    let before = c.pos;
+                    field(p, c, v, *elem)?;
+                    if c.pos - before == 8 && before % 8 == 0 {
+                        u[i as usize] = c.data[(before >> 3) as usize];
+                    }
+                } else {
+                    field(p, c, v, *elem)?;
+                }
+            }
+            if uuid {
+                c.info.uuid = Some(u);
+                v.metadata_uuid(&u, c.pos);
+            }
+            if V::FIELDS {
+                v.array_end(n, c.pos);
+            }
+        }
+        Kind::Variant {
+            slot, first, count, ..
+        } => {
+            let sel = if *slot == NO_SLOT {
+                0
+            } else {
+                c.slots[*slot as usize]
+            };
+            let opts = p.variant_options(*first, *count);
+            let Some(oi) = opts
+                .iter()
+                .position(|o| o.ranges.iter().any(|r| r.contains(sel)))
+            else {
+                return Err(c.err(DecodeErrorKind::BadSelector(sel)));
+            };
+            let on = &p.nodes[opts[oi].node as usize];
+            c.align(on.align)?;
+            if V::FIELDS {
+                v.variant_begin(n, sel, oi, c.pos);
+            }
+            field(p, c, v, opts[oi].node)?;
+            if V::FIELDS {
+                v.variant_end(n, c.pos);
+            }
+        }
+        _ => field_cold(p, c, v, n)?,
+    }
+    Ok(())
+}
+
+/// The field kinds that LTTng-style event headers and payloads rarely use,
+/// kept out of [`field`] so that its frame stays small.
+#[inline(never)]
+fn field_cold<V: Visitor>(
+    p: &Program,
+    c: &mut Cursor<'_>,
+    v: &mut V,
+    n: &Node,
+) -> Result<(), Box<DecodeError>> {
+    match &n.kind {
         Kind::Float { len, bo, rev } => {
             c.align(n.align)?;
             let at = c.pos;
@@ -1514,95 +1653,6 @@ pub fn field<V: Visitor>(
                 v.metadata_uuid(&u, c.pos);
             }
         }
-        Kind::Struct { first, count } => {
-            c.align(n.align)?;
-            if V::FIELDS {
-                v.struct_begin(n, c.pos);
-            }
-            for &m in p.members(*first, *count) {
-                field(p, c, v, m)?;
-            }
-            if V::FIELDS {
-                v.struct_end(n, c.pos);
-            }
-        }
-        Kind::Array { elem, len } => {
-            c.align(n.align)?;
-            let l = c.slot_len(*len)?;
-            let at = c.pos;
-            let en = &p.nodes[*elem as usize];
-            // Elements of zero bits would make a huge length loop for
-            // nothing: bound it (others fail at the end of the data).
-            if en.fixed_bits == Some(0) && l > 1 << 24 {
-                return Err(c.err(DecodeErrorKind::Other(format!(
-                    "array of {l} empty elements"
-                ))));
-            }
-            if V::FIELDS {
-                v.array_begin(n, l, at);
-            }
-            let uuid = n.roles.has(Roles::METADATA_STREAM_UUID) && l == 16;
-            if !V::FIELDS && en.inert && !uuid {
-                if let Some(eb) = en.fixed_bits {
-                    if en.align == 1 || eb % en.align as u64 == 0 {
-                        if l > 0 {
-                            c.align(en.align)?;
-                        }
-                        let bits = eb.checked_mul(l).ok_or_else(|| {
-                            c.err(DecodeErrorKind::Other("array too large".into()))
-                        })?;
-                        c.need(bits)?;
-                        c.pos += bits;
-                        c.last_bo = None;
-                        return Ok(());
-                    }
-                }
-            }
-            let mut u = [0u8; 16];
-            for i in 0..l {
-                if uuid {
-                    let before = c.pos;
-                    field(p, c, v, *elem)?;
-                    if c.pos - before == 8 && before % 8 == 0 {
-                        u[i as usize] = c.data[(before >> 3) as usize];
-                    }
-                } else {
-                    field(p, c, v, *elem)?;
-                }
-            }
-            if uuid {
-                c.info.uuid = Some(u);
-                v.metadata_uuid(&u, c.pos);
-            }
-            if V::FIELDS {
-                v.array_end(n, c.pos);
-            }
-        }
-        Kind::Variant {
-            slot, first, count, ..
-        } => {
-            let sel = if *slot == NO_SLOT {
-                0
-            } else {
-                c.slots[*slot as usize]
-            };
-            let opts = p.variant_options(*first, *count);
-            let Some(oi) = opts
-                .iter()
-                .position(|o| o.ranges.iter().any(|r| r.contains(sel)))
-            else {
-                return Err(c.err(DecodeErrorKind::BadSelector(sel)));
-            };
-            let on = &p.nodes[opts[oi].node as usize];
-            c.align(on.align)?;
-            if V::FIELDS {
-                v.variant_begin(n, sel, oi, c.pos);
-            }
-            field(p, c, v, opts[oi].node)?;
-            if V::FIELDS {
-                v.variant_end(n, c.pos);
-            }
-        }
         Kind::Optional {
             slot,
             ranges,
@@ -1633,6 +1683,7 @@ pub fn field<V: Visitor>(
                 v.optional_end(n, c.pos);
             }
         }
+        _ => {}
     }
     Ok(())
 }
@@ -1682,7 +1733,7 @@ mod tests {
     fn beyond_content_vs_data() {
         let d = [0u8; 4];
         let mut c = Cursor::new(&d, 0);
-        c.end = 16;
+        c.set_end(16);
         c.pos = 8;
         let e = c.bits(16, ByteOrder::Big, false).unwrap_err();
         assert_eq!(

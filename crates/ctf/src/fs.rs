@@ -285,12 +285,12 @@ pub fn read_metadata(dir: &Path, loader: &dyn Loader) -> Result<TraceClass, Erro
     let path = dir.join("metadata");
     let data = loader.load(&path).map_err(|e| io_err(&path, e))?;
     let bytes = (*data).as_ref();
+    let named = |e: Error| {
+        let msg = format!("{}: {}", path.display(), e.kind);
+        Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)
+    };
     match metadata_version(bytes) {
-        Some(2) => Err(Error::new(
-            ErrorKind::Unsupported("CTF 2 metadata (not wired yet)".into()),
-            "metadata",
-            0,
-        )),
+        Some(2) => crate::ctf2::parse_metadata(bytes).map_err(named),
         _ => crate::tsdl::parse_metadata(bytes).map_err(|e| {
             let msg = format!("{}: {}", path.display(), e.kind);
             Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)

@@ -9,6 +9,7 @@ pub mod decode;
 pub mod fs;
 pub mod ir;
 pub mod listing;
+pub mod stats;
 pub mod stream;
 pub mod text;
 pub mod tsdl;

@@ -482,7 +482,7 @@ impl<'d> StreamDecoder<'d> {
             };
             self.c
                 .align(s.event_align(self.prog))
-                .map_err(|e| self.err(e))?;
+                .map_err(|e| self.err(*e))?;
             v.event_begin(self.c.pos);
             self.c.event_id = None;
             if let Some(h) = s.event_header {
@@ -575,7 +575,7 @@ pub fn decode_file<V: Visitor>(
         };
         if let Some(s) = p.streams.get(e.stream) {
             while c.pos < e.content_bits {
-                c.align(s.event_align(p)).map_err(fail)?;
+                c.align(s.event_align(p)).map_err(|e| fail(*e))?;
                 v.event_begin(c.pos);
                 c.event_id = None;
                 if let Some(h) = s.event_header {

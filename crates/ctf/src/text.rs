@@ -240,6 +240,9 @@ pub fn push_g(out: &mut Vec<u8>, v: f64) {
         out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
         return;
     }
+    if g_fast(out, v) {
+        return;
+    }
     // The exponent C would use: that of `%.5e`.
     let mut e = [0u8; 40];
     let n = {
@@ -271,6 +274,107 @@ pub fn push_g(out: &mut Vec<u8>, v: f64) {
         let mut b = itoa::Buffer::new();
         out.extend_from_slice(b.format(a).as_bytes());
     }
+}
+
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `%g` without big-number arithmetic: scale to 6 significant digits with
+/// one exact-power multiplication or division (correctly rounded, so the
+/// result is within 1e-9 of the exact scaled value) and round; give up
+/// (`false`) when the value is that close to a rounding tie, or outside
+/// the range of exact powers of ten.
+fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
+    let a = v.abs();
+    let mut x = a.log10().floor() as i32;
+    if !(-300..=300).contains(&x) {
+        return false;
+    }
+    let scale = |x: i32| -> Option<f64> {
+        let k = 5 - x;
+        if k >= 0 {
+            POW10.get(k as usize).map(|p| a * p)
+        } else {
+            POW10.get((-k) as usize).map(|p| a / p)
+        }
+    };
+    let Some(mut t) = scale(x) else {
+        return false;
+    };
+    // log10 can be off by one near powers of ten.
+    if t >= 999_999.5 + 1e-7 {
+        x += 1;
+        t = match scale(x) {
+            Some(t) => t,
+            None => return false,
+        };
+    } else if t < 99_999.5 {
+        x -= 1;
+        t = match scale(x) {
+            Some(t) => t,
+            None => return false,
+        };
+    }
+    let fl = t.floor();
+    let frac = t - fl;
+    if (frac - 0.5).abs() < 1e-7 {
+        return false;
+    }
+    let mut m = fl as u64 + (frac > 0.5) as u64;
+    if m >= 1_000_000 {
+        m /= 10;
+        x += 1;
+    }
+    if !(100_000..1_000_000).contains(&m) {
+        return false;
+    }
+    let mut d = [0u8; 6];
+    let mut r = m;
+    for i in (0..6).rev() {
+        d[i] = b'0' + (r % 10) as u8;
+        r /= 10;
+    }
+    // Significant digits without trailing zeros.
+    let mut n = 6;
+    while n > 1 && d[n - 1] == b'0' {
+        n -= 1;
+    }
+    if v < 0.0 {
+        out.push(b'-');
+    }
+    if (-4..6).contains(&x) {
+        if x >= 0 {
+            let int = (x + 1) as usize;
+            out.extend_from_slice(&d[..int]);
+            if n > int {
+                out.push(b'.');
+                out.extend_from_slice(&d[int..n]);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            for _ in 0..(-x - 1) {
+                out.push(b'0');
+            }
+            out.extend_from_slice(&d[..n]);
+        }
+    } else {
+        out.push(d[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&d[1..n]);
+        }
+        out.push(b'e');
+        out.push(if x < 0 { b'-' } else { b'+' });
+        let e = x.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        let mut b = itoa::Buffer::new();
+        out.extend_from_slice(b.format(e).as_bytes());
+    }
+    true
 }
 
 fn strip_zeros(out: &mut Vec<u8>, start: usize) {
@@ -355,7 +459,19 @@ fn push_radix(out: &mut Vec<u8>, x: u64, bits: u32) {
 /// other bytes as they are. Stops at the first NUL.
 pub fn push_escaped(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
-    for &c in s {
+    // Runs of bytes that need no escape are copied at once.
+    let mut s = s;
+    loop {
+        let n = s
+            .iter()
+            .position(|&c| c < 0x20 || c == 0x7f || matches!(c, b'\\' | b'\'' | b'"' | b'?'))
+            .unwrap_or(s.len());
+        out.extend_from_slice(&s[..n]);
+        if n == s.len() {
+            break;
+        }
+        let c = s[n];
+        s = &s[n + 1..];
         match c {
             0 => break,
             b'\\' => out.extend_from_slice(b"\\\\"),
@@ -483,15 +599,19 @@ impl FieldPrinter {
         }
         match self.frames.last_mut() {
             Some(Frame::Struct(n)) => {
-                self.out
-                    .extend_from_slice(if *n == 0 { b" " } else { b", " });
-                *n += 1;
-                if self.field_names {
-                    if let Some(name) = &node.name {
-                        self.out.extend_from_slice(name.as_bytes());
-                        self.out.extend_from_slice(b" = ");
-                    }
+                if self.field_names && !node.label.is_empty() {
+                    // ", NAME = " (" NAME = " first).
+                    let l = if *n == 0 {
+                        &node.label[1..]
+                    } else {
+                        &node.label[..]
+                    };
+                    self.out.extend_from_slice(l);
+                } else {
+                    self.out
+                        .extend_from_slice(if *n == 0 { b" " } else { b", " });
                 }
+                *n += 1;
             }
             Some(Frame::Array(n)) => {
                 self.out
@@ -987,7 +1107,7 @@ struct Msg {
     /// Event: class position and clock value; discarded: the notice.
     class: usize,
     cycles: u64,
-    notice: Option<Discarded>,
+    notice: Option<Box<Discarded>>,
     /// Event: pooled event object (for babeltrace2's stale strings).
     obj: u32,
     /// Event: the rendered scopes after the event name.
@@ -1145,8 +1265,35 @@ pub fn report_with_loader(
 /// last non-empty value held by the same (pooled) field object.
 #[derive(Default)]
 struct Stale {
-    values: std::collections::HashMap<(u32, usize, u64), Vec<u8>>,
+    values: std::collections::HashMap<(u32, usize, u64), Vec<u8>, FxBuild>,
 }
+
+/// A small multiplicative hasher for integer keys (no DoS concern: keys
+/// are our own object and node numbers).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 struct Printer<'t> {
     opts: &'t TextOptions,
@@ -1252,7 +1399,7 @@ impl<'t> Printer<'t> {
                     },
                     d.begin.and_then(|b| clock_ns(rt.clock, b)),
                 );
-                m.notice = Some(d);
+                m.notice = Some(Box::new(d));
                 m
             }
             Step::Event { clock, class } => {
@@ -1567,17 +1714,18 @@ impl<'t> Printer<'t> {
         match m.kind {
             MsgKind::Discarded | MsgKind::DiscardedPackets if !trimmed => {
                 if let Some(d) = m.notice {
-                    self.discarded(t, rt, d);
+                    self.discarded(t, rt, *d);
                     summary.discarded_notices += 1;
                 }
             }
             MsgKind::Event => {
                 if !trimmed {
                     let has_clock = rt.clock.is_some();
-                    self.line.out.clear();
                     let ns = m.ts.unwrap_or(i64::MIN);
+                    // The head goes straight into the output buffer.
+                    std::mem::swap(&mut self.line.out, obuf);
                     self.head(t, rt.group, m.class, has_clock, m.cycles, ns);
-                    obuf.extend_from_slice(&self.line.out);
+                    std::mem::swap(&mut self.line.out, obuf);
                     obuf.extend_from_slice(&m.body);
                     obuf.push(b'\n');
                     summary.events += 1;
@@ -1936,6 +2084,49 @@ mod tests {
             (999999.5, "1e+06"),
         ] {
             assert_eq!(fmt_g(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn fast_g_agrees_with_the_exact_path() {
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        for i in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let v = match i % 4 {
+                0 => f64::from_bits(seed),
+                1 => (seed % 2_000_000) as f64 / 7.0,
+                2 => f32::from_bits(seed as u32) as f64,
+                _ => (seed % 1000) as f64 * 0.001 + (seed % 7) as f64 * 1e5,
+            };
+            if !v.is_finite() || v == 0.0 {
+                continue;
+            }
+            let mut fast = Vec::new();
+            if g_fast(&mut fast, v) {
+                let mut slow = Vec::new();
+                // The exact path, bypassing the fast one.
+                let e = format!("{v:.5e}");
+                let x: i32 = e.split('e').nth(1).unwrap().parse().unwrap();
+                if (-4..6).contains(&x) {
+                    let prec = (5 - x) as usize;
+                    slow.extend_from_slice(format!("{v:.prec$}").as_bytes());
+                    strip_zeros(&mut slow, 0);
+                } else {
+                    let m = e.split('e').next().unwrap();
+                    slow.extend_from_slice(m.as_bytes());
+                    strip_zeros(&mut slow, 0);
+                    slow.extend_from_slice(
+                        format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs()).as_bytes(),
+                    );
+                }
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(slow).unwrap(),
+                    "{v:e}"
+                );
+            }
         }
     }
 

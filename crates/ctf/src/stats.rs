@@ -1,0 +1,196 @@
+//! Decode-only statistics (`tracemux stats`): every event record of every
+//! data stream is decoded (no text is produced) and counted per event
+//! class and per stream, with the discarded events and packets that the
+//! packet counters tell.
+//!
+//! Streams are not merged by time (counts do not need it), so this runs at
+//! the decoder's full speed.
+
+use std::path::PathBuf;
+
+use tracemux_core::{Error, ErrorKind};
+
+use crate::decode::NullVisitor;
+use crate::fs::{self, Loader, ReadLoader};
+use crate::stream::{Step, StreamDecoder};
+
+/// Counts of one event class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassCount {
+    /// Trace name (babeltrace2's), event class name (or `<unknown>`).
+    pub trace: String,
+    pub name: String,
+    pub stream_class_id: u64,
+    pub id: u64,
+    pub events: u64,
+}
+
+/// Counts of one data stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamCount {
+    pub trace: String,
+    /// Path of its first file.
+    pub name: String,
+    pub stream_class_id: u64,
+    pub stream_id: u64,
+    pub packets: u64,
+    pub events: u64,
+    /// Sum of the known discarded-event counts.
+    pub discarded_events: u64,
+    /// Notices with an unknown count ("may have discarded").
+    pub discarded_events_unknown: u64,
+    /// Packets lost according to sequence numbers.
+    pub discarded_packets: u64,
+    /// First and last event time, ns from the clock origin.
+    pub first_ns: Option<i64>,
+    pub last_ns: Option<i64>,
+}
+
+/// Result of [`count`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// All event records.
+    pub events: u64,
+    pub classes: Vec<ClassCount>,
+    pub streams: Vec<StreamCount>,
+    /// Damage (lenient mode): what could not be read.
+    pub damage: Vec<String>,
+}
+
+/// Count the event records of the CTF traces under `paths`. Lenient:
+/// damaged packets are reported in [`Counts::damage`]; `strict` makes them
+/// an error.
+pub fn count(paths: &[PathBuf], strict: bool) -> Result<Counts, Error> {
+    count_with_loader(paths, strict, &ReadLoader)
+}
+
+/// [`count`] with a [`Loader`] for the trace files.
+pub fn count_with_loader(
+    paths: &[PathBuf],
+    strict: bool,
+    loader: &dyn Loader,
+) -> Result<Counts, Error> {
+    let found = fs::discover(paths)?;
+    if found.is_empty() {
+        return Err(Error::invalid("no CTF trace found", "input", 0));
+    }
+    let traces = fs::open_traces(&found, paths, loader, (0, 0))?;
+    let mut out = Counts::default();
+    for t in &traces {
+        for d in &t.damage {
+            let msg = format!(
+                "{}: packet at offset {:#x}: {}",
+                d.path.display(),
+                d.error.packet_offset,
+                d.error.error
+            );
+            if strict {
+                return Err(Error::new(
+                    ErrorKind::Invalid(msg),
+                    "stream",
+                    d.error.byte_offset(),
+                ));
+            }
+            out.damage.push(msg);
+        }
+        // Event counts per (stream class, class position).
+        let mut per_class: Vec<Vec<u64>> =
+            t.tc.stream_classes
+                .iter()
+                .map(|s| vec![0; s.event_classes.len()])
+                .collect();
+        for g in &t.streams {
+            let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
+            let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
+            dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
+            let clock = t
+                .prog
+                .streams
+                .get(g.class)
+                .and_then(|s| s.default_clock)
+                .and_then(|c| t.tc.clocks.get(c));
+            let sc_pos = t
+                .prog
+                .streams
+                .get(g.class)
+                .and_then(|s| t.tc.stream_classes.iter().position(|x| x.id == s.id));
+            let mut sc = StreamCount {
+                trace: t.name.clone(),
+                name: g.name.clone(),
+                stream_class_id: g.class_id,
+                stream_id: g.id,
+                packets: 0,
+                events: 0,
+                discarded_events: 0,
+                discarded_events_unknown: 0,
+                discarded_packets: 0,
+                first_ns: None,
+                last_ns: None,
+            };
+            let mut last_clock = None;
+            loop {
+                match dec.advance(&mut NullVisitor) {
+                    Ok(Step::Event { clock: c, class }) => {
+                        sc.events += 1;
+                        if let Some(p) = sc_pos {
+                            if let Some(n) = per_class[p].get_mut(class) {
+                                *n += 1;
+                            }
+                        }
+                        if sc.first_ns.is_none() {
+                            sc.first_ns = clock.and_then(|k| fs::ns_from_origin(k, c));
+                        }
+                        last_clock = Some(c);
+                    }
+                    Ok(Step::PacketBegin { .. }) => sc.packets += 1,
+                    Ok(Step::Discarded(d)) => match (d.packets, d.count) {
+                        (true, Some(n)) => sc.discarded_packets += n,
+                        (false, Some(n)) => sc.discarded_events += n,
+                        (false, None) => sc.discarded_events_unknown += 1,
+                        (true, None) => {}
+                    },
+                    Ok(Step::PacketEnd { .. }) => {}
+                    Ok(Step::End) => break,
+                    Err(e) => {
+                        let path = g
+                            .files
+                            .get(e.file)
+                            .map(|&f| t.files[f].0.display().to_string())
+                            .unwrap_or_default();
+                        let msg = format!(
+                            "{path}: packet at offset {:#x}: {}",
+                            e.packet_offset, e.error
+                        );
+                        if strict {
+                            return Err(Error::new(
+                                ErrorKind::Invalid(msg),
+                                "stream",
+                                e.byte_offset(),
+                            ));
+                        }
+                        out.damage.push(msg);
+                        break;
+                    }
+                }
+            }
+            sc.last_ns = last_clock.and_then(|c| clock.and_then(|k| fs::ns_from_origin(k, c)));
+            out.events += sc.events;
+            out.streams.push(sc);
+        }
+        for (si, s) in t.tc.stream_classes.iter().enumerate() {
+            for (ei, e) in s.event_classes.iter().enumerate() {
+                let n = per_class[si][ei];
+                if n > 0 {
+                    out.classes.push(ClassCount {
+                        trace: t.name.clone(),
+                        name: e.name.clone().unwrap_or_else(|| "<unknown>".into()),
+                        stream_class_id: s.id,
+                        id: e.id,
+                        events: n,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
