@@ -22,6 +22,7 @@
 //! at the executable's name. Graphs are printed newest session first, as
 //! uftrace does.
 
+pub mod graphviz;
 pub mod tree;
 
 use std::io::{self, Write};
@@ -43,6 +44,72 @@ pub struct GraphOptions {
     pub walk: WalkOptions,
     /// The function to graph; `None`: the whole recording.
     pub func: Option<String>,
+    /// `-f FIELD[,FIELD...]`: total (total-time), self (self-time), addr
+    /// (address); `+FIELD` adds to the default (total); `none`.
+    pub fields: Option<String>,
+}
+
+/// A column of the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Total,
+    Self_,
+    Addr,
+}
+
+/// (field, name, alias, header).
+const FIELDS: [(Field, &str, &str, &str); 3] = [
+    (Field::Total, "total-time", "total", "TOTAL TIME"),
+    (Field::Self_, "self-time", "self", " SELF TIME"),
+    (Field::Addr, "address", "addr", "   ADDRESS  "),
+];
+
+/// uftrace's `setup_field` for the graph columns.
+fn setup_fields(spec: Option<&str>) -> io::Result<Vec<Field>> {
+    let Some(spec) = spec else {
+        return Ok(vec![Field::Total]);
+    };
+    if spec == "none" {
+        return Ok(Vec::new());
+    }
+    let mut on = [false; 3];
+    let mut rest = spec;
+    if let Some(r) = spec.strip_prefix('+') {
+        on[0] = true;
+        rest = r;
+    }
+    let mut all = false;
+    for name in rest.split(',') {
+        if name == "all" {
+            all = true;
+            break;
+        }
+        match FIELDS.iter().position(|f| f.1 == name || f.2 == name) {
+            Some(i) => on[i] = true,
+            None => {
+                let mut m = format!("Unknown field name '{name}'\nuftrace:   Possible fields are:");
+                for f in FIELDS {
+                    m.push(' ');
+                    m.push_str(f.1);
+                }
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, m));
+            }
+        }
+    }
+    Ok(FIELDS
+        .iter()
+        .zip(on)
+        .filter(|(_, o)| *o || all)
+        .map(|(f, _)| f.0)
+        .collect())
+}
+
+fn field_len(f: Field) -> usize {
+    if f == Field::Addr {
+        12
+    } else {
+        10
+    }
 }
 
 /// A backtrace to the function (`struct graph_backtrace`).
@@ -233,6 +300,7 @@ pub fn graph(
 ) -> io::Result<()> {
     let full = opts.func.is_none();
     let func = opts.func.clone().unwrap_or_else(|| "_start".into());
+    let fields = setup_fields(opts.fields.as_deref())?;
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
@@ -273,7 +341,7 @@ pub fn graph(
     let mut buf = Vec::new();
     let mut printed = 0;
     for g in (0..ntrees).rev() {
-        printed += print_graph(&mut buf, &b, &mut w.stacks, g);
+        printed += print_graph(&mut buf, &b, &mut w.stacks, g, &fields);
     }
     if printed == 0 {
         let _ = writeln!(buf, "uftrace: cannot find graph for '{func}'");
@@ -390,7 +458,13 @@ fn set(mask: &mut Vec<bool>, i: usize, v: bool) {
 }
 
 /// `print_graph`: returns 1 when the graph was printed.
-fn print_graph(out: &mut Vec<u8>, b: &Builder<'_>, st: &mut Stacks<'_>, g: usize) -> usize {
+fn print_graph(
+    out: &mut Vec<u8>,
+    b: &Builder<'_>,
+    st: &mut Stacks<'_>,
+    g: usize,
+    fields: &[Field],
+) -> usize {
     let tree = &b.forest.trees[g];
     let root = &tree.nodes[ROOT];
     let bts = &b.bts[g];
@@ -428,24 +502,41 @@ fn print_graph(out: &mut Vec<u8>, b: &Builder<'_>, st: &mut Stacks<'_>, g: usize
     }
     if root.time != 0 || root.nr_edges != 0 {
         out.extend_from_slice(b"========== FUNCTION CALL GRAPH ==========\n");
-        out.extend_from_slice(b"# TOTAL TIME   FUNCTION\n");
-        print_nodes(out, &b.forest, g, b.full);
+        if !fields.is_empty() {
+            for (i, f) in fields.iter().enumerate() {
+                out.extend_from_slice(if i == 0 { b"# " } else { b"  " });
+                let h = FIELDS.iter().find(|x| x.0 == *f).map_or("", |x| x.3);
+                out.extend_from_slice(h.as_bytes());
+            }
+            out.extend_from_slice(b"   FUNCTION\n");
+        }
+        print_nodes(out, &b.forest, g, b.full, fields);
         out.push(b'\n');
     }
     1
 }
 
 /// `print_graph_node` from the root, iteratively.
-fn print_nodes(out: &mut Vec<u8>, forest: &Forest, g: usize, full: bool) {
+fn print_nodes(out: &mut Vec<u8>, forest: &Forest, g: usize, full: bool, fields: &[Field]) {
     let nodes = &forest.trees[g].nodes;
     let mut mask: Vec<bool> = Vec::new();
     // (node, orig indent, indent for the children, next child)
     let mut stack: Vec<(usize, usize, usize, usize)> = Vec::new();
     let enter = |out: &mut Vec<u8>, mask: &mut Vec<bool>, n: usize, ind: usize, line: bool| {
         let node = &nodes[n];
-        out.extend_from_slice(b"  ");
-        time_unit(out, node.time);
-        out.extend_from_slice(b" : ");
+        for f in fields {
+            out.extend_from_slice(b"  ");
+            match f {
+                Field::Total => time_unit(out, node.time),
+                Field::Self_ => time_unit(out, node.time.wrapping_sub(node.child_time)),
+                Field::Addr => {
+                    let _ = write!(out, "{:12x}", node.addr & ((1u64 << 48) - 1));
+                }
+            }
+        }
+        if !fields.is_empty() {
+            out.extend_from_slice(b" : ");
+        }
         indent(out, mask, ind, line);
         let name: &str = if node.addr == id::PERF_SCHED_IN as u64 {
             tree::SCHED_NAME
@@ -477,9 +568,13 @@ fn print_nodes(out: &mut Vec<u8>, forest: &Forest, g: usize, full: bool) {
         let children = &nodes[n].children;
         if next < children.len() {
             if next > 0 {
-                // a blank line between siblings (an empty time column)
-                out.extend_from_slice(&[b' '; 12]);
-                out.extend_from_slice(b" : ");
+                // a blank line between siblings (empty columns)
+                for f in fields {
+                    out.resize(out.len() + field_len(*f) + 2, b' ');
+                }
+                if !fields.is_empty() {
+                    out.extend_from_slice(b" : ");
+                }
                 indent(out, &mask, ind, false);
                 out.push(b'\n');
             }

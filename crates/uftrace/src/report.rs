@@ -116,11 +116,37 @@ struct Row {
     size: u64,
 }
 
+/// A fast hash for row names (short, trusted within one run).
+#[derive(Default, Clone, Copy)]
+struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type NameMap = HashMap<Box<[u8]>, usize, std::hash::BuildHasherDefault<NameHasher>>;
+
 /// Rows by name.
 #[derive(Default)]
 struct Rows {
     rows: Vec<Row>,
-    index: HashMap<Box<[u8]>, usize>,
+    index: NameMap,
 }
 
 impl Rows {

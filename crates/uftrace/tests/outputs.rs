@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::graph::graphviz::{graphviz, GraphvizOptions};
 use tracemux_uftrace::graph::{graph, GraphOptions};
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
@@ -313,4 +314,21 @@ fn graphs() {
         }
     }
     r.finish("graphs");
+}
+
+#[test]
+fn graphviz_dot() {
+    let mut r = Results {
+        fails: Vec::new(),
+        passes: 0,
+    };
+    for dir in recordings() {
+        let Some(want) = expected(&dir, "dump-graphviz") else {
+            continue;
+        };
+        let mut data = open(&dir, Demangle::Simple);
+        let got = run(|o, w| graphviz(&mut data, &GraphvizOptions::default(), o, w));
+        r.check(&format!("{} dump-graphviz", label(&dir)), &got, &want);
+    }
+    r.finish("graphviz_dot");
 }

@@ -15,6 +15,7 @@ use std::process::Command;
 use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::graph::graphviz::{graphviz, GraphvizOptions};
 use tracemux_uftrace::graph::{graph, GraphOptions};
 use tracemux_uftrace::report::walk::WalkOptions;
 use tracemux_uftrace::report::{report, ReportOptions};
@@ -89,6 +90,13 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> Vec<u8> {
             };
             chrome(&mut data, &opts, &mut out, &mut warn)
         }
+        "dump" if c.args.iter().any(|a| a == "--graphviz") => {
+            let opts = GraphvizOptions {
+                walk,
+                ..GraphvizOptions::default()
+            };
+            graphviz(&mut data, &opts, &mut out, &mut warn)
+        }
         "dump" if c.args.iter().any(|a| a == "--flame-graph") => {
             let opts = FlameOptions {
                 walk,
@@ -119,6 +127,7 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> Vec<u8> {
             let opts = GraphOptions {
                 walk,
                 func: c.func.clone(),
+                fields: c.fields.clone(),
             };
             graph(&mut data, &opts, &mut out, &mut warn)
         }
@@ -233,6 +242,19 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
         "by_value",
     ] {
         v.push(("graph", case(f, |c| c.func = Some(f.into()))));
+    }
+    for f in ["self", "addr,total", "+self,addr", "none"] {
+        v.push((
+            "graph",
+            case(&format!("-f {f} main"), |c| {
+                c.func = Some("main".into());
+                c.fields = Some(f.into())
+            }),
+        ));
+        v.push((
+            "graph",
+            case(&format!("-f {f}"), |c| c.fields = Some(f.into())),
+        ));
     }
     v.push((
         "graph",

@@ -7,16 +7,22 @@
 //! ```
 //!
 //! Prints the wall time of each output written to a sink, and records/s
-//! against the record count of the raw dump.
+//! against the record count of the raw dump. `UFTRACE_BENCH_ONLY=NAME`
+//! runs one output; `UFTRACE_BENCH_KEEP=DIR` also writes each output to
+//! `DIR/NAME.txt` (untimed) to compare with uftrace's.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
+use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
-/// Counts bytes and lines, discards them.
+/// Counts bytes (and lines), discards them.
 #[derive(Default)]
 struct Count {
     bytes: u64,
@@ -48,7 +54,33 @@ fn open(dir: &Path) -> UftraceData {
 type Output = fn(&mut UftraceData, &mut dyn Write, &mut dyn Write) -> std::io::Result<()>;
 
 fn outputs() -> Vec<(&'static str, Output)> {
-    vec![("dump", |d, o, w| dump(d, &DumpOptions::default(), o, w))]
+    vec![
+        ("dump", |d, o, w| dump(d, &DumpOptions::default(), o, w)),
+        ("chrome", |d, o, w| {
+            chrome(d, &ChromeOptions::default(), o, w)
+        }),
+        ("flame", |d, o, w| {
+            flame_graph(d, &FlameOptions::default(), o, w)
+        }),
+        ("report", |d, o, w| {
+            report(d, &ReportOptions::default(), o, w)
+        }),
+        ("report-task", |d, o, w| {
+            let opts = ReportOptions {
+                task: true,
+                ..ReportOptions::default()
+            };
+            report(d, &opts, o, w)
+        }),
+        ("graph", |d, o, w| graph(d, &GraphOptions::default(), o, w)),
+        ("graph-main", |d, o, w| {
+            let opts = GraphOptions {
+                func: Some("main".into()),
+                ..GraphOptions::default()
+            };
+            graph(d, &opts, o, w)
+        }),
+    ]
 }
 
 #[test]
@@ -91,5 +123,11 @@ fn speed() {
             c.bytes,
             records as f64 / s / 1e6
         );
+        if let Some(k) = std::env::var_os("UFTRACE_BENCH_KEEP") {
+            let path = Path::new(&k).join(format!("{name}.txt"));
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+            let mut data3 = open(&dir);
+            f(&mut data3, &mut file, &mut Vec::new()).expect(name);
+        }
     }
 }

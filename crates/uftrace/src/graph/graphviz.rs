@@ -1,0 +1,114 @@
+//! `uftrace dump --graphviz`: the call graph of all tasks as a DOT digraph
+//! (`"caller" -> "callee" [xlabel = "calls"]`), byte-identical to uftrace
+//! 0.13. The tree is built as for the flame graph (one tree for the whole
+//! recording, rooted at the executable's name).
+
+use std::io::{self, Write};
+
+use crate::chrome::UFTRACE_VERSION;
+use crate::data::UftraceData;
+use crate::graph::tree::{Forest, TaskGraph, Tree, ROOT};
+use crate::header::info_bit;
+use crate::record::Kind;
+use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::symbols::basename;
+
+/// Options of `uftrace dump --graphviz`.
+#[derive(Debug, Clone)]
+pub struct GraphvizOptions {
+    /// Filters and common options.
+    pub walk: WalkOptions,
+    /// What follows `uftrace ` in the `# version` line.
+    pub version: String,
+}
+
+impl Default for GraphvizOptions {
+    fn default() -> Self {
+        GraphvizOptions {
+            walk: WalkOptions::default(),
+            version: UFTRACE_VERSION.to_string(),
+        }
+    }
+}
+
+struct Dot {
+    forest: Forest,
+    tgs: Vec<TaskGraph>,
+}
+
+impl DumpOps for Dot {
+    fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, _blob: &[u8]) {
+        self.forest.trees[0].sess = st.session(ti, r.time);
+        let mut tg = self.tgs[ti];
+        tg.graph = Some(0);
+        if tg.node.is_none() {
+            tg.node = Some((0, ROOT));
+        }
+        match r.kind {
+            Kind::Entry => {
+                let name = std::str::from_utf8(name).unwrap_or("?");
+                self.forest.add_entry(&mut tg, st, ti, name);
+            }
+            Kind::Exit => {
+                self.forest.add_exit(&mut tg, st, ti);
+            }
+            Kind::Event => {
+                self.forest.add_event(&mut tg, st, ti, r.addr);
+            }
+            Kind::Lost => {}
+        }
+        self.tgs[ti] = tg;
+    }
+}
+
+/// Write `uftrace dump --graphviz` of `data` to `out`; damage goes to
+/// `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
+/// filter tables (hence `&mut`).
+pub fn graphviz(
+    data: &mut UftraceData,
+    opts: &GraphvizOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<()> {
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let (mode, msg) = setup_filters(data, &opts.walk);
+    if let Some(m) = msg {
+        writeln!(warn, "uftrace: {m}")?;
+    }
+    let data: &UftraceData = data;
+    let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
+    let mut b = Vec::new();
+    let _ = writeln!(b, "# version\":\"uftrace {}\"", opts.version);
+    if data.header.info_mask & info_bit::CMDLINE != 0 {
+        let _ = writeln!(
+            b,
+            "# command_line \"{}\"",
+            data.info.cmdline.as_deref().unwrap_or("")
+        );
+    }
+    let _ = writeln!(b, "\ndigraph \"{exe}\" {{ ");
+    let mut w = Walk::new(data, &opts.walk, mode);
+    let mut dot = Dot {
+        forest: Forest::new(vec![Tree::new(&exe, None)]),
+        tgs: vec![TaskGraph::default(); data.tasks.len()],
+    };
+    for d in dump_replay(&mut w, &mut dot, opts.walk.no_libcall) {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let nodes = &dot.forest.trees[0].nodes;
+    dot.forest.walk(0, |n, _| {
+        let node = &nodes[n];
+        if node.nr_calls == 0 {
+            return;
+        }
+        b.extend_from_slice(b"    ");
+        if let Some(p) = node.parent {
+            let _ = write!(b, "\"{}\" -> ", nodes[p].name);
+        }
+        let _ = writeln!(b, "\"{}\" [xlabel = \"{}\"]", node.name, node.nr_calls);
+    });
+    b.extend_from_slice(b"}\n");
+    out.write_all(&b)
+}
