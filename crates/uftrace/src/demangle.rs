@@ -5,7 +5,13 @@
 //! - `no`: names as stored;
 //! - `simple` (the default): the qualified name without parameter lists
 //!   and template arguments (`ns::Class::method`);
-//! - `full`: the complete demangled signature.
+//! - `full`: the complete demangled signature, exactly as libstdc++'s
+//!   `__cxa_demangle` writes it (uftrace 0.13 calls it for every symbol
+//!   name; what it rejects stays as stored). The parser is in
+//!   `demangle/parse.rs`, the printer in `demangle/print.rs`.
+
+mod parse;
+mod print;
 
 /// Demangling mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,11 +36,161 @@ impl Demangle {
 
 /// Demangle `name` in `mode`; names that are not mangled come back as is.
 pub fn demangle(name: &str, mode: Demangle) -> String {
-    if mode == Demangle::No || !name.starts_with("_Z") {
-        return name.to_string();
+    let d = match mode {
+        Demangle::No => None,
+        Demangle::Full => full(name),
+        Demangle::Simple if name.starts_with("_Z") => crate::itanium::demangle(name, false),
+        Demangle::Simple => None,
+    };
+    d.unwrap_or_else(|| name.to_string())
+}
+
+/// What `__cxa_demangle` makes of `name`: a mangled name (`_Z...`, with
+/// clone suffixes like `.cold`), a `_GLOBAL__I_` constructor name, or a
+/// bare type (`i` is `int`, as libstdc++ accepts types too); `None` when
+/// it rejects it. Never panics; work and output are bounded.
+pub fn full(name: &str) -> Option<String> {
+    let mut p = parse::Parser::new(name.as_bytes());
+    let root = match p.top() {
+        Some(r) if p.at_end() => r,
+        _ if p.unresolved < 0 => {
+            // retry `sr` names with the older mangling
+            p = parse::Parser::new(name.as_bytes());
+            p.unresolved = 0;
+            let r = p.top()?;
+            if !p.at_end() {
+                return None;
+            }
+            r
+        }
+        _ => return None,
+    };
+    print::print(&p.nodes, root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (input, libstdc++ output) pairs of tests/fixtures/uftrace/demangle.
+    fn reference() -> Vec<(String, String)> {
+        let p = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/uftrace/demangle/expected.tsv.zst"
+        );
+        let raw = zstd::decode_all(std::fs::File::open(p).expect("fixture")).expect("zstd");
+        let text = String::from_utf8(raw).expect("utf-8");
+        text.lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
-    match crate::itanium::demangle(name, mode == Demangle::Full) {
-        Some(s) => s,
-        None => name.to_string(),
+
+    #[test]
+    fn full_matches_cxa_demangle() {
+        let refs = reference();
+        assert!(refs.len() > 4000);
+        let mut bad = Vec::new();
+        for (input, want) in &refs {
+            let got = demangle(input, Demangle::Full);
+            if &got != want {
+                bad.push(format!("{input}\n   got: {got}\n  want: {want}"));
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "{} of {} differ:\n{}",
+            bad.len(),
+            refs.len(),
+            bad[..bad.len().min(10)].join("\n")
+        );
+    }
+
+    #[test]
+    fn no_mode_and_simple_mode_are_unchanged() {
+        assert_eq!(demangle("_ZN3foo3barEv", Demangle::No), "_ZN3foo3barEv");
+        assert_eq!(demangle("i", Demangle::Simple), "i");
+    }
+
+    /// Every prefix and a byte-flipped variant of each reference name:
+    /// no panic, and the bare prefix `_Z` is kept as is.
+    #[test]
+    fn damaged_names_do_not_panic() {
+        for (input, _) in reference().iter().step_by(7) {
+            let b = input.as_bytes();
+            for n in 0..b.len() {
+                if input.is_char_boundary(n) {
+                    let _ = full(&input[..n]);
+                }
+                let mut m = b.to_vec();
+                m[n] = match m[n] {
+                    b'0'..=b'8' => m[n] + 1,
+                    b'E' => b'I',
+                    b'I' => b'E',
+                    b'S' => b'T',
+                    c => c ^ 0x20,
+                };
+                if let Ok(s) = std::str::from_utf8(&m) {
+                    let _ = full(s);
+                }
+            }
+        }
+        assert_eq!(full("_Z"), None);
+    }
+
+    /// Deep nesting gives up instead of exhausting the stack.
+    #[test]
+    fn deep_nesting_is_bounded() {
+        for unit in ["P", "A1_", "FP", "N1aI", "Z1fvE", "IXplL"] {
+            let name = format!("_Z1f{}i", unit.repeat(50_000));
+            assert_eq!(full(&name), None, "{unit}");
+        }
+        let t = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(|| full(&format!("_Z1f{}i", "P".repeat(2000))))
+            .unwrap();
+        assert_eq!(t.join().unwrap(), None);
+        // within the limits, on a 2 MB stack (a test thread's)
+        let t = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(|| {
+                let ptr = full(&format!("_Z1f{}i", "P".repeat(1000))).map(|s| s.len());
+                let ns = full(&format!("_ZN{}1fEv", "1a".repeat(1000))).map(|s| s.len());
+                (ptr, ns)
+            })
+            .unwrap();
+        assert_eq!(t.join().unwrap(), (Some(1000 + 6), Some(3 * 1000 + 3)));
+    }
+
+    /// Substitutions that double the output at each step stop at the
+    /// output limit.
+    #[test]
+    fn exponential_output_is_bounded() {
+        fn seq(i: usize) -> String {
+            // S_ = 0, S0_ = 1, ... (base 36, upper case)
+            if i == 0 {
+                return "S_".into();
+            }
+            let mut n = i - 1;
+            let mut d = Vec::new();
+            loop {
+                d.push(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[n % 36]);
+                n /= 36;
+                if n == 0 {
+                    break;
+                }
+            }
+            d.reverse();
+            format!("S{}_", String::from_utf8(d).unwrap())
+        }
+        // St4pair is candidate 2k, pair<X, X> candidate 2k + 1
+        let mut name = String::from("_Z1fSt4pairIiiE");
+        for k in 1..40 {
+            let last = seq(2 * k - 1);
+            name.push_str(&format!("St4pairI{last}{last}E"));
+        }
+        assert_eq!(full(&name), None);
+        // a few levels still print
+        assert!(full("_Z1fSt4pairIiiESt4pairIS0_S0_E").is_some());
     }
 }

@@ -48,16 +48,9 @@ fn first_diff(got: &[u8], want: &[u8]) -> String {
     format!("{} lines, want {}", g.lines().count(), w.lines().count())
 }
 
-/// References not matched yet: `--demangle=full` needs a complete
-/// (libstdc++-compatible) demangler; tracemux prints the simple form.
-const KNOWN_DIFFERENT: [&str; 1] = ["replay-demangle-full"];
-
 fn run_dir(dir: &Path, failures: &mut Vec<String>, ran: &mut usize) {
     let data = dir.join("uftrace.data");
     for (name, args) in commands(dir) {
-        if KNOWN_DIFFERENT.contains(&name.as_str()) {
-            continue;
-        }
         let Some(want) = expected(dir, &name) else {
             continue;
         };
