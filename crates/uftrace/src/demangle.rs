@@ -39,7 +39,7 @@ pub fn demangle(name: &str, mode: Demangle) -> String {
     let d = match mode {
         Demangle::No => None,
         Demangle::Full => full(name),
-        Demangle::Simple if name.starts_with("_Z") => crate::itanium::demangle(name, false),
+        Demangle::Simple if name.starts_with("_Z") => crate::itanium::demangle(name),
         Demangle::Simple => None,
     };
     d.unwrap_or_else(|| name.to_string())

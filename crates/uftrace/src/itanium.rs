@@ -1280,10 +1280,10 @@ impl D<'_> {
     }
 }
 
-/// Demangle like uftrace's simple demangler (`full` is not implemented:
-/// it falls back to the simple form). `None` when the name is not mangled
-/// or cannot be parsed.
-pub fn demangle(name: &str, _full: bool) -> Option<String> {
+/// Demangle like uftrace's simple demangler (`--demangle=full` is
+/// `crate::demangle::full`). `None` when the name is not mangled or
+/// cannot be parsed.
+pub fn demangle(name: &str) -> Option<String> {
     let (prefix, body) = match name.strip_prefix("_GLOBAL__sub_I_") {
         Some(b) => ("_GLOBAL__sub_I_", b),
         None => ("", name),
@@ -1319,7 +1319,7 @@ mod tests {
     use super::demangle;
 
     fn d(s: &str) -> String {
-        demangle(s, false).unwrap_or_else(|| s.to_string())
+        demangle(s).unwrap_or_else(|| s.to_string())
     }
 
     #[test]
