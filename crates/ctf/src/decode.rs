@@ -1409,44 +1409,20 @@ pub fn field<V: Visitor>(
         }
     }
     match &n.kind {
-        Kind::Int {
-            len,
-            bo,
-            rev,
-            signed,
-            ..
-        } => {
-            c.align(n.align)?;
-            let at = c.pos;
-            let len = *len as u32;
-            let raw = c.bits(len, *bo, *rev)?;
-            let val = if *signed {
-                let s = if len >= 64 {
-                    raw as i64
-                } else {
-                    ((raw << (64 - len)) as i64) >> (64 - len)
-                };
-                IntValue::S(s)
-            } else {
-                IntValue::U(raw)
-            };
-            if n.save != NO_SLOT {
-                c.slots[n.save as usize] = val.as_i128();
-            }
-            if V::FIELDS {
-                v.int(n, val, at);
-            }
-            if !n.roles.is_empty() {
-                apply_roles(c, v, n, raw, len)?;
-            }
-        }
+        Kind::Int { .. } => int_field(c, v, n)?,
         Kind::Struct { first, count } => {
             c.align(n.align)?;
             if V::FIELDS {
                 v.struct_begin(n, c.pos);
             }
             for &m in p.members(*first, *count) {
-                field(p, c, v, m)?;
+                // Integer members (most of them) without the recursion.
+                let mn = &p.nodes[m as usize];
+                if matches!(mn.kind, Kind::Int { .. }) && (V::FIELDS || !mn.inert) {
+                    int_field(c, v, mn)?;
+                } else {
+                    field(p, c, v, m)?;
+                }
             }
             if V::FIELDS {
                 v.struct_end(n, c.pos);
@@ -1530,6 +1506,45 @@ pub fn field<V: Visitor>(
             }
         }
         _ => field_cold(p, c, v, n)?,
+    }
+    Ok(())
+}
+
+/// A fixed-length integer field.
+#[inline(always)]
+fn int_field<V: Visitor>(c: &mut Cursor<'_>, v: &mut V, n: &Node) -> Result<(), Box<DecodeError>> {
+    let Kind::Int {
+        len,
+        bo,
+        rev,
+        signed,
+        ..
+    } = &n.kind
+    else {
+        return Ok(());
+    };
+    c.align(n.align)?;
+    let at = c.pos;
+    let len = *len as u32;
+    let raw = c.bits(len, *bo, *rev)?;
+    let val = if *signed {
+        let s = if len >= 64 {
+            raw as i64
+        } else {
+            ((raw << (64 - len)) as i64) >> (64 - len)
+        };
+        IntValue::S(s)
+    } else {
+        IntValue::U(raw)
+    };
+    if n.save != NO_SLOT {
+        c.slots[n.save as usize] = val.as_i128();
+    }
+    if V::FIELDS {
+        v.int(n, val, at);
+    }
+    if !n.roles.is_empty() {
+        apply_roles(c, v, n, raw, len)?;
     }
     Ok(())
 }

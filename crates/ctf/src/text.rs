@@ -1150,6 +1150,28 @@ fn clock_ns(c: Option<(u64, i64, u64)>, v: u64) -> Option<i64> {
     Some(base + vns)
 }
 
+/// babeltrace2's `bt_common_clock_value_from_ns_from_origin`.
+fn raw_from_ns(c: (u64, i64, u64), ns: i64) -> Option<u64> {
+    let (freq, off_s, off_c) = c;
+    let off_ns = off_s.checked_mul(1_000_000_000)?;
+    let add = if freq == 1_000_000_000 {
+        off_c as i64
+    } else {
+        (off_c as i64).checked_mul(1_000_000_000)? / freq as i64
+    };
+    let off = off_ns.checked_add(add)?;
+    if ns < off {
+        return None;
+    }
+    let v = (ns - off) as u64;
+    let periods = v / 1_000_000_000;
+    let rem = v - periods * 1_000_000_000;
+    let pc = periods.checked_mul(freq)?;
+    freq.checked_mul(rem)?
+        .checked_div(1_000_000_000)?
+        .checked_add(pc)
+}
+
 fn stream_error(trace: &Trace, group: usize, e: &StreamError) -> Error {
     let g = &trace.streams[group];
     let path = g
@@ -1314,6 +1336,8 @@ struct Printer<'t> {
     /// Recycled body buffers.
     spare: Vec<Vec<u8>>,
     last_returned: i64,
+    /// A message after `--end` was seen: nothing more is printed.
+    reached_end: bool,
 }
 
 impl<'t> Printer<'t> {
@@ -1353,6 +1377,7 @@ impl<'t> Printer<'t> {
             next_obj: 0,
             spare: Vec::new(),
             last_returned: i64::MIN,
+            reached_end: false,
         }
     }
 
@@ -1638,6 +1663,9 @@ impl<'t> Printer<'t> {
             }
             // ... and prints it, releasing each message after printing.
             for (s, m) in batch.drain(..) {
+                if self.reached_end {
+                    break;
+                }
                 self.sink(traces, &mut rts[s], m, &mut obuf, summary);
                 if !self.warnbuf.is_empty() {
                     out.write_all(&obuf).map_err(io)?;
@@ -1649,6 +1677,9 @@ impl<'t> Printer<'t> {
             if obuf.len() >= 1 << 16 {
                 out.write_all(&obuf).map_err(io)?;
                 obuf.clear();
+            }
+            if self.reached_end {
+                break;
             }
             if let Some((s, e)) = err {
                 let rt = &mut rts[s];
@@ -1706,15 +1737,31 @@ impl<'t> Printer<'t> {
         summary: &mut Summary,
     ) {
         let t = &traces[rt.trace];
-        let trimmed = (self.begin.is_some() || self.end.is_some())
-            && m.ts.is_some_and(|ns| {
+        // babeltrace2's trimmer: drop what comes before --begin; stop
+        // everything at the first message after --end; a discarded-data
+        // range that passes --end is cut there (and loses its count).
+        let mut notice = m.notice.as_deref().copied();
+        let mut trimmed = false;
+        if self.begin.is_some() || self.end.is_some() {
+            if let Some(ns) = m.ts {
                 let (before, after) = self.in_range(ns);
-                before || after
-            });
+                if after {
+                    self.reached_end = true;
+                }
+                trimmed = before || after;
+                if let (Some(end), Some(d)) = (self.end_ns, notice.as_mut()) {
+                    let e = d.end.and_then(|e| clock_ns(rt.clock, e));
+                    if !trimmed && e.is_some_and(|e| e > end) {
+                        d.end = rt.clock.and_then(|c| raw_from_ns(c, end));
+                        d.count = None;
+                    }
+                }
+            }
+        }
         match m.kind {
             MsgKind::Discarded | MsgKind::DiscardedPackets if !trimmed => {
-                if let Some(d) = m.notice {
-                    self.discarded(t, rt, *d);
+                if let Some(d) = notice {
+                    self.discarded(t, rt, d);
                     summary.discarded_notices += 1;
                 }
             }
