@@ -1087,12 +1087,18 @@ impl D<'_> {
                     let adv = n + c.len() + 2;
                     self.consume_n(adv);
                     p += adv;
-                    dollar = self.s[p..].iter().position(|&b| b == b'$').map(|x| x + p);
+                    dollar = self
+                        .s
+                        .get(p..)
+                        .and_then(|r| r.iter().position(|&b| b == b'$'))
+                        .map(|x| x + p);
                 }
-                num = end - p;
+                // a code running past the end of the name (damaged input)
+                // leaves nothing more of it to print
+                num = end.saturating_sub(p);
             }
         }
-        let seg = self.s[p..p + num].to_vec();
+        let seg = self.s.get(p..p + num).unwrap_or(&[]).to_vec();
         self.append(&seg);
         self.consume_n(num);
         Ok(())
@@ -1344,5 +1350,22 @@ mod tests {
         );
         assert_eq!(d("main"), "main");
         assert_eq!(d("_Z"), "_Z");
+    }
+
+    /// Fuzz regression: a Rust `$..$` escape running past the end of its
+    /// source name (subtract overflow, then an out-of-range slice).
+    #[test]
+    fn rust_escape_past_name_end() {
+        let crash: &[u8] =
+            b"_ZN2v89v89i\0\0\0$GTHandnternal8comiler1Y5JaeHS@Brok\x07te\0RI\05\05\0reEv";
+        let name = String::from_utf8_lossy(crash);
+        let _ = d(&name);
+        for n in 1..name.len() {
+            if name.is_char_boundary(n) {
+                let _ = d(&name[..n]);
+            }
+        }
+        let _ = d("_ZN3a$GTE");
+        let _ = d("_ZN4ab$SE");
     }
 }
