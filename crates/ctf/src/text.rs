@@ -566,9 +566,10 @@ pub struct FieldPrinter {
     skip: u32,
     frames: Vec<Frame>,
     tmp: Vec<u8>,
-    /// Event object being printed, for babeltrace2's stale strings.
-    obj: u32,
-    stale: Option<Stale>,
+    /// Visible string fields written so far (for babeltrace2's stale
+    /// strings, applied later), with their texts in `raw`.
+    marks: Vec<Mark>,
+    raw: Vec<u8>,
 }
 
 impl FieldPrinter {
@@ -586,8 +587,8 @@ impl FieldPrinter {
             skip: 0,
             frames: Vec::with_capacity(16),
             tmp: Vec::new(),
-            obj: 0,
-            stale: None,
+            marks: Vec::new(),
+            raw: Vec::new(),
         }
     }
 
@@ -820,31 +821,26 @@ impl Visitor for FieldPrinter {
         };
         let mut tmp = std::mem::take(&mut self.tmp);
         let text = string_text(raw, enc, &mut tmp);
-        match &mut self.stale {
-            None => push_escaped(&mut self.out, text),
-            Some(st) => {
-                // The field object keeps its last non-empty value, which
-                // babeltrace2 2.0 shows for an empty string.
-                let mut elem: u64 = 0;
-                for f in &self.frames {
-                    if let Frame::Array(n) = f {
-                        elem = elem.wrapping_mul(1_000_003).wrapping_add(*n);
-                    }
-                }
-                let key = (self.obj, node as *const Node as usize, elem);
-                if text.is_empty() {
-                    match st.values.get(&key) {
-                        Some(v) => push_escaped(&mut self.out, v),
-                        None => push_escaped(&mut self.out, text),
-                    }
-                } else {
-                    let v = st.values.entry(key).or_default();
-                    v.clear();
-                    v.extend_from_slice(text);
-                    push_escaped(&mut self.out, text);
-                }
+        // Where the string went, and its text: babeltrace2 2.0 shows the
+        // last non-empty value of a (pooled) string field object for an
+        // empty string; the printer patches that in later.
+        let mut elem: u64 = 0;
+        for f in &self.frames {
+            if let Frame::Array(n) = f {
+                elem = elem.wrapping_mul(1_000_003).wrapping_add(*n);
             }
         }
+        let off = self.out.len();
+        push_escaped(&mut self.out, text);
+        let r0 = self.raw.len();
+        self.raw.extend_from_slice(text);
+        self.marks.push(Mark {
+            off: off as u32,
+            len: (self.out.len() - off) as u32,
+            node: node as *const Node as usize,
+            elem,
+            raw: (r0 as u32, self.raw.len() as u32),
+        });
         self.tmp = tmp;
     }
 
@@ -1114,23 +1110,199 @@ struct Msg {
     body: Vec<u8>,
 }
 
-/// One data stream: its decoder and babeltrace2's message queue.
-struct Rt<'d> {
+/// What a stream's renderer hands the printer, in stream order.
+#[derive(Debug, Clone, Copy)]
+enum RawKind {
+    PacketBegin(Option<u64>),
+    PacketEnd(Option<u64>),
+    Discarded(Discarded),
+    Event { clock: u64, class: usize },
+    End,
+}
+
+/// One rendered item: for events, the range of its scopes' text in
+/// `Chunk::bytes` and of its string marks in `Chunk::marks`.
+#[derive(Debug, Clone, Copy)]
+struct Raw {
+    kind: RawKind,
+    body: (u32, u32),
+    marks: (u32, u32),
+}
+
+/// Rendered items of one stream.
+#[derive(Default)]
+struct Chunk {
+    items: Vec<Raw>,
+    bytes: Vec<u8>,
+    marks: Vec<Mark>,
+    raw: Vec<u8>,
+    /// The error that stopped the stream, after the items.
+    error: Option<StreamError>,
+}
+
+/// Items per chunk.
+const CHUNK: usize = 512;
+
+/// Decodes one stream and renders the scopes of its event records (on a
+/// worker thread, or on the printer's).
+struct Renderer<'d> {
     dec: StreamDecoder<'d>,
+    pcp: FieldPrinter,
+    fp: FieldPrinter,
+    pc: Vec<u8>,
+    pc_visible: bool,
+    scope_names: bool,
+    done: bool,
+}
+
+impl<'d> Renderer<'d> {
+    fn new(t: &'d Trace, g: &fs::StreamGroup, names: Names) -> Self {
+        let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
+        let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
+        dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
+        Renderer {
+            dec,
+            pcp: FieldPrinter::new(names, true),
+            fp: FieldPrinter::new(names, false),
+            pc: Vec::new(),
+            pc_visible: false,
+            scope_names: names.scope,
+            done: false,
+        }
+    }
+
+    /// Append up to `max` items to `c`.
+    fn fill(&mut self, c: &mut Chunk, max: usize) {
+        std::mem::swap(&mut self.fp.out, &mut c.bytes);
+        std::mem::swap(&mut self.fp.marks, &mut c.marks);
+        std::mem::swap(&mut self.fp.raw, &mut c.raw);
+        let none = (0, 0);
+        while c.items.len() < max && !self.done {
+            let step = self.dec.advance(&mut self.pcp);
+            if std::mem::take(&mut self.pcp.opened) {
+                self.pc.clear();
+                self.pc.extend_from_slice(&self.pcp.out);
+                self.pc_visible = self.pcp.pc_visible;
+            }
+            let kind = match step {
+                Err(e) => {
+                    c.error = Some(e);
+                    self.done = true;
+                    break;
+                }
+                Ok(Step::PacketBegin { clock }) => RawKind::PacketBegin(clock),
+                Ok(Step::PacketEnd { clock }) => RawKind::PacketEnd(clock),
+                Ok(Step::Discarded(d)) => RawKind::Discarded(d),
+                Ok(Step::End) => {
+                    self.done = true;
+                    RawKind::End
+                }
+                Ok(Step::Event { clock, class }) => {
+                    let fp = &mut self.fp;
+                    let (b0, m0, r0) = (fp.out.len(), fp.marks.len(), fp.raw.len());
+                    fp.start_line = true;
+                    if self.pc_visible {
+                        fp.start_line = false;
+                        if self.scope_names {
+                            fp.out.extend_from_slice(b"stream.packet.context = ");
+                        }
+                        fp.out.extend_from_slice(&self.pc);
+                    }
+                    if let Err(e) = self.dec.body(fp) {
+                        fp.out.truncate(b0);
+                        fp.marks.truncate(m0);
+                        fp.raw.truncate(r0);
+                        c.error = Some(e);
+                        self.done = true;
+                        break;
+                    }
+                    c.items.push(Raw {
+                        kind: RawKind::Event { clock, class },
+                        body: (b0 as u32, fp.out.len() as u32),
+                        marks: (m0 as u32, fp.marks.len() as u32),
+                    });
+                    continue;
+                }
+            };
+            c.items.push(Raw {
+                kind,
+                body: none,
+                marks: none,
+            });
+        }
+        std::mem::swap(&mut self.fp.out, &mut c.bytes);
+        std::mem::swap(&mut self.fp.marks, &mut c.marks);
+        std::mem::swap(&mut self.fp.raw, &mut c.raw);
+    }
+}
+
+/// Where a stream's rendered items come from.
+enum Feed<'d> {
+    Local(Box<Renderer<'d>>),
+    Remote(std::sync::mpsc::Receiver<Chunk>),
+}
+
+/// One data stream: its rendered items and babeltrace2's message queue.
+struct Rt<'d> {
+    feed: Feed<'d>,
+    chunk: Chunk,
+    next: usize,
     trace: usize,
     group: usize,
     /// Clock class of the stream class (frequency, offsets).
     clock: Option<(u64, i64, u64)>,
-    /// Event class (IR) count of the stream class: for the object pools.
+    /// First pool index of the stream class's event classes.
     pool_base: usize,
-    /// The rendered packet context of the current packet.
-    pc: Vec<u8>,
-    pc_visible: bool,
     queue: std::collections::VecDeque<Msg>,
     started: bool,
     ended: bool,
     /// An error hit while producing; returned when the queue is refilled.
     error: Option<StreamError>,
+}
+
+impl Rt<'_> {
+    /// The next rendered item (`None` after the last).
+    fn next_raw(&mut self) -> Result<Option<Raw>, StreamError> {
+        loop {
+            if let Some(r) = self.chunk.items.get(self.next) {
+                self.next += 1;
+                return Ok(Some(*r));
+            }
+            if let Some(e) = self.chunk.error.take() {
+                return Err(e);
+            }
+            match &mut self.feed {
+                Feed::Local(r) => {
+                    if r.done {
+                        return Ok(None);
+                    }
+                    let c = &mut self.chunk;
+                    c.items.clear();
+                    c.bytes.clear();
+                    c.marks.clear();
+                    c.raw.clear();
+                    r.fill(c, CHUNK);
+                }
+                Feed::Remote(rx) => match rx.recv() {
+                    Ok(c) => self.chunk = c,
+                    Err(_) => return Ok(None),
+                },
+            }
+            self.next = 0;
+        }
+    }
+}
+
+/// A worker: render a stream chunk by chunk until the printer stops
+/// listening or the stream ends.
+fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>) {
+    while !r.done {
+        let mut c = Chunk::default();
+        r.fill(&mut c, CHUNK);
+        if tx.send(c).is_err() {
+            break;
+        }
+    }
 }
 
 /// babeltrace2's message batch size (`MSG_BATCH_SIZE`).
@@ -1283,6 +1455,18 @@ pub fn report_with_loader(
     Ok(summary)
 }
 
+/// A string field in a rendered body: byte offset and length of its
+/// quoted text, its field (node address and array element), and its text
+/// (range in the raw text buffer).
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    off: u32,
+    len: u32,
+    node: usize,
+    elem: u64,
+    raw: (u32, u32),
+}
+
 /// babeltrace2's "stale string" behaviour: an empty string field shows the
 /// last non-empty value held by the same (pooled) field object.
 #[derive(Default)]
@@ -1323,7 +1507,6 @@ struct Printer<'t> {
     last_ns: Option<i64>,
     last_cycles: Option<u64>,
     line: FieldPrinter,
-    pcp: FieldPrinter,
     warnbuf: Vec<u8>,
     trace_rank: Vec<u32>,
     begin: Option<TimeSpec>,
@@ -1338,6 +1521,7 @@ struct Printer<'t> {
     last_returned: i64,
     /// A message after `--end` was seen: nothing more is printed.
     reached_end: bool,
+    stale: Stale,
 }
 
 impl<'t> Printer<'t> {
@@ -1358,15 +1542,13 @@ impl<'t> Printer<'t> {
         for (r, &t) in order.iter().enumerate() {
             trace_rank[t] = r as u32;
         }
-        let mut line = FieldPrinter::new(opts.names, false);
-        line.stale = Some(Stale::default());
+        let line = FieldPrinter::new(opts.names, false);
         Printer {
             opts,
             clock: Clock::new(opts),
             last_ns: None,
             last_cycles: None,
             line,
-            pcp: FieldPrinter::new(opts.names, true),
             warnbuf: Vec::new(),
             trace_rank,
             begin: None,
@@ -1378,12 +1560,13 @@ impl<'t> Printer<'t> {
             spare: Vec::new(),
             last_returned: i64::MIN,
             reached_end: false,
+            stale: Stale::default(),
         }
     }
 
     /// Produce the next message of a stream (babeltrace2's source
     /// iterator). `None` at the end.
-    fn produce(&mut self, traces: &[Trace], rt: &mut Rt<'_>) -> Result<Option<Msg>, StreamError> {
+    fn produce(&mut self, rt: &mut Rt<'_>) -> Result<Option<Msg>, StreamError> {
         let mk = |kind, ts| Msg {
             kind,
             ts,
@@ -1400,22 +1583,20 @@ impl<'t> Printer<'t> {
             rt.started = true;
             return Ok(Some(mk(MsgKind::StreamBegin, None)));
         }
-        let step = rt.dec.advance(&mut self.pcp);
-        if std::mem::take(&mut self.pcp.opened) {
-            rt.pc.clear();
-            rt.pc.extend_from_slice(&self.pcp.out);
-            rt.pc_visible = self.pcp.pc_visible;
-        }
-        Ok(Some(match step? {
-            Step::PacketBegin { clock } => mk(
+        let Some(raw) = rt.next_raw()? else {
+            rt.ended = true;
+            return Ok(None);
+        };
+        Ok(Some(match raw.kind {
+            RawKind::PacketBegin(clock) => mk(
                 MsgKind::PacketBegin,
                 clock.and_then(|c| clock_ns(rt.clock, c)),
             ),
-            Step::PacketEnd { clock } => mk(
+            RawKind::PacketEnd(clock) => mk(
                 MsgKind::PacketEnd,
                 clock.and_then(|c| clock_ns(rt.clock, c)),
             ),
-            Step::Discarded(d) => {
+            RawKind::Discarded(d) => {
                 let mut m = mk(
                     if d.packets {
                         MsgKind::DiscardedPackets
@@ -1427,7 +1608,7 @@ impl<'t> Printer<'t> {
                 m.notice = Some(Box::new(d));
                 m
             }
-            Step::Event { clock, class } => {
+            RawKind::Event { clock, class } => {
                 let pool = rt.pool_base + class;
                 if self.pools.len() <= pool {
                     self.pools.resize(pool + 1, Vec::new());
@@ -1441,26 +1622,28 @@ impl<'t> Printer<'t> {
                 };
                 let mut body = self.spare.pop().unwrap_or_default();
                 body.clear();
-                // Render the scopes now: the object's earlier uses are all
-                // printed (it was back in its pool).
-                self.line.out.clear();
-                self.line.start_line = true;
-                self.line.obj = obj;
-                if rt.pc_visible {
-                    self.line.start_line = false;
-                    if self.opts.names.scope {
-                        self.line.out.extend_from_slice(b"stream.packet.context = ");
+                // babeltrace2's stale strings: an empty string shows the
+                // last non-empty value of the same field object (whose
+                // earlier uses are all printed: it was back in its pool).
+                let c = &rt.chunk;
+                let (b0, b1) = (raw.body.0 as usize, raw.body.1 as usize);
+                let mut last = b0;
+                for mk in &c.marks[raw.marks.0 as usize..raw.marks.1 as usize] {
+                    let text = &c.raw[mk.raw.0 as usize..mk.raw.1 as usize];
+                    let key = (obj, mk.node, mk.elem);
+                    if text.is_empty() {
+                        if let Some(v) = self.stale.values.get(&key) {
+                            body.extend_from_slice(&c.bytes[last..mk.off as usize]);
+                            push_escaped(&mut body, v);
+                            last = (mk.off + mk.len) as usize;
+                        }
+                    } else {
+                        let v = self.stale.values.entry(key).or_default();
+                        v.clear();
+                        v.extend_from_slice(text);
                     }
-                    self.line.out.extend_from_slice(&rt.pc);
                 }
-                let r = rt.dec.body(&mut self.line);
-                if let Err(e) = r {
-                    self.pools[pool].push(obj);
-                    self.spare.push(body);
-                    return Err(e);
-                }
-                std::mem::swap(&mut body, &mut self.line.out);
-                let _ = traces;
+                body.extend_from_slice(&c.bytes[last..b1]);
                 Msg {
                     kind: MsgKind::Event,
                     ts: clock_ns(rt.clock, clock).or(Some(i64::MIN)),
@@ -1471,7 +1654,7 @@ impl<'t> Printer<'t> {
                     body,
                 }
             }
-            Step::End => {
+            RawKind::End => {
                 rt.ended = true;
                 mk(MsgKind::StreamEnd, None)
             }
@@ -1479,12 +1662,12 @@ impl<'t> Printer<'t> {
     }
 
     /// Refill a stream's queue with up to one batch.
-    fn refill(&mut self, traces: &[Trace], rt: &mut Rt<'_>) {
+    fn refill(&mut self, rt: &mut Rt<'_>) {
         if rt.error.is_some() {
             return;
         }
         for _ in 0..BATCH {
-            match self.produce(traces, rt) {
+            match self.produce(rt) {
                 Ok(Some(m)) => rt.queue.push_back(m),
                 Ok(None) => break,
                 Err(e) => {
@@ -1560,8 +1743,8 @@ impl<'t> Printer<'t> {
                 if let Some(e) = rts[s].error.take() {
                     return Err((s, e));
                 }
-                let mut rt = std::mem::replace(&mut rts[s], placeholder(&traces[0]));
-                self.refill(traces, &mut rt);
+                let mut rt = std::mem::replace(&mut rts[s], placeholder());
+                self.refill(&mut rt);
                 rts[s] = rt;
                 if rts[s].queue.is_empty() {
                     if let Some(e) = rts[s].error.take() {
@@ -1603,43 +1786,71 @@ impl<'t> Printer<'t> {
         warn: &mut dyn Write,
         summary: &mut Summary,
     ) -> Result<(), Error> {
-        let mut rts: Vec<Rt<'_>> = Vec::new();
-        let mut pool_base = 0;
-        for (ti, t) in traces.iter().enumerate() {
-            for (gi, g) in t.streams.iter().enumerate() {
-                let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
-                let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
-                dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
-                let clock = t
-                    .prog
-                    .streams
-                    .get(g.class)
-                    .and_then(|s| s.default_clock)
-                    .and_then(|c| t.tc.clocks.get(c))
-                    .map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
-                // One pool per event class: stream groups of the same class
-                // share it.
-                let base = pool_base
-                    + t.prog.streams[..g.class.min(t.prog.streams.len())]
-                        .iter()
-                        .map(|s| s.events.len())
-                        .sum::<usize>();
-                rts.push(Rt {
-                    dec,
-                    trace: ti,
-                    group: gi,
-                    clock,
-                    pool_base: base,
-                    pc: Vec::new(),
-                    pc_visible: false,
-                    queue: std::collections::VecDeque::with_capacity(BATCH),
-                    started: false,
-                    ended: false,
-                    error: None,
-                });
+        let nstreams: usize = traces.iter().map(|t| t.streams.len()).sum();
+        // Streams are rendered on worker threads when there is a core to
+        // spare (the printer thread keeps babeltrace2's order and state).
+        let parallel = nstreams <= 256
+            && std::thread::available_parallelism()
+                .map(|n| n.get() > 1)
+                .unwrap_or(false)
+            && std::env::var_os("TRACEMUX_THREADS").is_none_or(|v| v != "1");
+        let names = self.opts.names;
+        std::thread::scope(|sc| {
+            let mut rts: Vec<Rt<'_>> = Vec::new();
+            let mut pool_base = 0;
+            for (ti, t) in traces.iter().enumerate() {
+                for (gi, g) in t.streams.iter().enumerate() {
+                    let clock = t
+                        .prog
+                        .streams
+                        .get(g.class)
+                        .and_then(|s| s.default_clock)
+                        .and_then(|c| t.tc.clocks.get(c))
+                        .map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
+                    // One pool per event class: stream groups of the same
+                    // class share it.
+                    let base = pool_base
+                        + t.prog.streams[..g.class.min(t.prog.streams.len())]
+                            .iter()
+                            .map(|s| s.events.len())
+                            .sum::<usize>();
+                    let renderer = Renderer::new(t, g, names);
+                    let feed = if parallel {
+                        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+                        sc.spawn(move || render_worker(renderer, tx));
+                        Feed::Remote(rx)
+                    } else {
+                        Feed::Local(Box::new(renderer))
+                    };
+                    rts.push(Rt {
+                        feed,
+                        chunk: Chunk::default(),
+                        next: 0,
+                        trace: ti,
+                        group: gi,
+                        clock,
+                        pool_base: base,
+                        queue: std::collections::VecDeque::with_capacity(BATCH),
+                        started: false,
+                        ended: false,
+                        error: None,
+                    });
+                }
+                pool_base += t.prog.streams.iter().map(|s| s.events.len()).sum::<usize>();
             }
-            pool_base += t.prog.streams.iter().map(|s| s.events.len()).sum::<usize>();
-        }
+            // Dropping `rts` (its receivers) at the end stops the workers.
+            self.main_loop(traces, &mut rts, out, warn, summary)
+        })
+    }
+
+    fn main_loop<'d>(
+        &mut self,
+        traces: &'d [Trace],
+        rts: &mut [Rt<'d>],
+        out: &mut dyn Write,
+        warn: &mut dyn Write,
+        summary: &mut Summary,
+    ) -> Result<(), Error> {
         let mut active: Vec<usize> = (0..rts.len()).collect();
         let mut obuf: Vec<u8> = Vec::with_capacity(1 << 17);
         let mut batch: Vec<(usize, Msg)> = Vec::with_capacity(BATCH);
@@ -1649,7 +1860,7 @@ impl<'t> Printer<'t> {
             batch.clear();
             let mut err = None;
             while batch.len() < BATCH {
-                match self.mux_next(traces, &mut rts, &mut active) {
+                match self.mux_next(traces, rts, &mut active) {
                     Ok(Some(m)) => batch.push(m),
                     Ok(None) => break,
                     Err(e) => {
@@ -2085,15 +2296,16 @@ const LOG_LEVELS: [&str; 15] = [
     "TRACE_DEBUG",
 ];
 
-fn placeholder<'d>(t: &'d Trace) -> Rt<'d> {
+fn placeholder<'d>() -> Rt<'d> {
+    let (_, rx) = std::sync::mpsc::sync_channel(0);
     Rt {
-        dec: StreamDecoder::new(&t.prog, None, Vec::new(), Vec::new()),
+        feed: Feed::Remote(rx),
+        chunk: Chunk::default(),
+        next: 0,
         trace: 0,
         group: 0,
         clock: None,
         pool_base: 0,
-        pc: Vec::new(),
-        pc_visible: false,
         queue: std::collections::VecDeque::new(),
         started: true,
         ended: true,
