@@ -164,7 +164,7 @@ impl Builder<'_> {
             return;
         };
         let was = self.tasks[ti].enabled;
-        self.tasks[ti].enabled += 1;
+        self.tasks[ti].enabled = self.tasks[ti].enabled.wrapping_add(1);
         if was != 0 {
             return;
         }
@@ -172,7 +172,7 @@ impl Builder<'_> {
         self.tasks[ti].utg.node = Some((g, ROOT));
         let root = self.forest.node_mut((g, ROOT));
         root.addr = st.rstack(ti).1;
-        root.nr_calls += 1;
+        root.nr_calls = root.nr_calls.wrapping_add(1);
     }
 
     /// `end_graph`.
@@ -180,7 +180,7 @@ impl Builder<'_> {
         if self.tasks[ti].enabled == 0 {
             return;
         }
-        self.tasks[ti].enabled -= 1;
+        self.tasks[ti].enabled = self.tasks[ti].enabled.wrapping_sub(1);
         if self.tasks[ti].enabled == 0 {
             // save_backtrace_time
             let f = st.get(ti, st.tasks[ti].stack_count);
@@ -214,7 +214,7 @@ impl Builder<'_> {
                 list.len() - 1
             }
         };
-        list[b].hit += 1;
+        list[b].hit = list[b].hit.wrapping_add(1);
         self.tasks[ti].bt_curr = Some((g, b));
     }
 
@@ -382,7 +382,7 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
                     }
                 }
                 st.exit(ti);
-                st.tasks[ti].stack_count -= 1;
+                st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
             }
             b.task_graph(st, ti, prev_time, true);
             b.tasks[ti].utg.lost = true;
@@ -403,7 +403,7 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
         }
         let last = st.rstack(ti).0;
         loop {
-            st.tasks[ti].stack_count -= 1;
+            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
             let sc = st.tasks[ti].stack_count;
             if sc < 0 {
                 break;

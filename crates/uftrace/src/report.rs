@@ -619,7 +619,7 @@ fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
                         }
                     }
                     st.exit(ti);
-                    st.tasks[ti].stack_count -= 1;
+                    st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
                 }
             }
             Kind::Exit => {
@@ -640,7 +640,7 @@ fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
         }
         let last = st.rstack(ti).0;
         loop {
-            st.tasks[ti].stack_count -= 1;
+            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
             let sc = st.tasks[ti].stack_count;
             if sc < 0 {
                 break;
@@ -734,7 +734,7 @@ fn task_rows(w: &mut Walk<'_>) -> (Rows, Vec<(i32, Vec<u8>)>) {
         }
         let last = st.tasks[ti].timestamp_last;
         loop {
-            st.tasks[ti].stack_count -= 1;
+            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
             let sc = st.tasks[ti].stack_count;
             if sc < 0 {
                 break;

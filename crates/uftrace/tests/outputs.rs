@@ -332,3 +332,100 @@ fn graphviz_dot() {
     }
     r.finish("graphviz_dot");
 }
+
+/// A tiny deterministic generator for the corruption test.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir").flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+    }
+}
+
+/// Every output over damaged copies of the recordings: bytes flipped in
+/// the data files, files cut at odd lengths, whole records of garbage.
+/// Nothing may panic; damage is reported on the warning writer.
+#[test]
+fn damaged_data_never_panics() {
+    let tmp = std::env::temp_dir().join(format!("tracemux-uftrace-outputs-{}", std::process::id()));
+    let mut rng = Lcg(0x5eed);
+    let mut runs = 0;
+    for dir in recordings().into_iter().take(4) {
+        let src = dir.join("uftrace.data");
+        for round in 0..12 {
+            let _ = std::fs::remove_dir_all(&tmp);
+            copy_dir(&src, &tmp);
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&tmp)
+                .expect("read_dir")
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| round % 4 == 3 || p.extension().is_some_and(|x| x == "dat"))
+                .collect();
+            files.sort();
+            for f in &files {
+                let mut b = std::fs::read(f).expect("read");
+                if b.is_empty() {
+                    continue;
+                }
+                match round % 4 {
+                    0 | 3 => {
+                        for _ in 0..8 {
+                            let i = rng.next() as usize % b.len();
+                            b[i] ^= 1 << (rng.next() % 8);
+                        }
+                    }
+                    1 => {
+                        let n = rng.next() as usize % b.len();
+                        b.truncate(n | 1);
+                    }
+                    _ => {
+                        let i = (rng.next() as usize % b.len()) & !15;
+                        for k in i..(i + 48).min(b.len()) {
+                            b[k] = rng.next() as u8;
+                        }
+                    }
+                }
+                std::fs::write(f, &b).expect("write");
+            }
+            let o = OpenOptions {
+                demangle: Demangle::Simple,
+                strict: false,
+            };
+            let Ok(mut data) = UftraceData::open(&tmp, o) else {
+                continue;
+            };
+            let mut out = Vec::new();
+            let mut warn = Vec::new();
+            let _ = dump(&mut data, &DumpOptions::default(), &mut out, &mut warn);
+            let _ = chrome(&mut data, &ChromeOptions::default(), &mut out, &mut warn);
+            let _ = flame_graph(&mut data, &FlameOptions::default(), &mut out, &mut warn);
+            let _ = graphviz(&mut data, &GraphvizOptions::default(), &mut out, &mut warn);
+            let _ = report(&mut data, &ReportOptions::default(), &mut out, &mut warn);
+            let task = ReportOptions {
+                task: true,
+                ..ReportOptions::default()
+            };
+            let _ = report(&mut data, &task, &mut out, &mut warn);
+            let _ = graph(&mut data, &GraphOptions::default(), &mut out, &mut warn);
+            let main = GraphOptions {
+                func: Some("main".into()),
+                ..GraphOptions::default()
+            };
+            let _ = graph(&mut data, &main, &mut out, &mut warn);
+            runs += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(runs > 0);
+}

@@ -141,14 +141,14 @@ impl Forest {
                 });
                 let p = &mut self.trees[t].nodes[c];
                 p.children.push(n);
-                p.nr_edges += 1;
+                p.nr_edges = p.nr_edges.wrapping_add(1);
                 if let Some(g) = tg.graph {
                     self.mark_special(g, (t, n), f.addr, st, ti);
                 }
                 n
             }
         };
-        self.trees[t].nodes[n].nr_calls += 1;
+        self.trees[t].nodes[n].nr_calls = self.trees[t].nodes[n].nr_calls.wrapping_add(1);
         tg.node = Some((t, n));
         0
     }

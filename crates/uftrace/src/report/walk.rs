@@ -281,8 +281,8 @@ fn build_fixups(data: &UftraceData) -> Vec<Vec<(u64, u64, Fixup)>> {
                     } else {
                         Fixup::Fork
                     };
-                    let st = sym.addr + m.start;
-                    v.push((st, st + sym.size, kind));
+                    let st = sym.addr.wrapping_add(m.start);
+                    v.push((st, st.wrapping_add(sym.size), kind));
                 }
             }
             v.sort_by_key(|e| e.0);
@@ -601,7 +601,7 @@ impl<'d> Stacks<'d> {
             t.lost_seen = false;
             let base = t.user_stack_count;
             for i in 0..=depth {
-                if let Some(f) = self.get_mut(ti, i + base) {
+                if let Some(f) = self.get_mut(ti, i.wrapping_add(base)) {
                     f.total_time = time.wrapping_sub(1);
                     f.child_time = 0;
                 }
@@ -683,14 +683,16 @@ impl<'d> Stacks<'d> {
         let t = &mut self.tasks[ti];
         t.ctx = if user { Ctx::User } else { Ctx::Unknown };
         match kind {
-            Kind::Entry => t.stack_count += 1,
-            Kind::Exit if t.stack_count > 0 => t.stack_count -= 1,
+            Kind::Entry => t.stack_count = t.stack_count.wrapping_add(1),
+            Kind::Exit if t.stack_count > 0 => t.stack_count = t.stack_count.wrapping_sub(1),
             _ => {}
         }
         if user {
             match kind {
-                Kind::Entry => t.user_stack_count += 1,
-                Kind::Exit if t.user_stack_count > 0 => t.user_stack_count -= 1,
+                Kind::Entry => t.user_stack_count = t.user_stack_count.wrapping_add(1),
+                Kind::Exit if t.user_stack_count > 0 => {
+                    t.user_stack_count = t.user_stack_count.wrapping_sub(1)
+                }
                 _ => {}
             }
         }
@@ -753,7 +755,7 @@ impl<'d> Stacks<'d> {
                             }
                         }
                         Fixup::Setjmp => {
-                            self.setjmp_depth = self.tasks[ti].display_depth + 1;
+                            self.setjmp_depth = self.tasks[ti].display_depth.wrapping_add(1);
                             self.setjmp_count = self.tasks[ti].stack_count;
                         }
                         Fixup::Longjmp => {
@@ -762,7 +764,8 @@ impl<'d> Stacks<'d> {
                             }
                         }
                         Fixup::Fork => {
-                            self.tasks[ti].fork_display_depth = self.tasks[ti].display_depth + 1;
+                            self.tasks[ti].fork_display_depth =
+                                self.tasks[ti].display_depth.wrapping_add(1);
                         }
                     }
                 }
@@ -775,10 +778,10 @@ impl<'d> Stacks<'d> {
         };
         if flags & trig::FILTER != 0 {
             if fmode == FilterMode::In {
-                self.tasks[ti].in_count += 1;
+                self.tasks[ti].in_count = self.tasks[ti].in_count.wrapping_add(1);
                 set_flag(self, fl::FILTERED);
             } else {
-                self.tasks[ti].out_count += 1;
+                self.tasks[ti].out_count = self.tasks[ti].out_count.wrapping_add(1);
                 set_flag(self, fl::NOTRACE | fl::NORECORD);
                 return false;
             }
@@ -805,9 +808,9 @@ impl<'d> Stacks<'d> {
             return false;
         }
         let t = &mut self.tasks[ti];
-        t.filter_depth -= 1;
+        t.filter_depth = t.filter_depth.wrapping_sub(1);
         if !t.display_depth_set {
-            t.display_depth = (t.stack_count - 1).max(0);
+            t.display_depth = t.stack_count.wrapping_sub(1).max(0);
             t.display_depth_set = true;
         }
         true
@@ -824,9 +827,9 @@ impl<'d> Stacks<'d> {
         f.flags = 0;
         let t = &mut self.tasks[ti];
         if flags & fl::FILTERED != 0 {
-            t.in_count -= 1;
+            t.in_count = t.in_count.wrapping_sub(1);
         } else if flags & fl::NOTRACE != 0 {
-            t.out_count -= 1;
+            t.out_count = t.out_count.wrapping_sub(1);
         }
         t.filter_depth = od;
     }
@@ -851,9 +854,9 @@ impl<'d> Stacks<'d> {
                 t.user_display_depth = sd;
                 t.user_stack_count = sc;
             } else {
-                t.display_depth += 1;
+                t.display_depth = t.display_depth.wrapping_add(1);
                 if t.ctx == Ctx::User {
-                    t.user_display_depth += 1;
+                    t.user_display_depth = t.user_display_depth.wrapping_add(1);
                 }
             }
             if let Some(f) = self.get_mut(ti, idx) {
@@ -862,12 +865,12 @@ impl<'d> Stacks<'d> {
         } else {
             let t = &mut self.tasks[ti];
             if !t.display_depth_set {
-                t.display_depth = t.stack_count + 1;
+                t.display_depth = t.stack_count.wrapping_add(1);
                 t.display_depth_set = true;
             }
-            t.display_depth = (t.display_depth - 1).max(0);
+            t.display_depth = t.display_depth.wrapping_sub(1).max(0);
             if t.ctx == Ctx::User {
-                t.user_display_depth = (t.user_display_depth - 1).max(0);
+                t.user_display_depth = t.user_display_depth.wrapping_sub(1).max(0);
             }
         }
         self.tasks[ti].display_depth
@@ -1053,7 +1056,7 @@ fn remaining_exits(
         }
         let last = st.tasks[ti].timestamp_last;
         loop {
-            st.tasks[ti].stack_count -= 1;
+            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
             let sc = st.tasks[ti].stack_count;
             if sc < 0 {
                 break;
