@@ -165,6 +165,23 @@ pub struct StreamProg {
 }
 
 impl StreamProg {
+    /// Whether each packet sets the whole default clock (a 64-bit packet
+    /// begin time in the packet context): packets can then be decoded
+    /// independently of the ones before.
+    pub fn packets_independent(&self, p: &Program) -> bool {
+        let Some(pc) = self.packet_context else {
+            return self.event_header.is_none();
+        };
+        let Kind::Struct { first, count } = p.nodes[pc as usize].kind else {
+            return false;
+        };
+        p.members(first, count).iter().any(|&m| {
+            let n = &p.nodes[m as usize];
+            n.roles.has(Roles::DEFAULT_CLOCK_TIMESTAMP)
+                && matches!(n.kind, Kind::Int { len: 64, .. })
+        })
+    }
+
     /// Alignment of an event record: that of its first scope (the event
     /// header, or with none, the first context or payload of the only event
     /// class).

@@ -57,6 +57,55 @@ pub struct Counts {
     pub damage: Vec<String>,
 }
 
+/// What one part of a stream held.
+#[derive(Default)]
+struct Part {
+    events: u64,
+    packets: u64,
+    discarded_events: u64,
+    discarded_events_unknown: u64,
+    discarded_packets: u64,
+    first_clock: Option<u64>,
+    last_clock: Option<u64>,
+    per_class: Vec<u64>,
+    error: Option<crate::stream::StreamError>,
+}
+
+fn count_part(dec: &mut StreamDecoder<'_>, nclasses: usize) -> Part {
+    let mut r = Part {
+        per_class: vec![0; nclasses],
+        ..Part::default()
+    };
+    loop {
+        match dec.advance(&mut NullVisitor) {
+            Ok(Step::Event { clock, class }) => {
+                r.events += 1;
+                if let Some(n) = r.per_class.get_mut(class) {
+                    *n += 1;
+                }
+                if r.first_clock.is_none() {
+                    r.first_clock = Some(clock);
+                }
+                r.last_clock = Some(clock);
+            }
+            Ok(Step::PacketBegin { .. }) => r.packets += 1,
+            Ok(Step::Discarded(d)) => match (d.packets, d.count) {
+                (true, Some(n)) => r.discarded_packets += n,
+                (false, Some(n)) => r.discarded_events += n,
+                (false, None) => r.discarded_events_unknown += 1,
+                (true, None) => {}
+            },
+            Ok(Step::PacketEnd { .. }) => {}
+            Ok(Step::End) => break,
+            Err(e) => {
+                r.error = Some(e);
+                break;
+            }
+        }
+    }
+    r
+}
+
 /// Count the event records of the CTF traces under `paths`. Lenient:
 /// damaged packets are reported in [`Counts::damage`]; `strict` makes them
 /// an error.
@@ -76,6 +125,10 @@ pub fn count_with_loader(
     }
     let traces = fs::open_traces(&found, paths, loader, (0, 0))?;
     let mut out = Counts::default();
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(16);
     for t in &traces {
         for d in &t.damage {
             let msg = format!(
@@ -101,8 +154,6 @@ pub fn count_with_loader(
                 .collect();
         for g in &t.streams {
             let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
-            let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
-            dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
             let clock = t
                 .prog
                 .streams
@@ -127,50 +178,96 @@ pub fn count_with_loader(
                 first_ns: None,
                 last_ns: None,
             };
-            let mut last_clock = None;
-            loop {
-                match dec.advance(&mut NullVisitor) {
-                    Ok(Step::Event { clock: c, class }) => {
-                        sc.events += 1;
-                        if let Some(p) = sc_pos {
-                            if let Some(n) = per_class[p].get_mut(class) {
-                                *n += 1;
+            // Packets that set the whole clock are independent: decode the
+            // stream in parts, one per core.
+            let independent = t
+                .prog
+                .streams
+                .get(g.class)
+                .is_some_and(|s| s.packets_independent(&t.prog));
+            let parts = if independent {
+                cores.min(g.packets.len().max(1))
+            } else {
+                1
+            };
+            let per = g.packets.len().div_ceil(parts.max(1)).max(1);
+            let ranges: Vec<(usize, usize)> = (0..g.packets.len().max(1))
+                .step_by(per)
+                .map(|a| (a, (a + per).min(g.packets.len())))
+                .collect();
+            let results: Vec<Part> = std::thread::scope(|sc_| {
+                let handles: Vec<_> = ranges
+                    .iter()
+                    .map(|&(a, b)| {
+                        let files = files.clone();
+                        let t = &t;
+                        let g = &g;
+                        let nclasses = sc_pos
+                            .map(|p| t.tc.stream_classes[p].event_classes.len())
+                            .unwrap_or(0);
+                        sc_.spawn(move || {
+                            let mut dec = StreamDecoder::new(
+                                &t.prog,
+                                t.tc.uuid,
+                                files,
+                                g.packets[a..b].to_vec(),
+                            );
+                            dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
+                            if a > 0 {
+                                dec.set_previous(Some(g.packets[a - 1].info));
                             }
+                            count_part(&mut dec, nclasses)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
+            });
+            let mut last_clock = None;
+            for r in results {
+                sc.events += r.events;
+                sc.packets += r.packets;
+                sc.discarded_events += r.discarded_events;
+                sc.discarded_events_unknown += r.discarded_events_unknown;
+                sc.discarded_packets += r.discarded_packets;
+                if sc.first_ns.is_none() {
+                    sc.first_ns = r
+                        .first_clock
+                        .and_then(|c| clock.and_then(|k| fs::ns_from_origin(k, c)));
+                }
+                if r.last_clock.is_some() {
+                    last_clock = r.last_clock;
+                }
+                if let Some(p) = sc_pos {
+                    for (i, n) in r.per_class.iter().enumerate() {
+                        if let Some(x) = per_class[p].get_mut(i) {
+                            *x += n;
                         }
-                        if sc.first_ns.is_none() {
-                            sc.first_ns = clock.and_then(|k| fs::ns_from_origin(k, c));
-                        }
-                        last_clock = Some(c);
                     }
-                    Ok(Step::PacketBegin { .. }) => sc.packets += 1,
-                    Ok(Step::Discarded(d)) => match (d.packets, d.count) {
-                        (true, Some(n)) => sc.discarded_packets += n,
-                        (false, Some(n)) => sc.discarded_events += n,
-                        (false, None) => sc.discarded_events_unknown += 1,
-                        (true, None) => {}
-                    },
-                    Ok(Step::PacketEnd { .. }) => {}
-                    Ok(Step::End) => break,
-                    Err(e) => {
-                        let path = g
-                            .files
-                            .get(e.file)
-                            .map(|&f| t.files[f].0.display().to_string())
-                            .unwrap_or_default();
-                        let msg = format!(
-                            "{path}: packet at offset {:#x}: {}",
-                            e.packet_offset, e.error
-                        );
-                        if strict {
-                            return Err(Error::new(
-                                ErrorKind::Invalid(msg),
-                                "stream",
-                                e.byte_offset(),
-                            ));
-                        }
-                        out.damage.push(msg);
-                        break;
+                }
+                if let Some(e) = r.error {
+                    let path = g
+                        .files
+                        .get(e.file)
+                        .map(|&f| t.files[f].0.display().to_string())
+                        .unwrap_or_default();
+                    let msg = format!(
+                        "{path}: packet at offset {:#x}: {}",
+                        e.packet_offset, e.error
+                    );
+                    if strict {
+                        return Err(Error::new(
+                            ErrorKind::Invalid(msg),
+                            "stream",
+                            e.byte_offset(),
+                        ));
                     }
+                    out.damage.push(msg);
+                    // Parts after a damaged one are not counted (the
+                    // stream stops there, as when decoding it in order).
+                    break;
                 }
             }
             sc.last_ns = last_clock.and_then(|c| clock.and_then(|k| fs::ns_from_origin(k, c)));

@@ -317,6 +317,13 @@ impl<'d> StreamDecoder<'d> {
         }
     }
 
+    /// Decode as if the packet `prev` had just been read (its counters
+    /// give the discarded-data notices of the first packet here): to
+    /// decode a stream's packets in several independent parts.
+    pub fn set_previous(&mut self, prev: Option<PacketInfo>) {
+        self.prev = prev;
+    }
+
     /// babeltrace2's LTTng quirks for the clock at packet ends: with
     /// `crash`, a packet whose end time is 0 (but begin time is not) keeps
     /// the clock; with `after_packet`, an end time before the last event
