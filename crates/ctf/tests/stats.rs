@@ -14,7 +14,10 @@ fn totals(text: &str) -> (u64, u64, u64, u64) {
     let get = |what: &str| {
         block
             .lines()
-            .find(|l| l.ends_with(what))
+            .find(|l| {
+                let l = l.trim_end();
+                l.ends_with(what) || l.ends_with(what.trim_end_matches('s'))
+            })
             .and_then(|l| l.split_whitespace().next())
             .and_then(|n| n.parse().ok())
             .unwrap_or(0)
