@@ -52,16 +52,12 @@ fn fixture_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// Outputs known to differ, each listed in the README's status table:
-/// `--demangle=full` needs libstdc++'s demangler (work in progress).
-const KNOWN_DIFFERENT: &[&str] = &["replay-demangle-full"];
-
 fn check(sub: &str, tm_sub: &str) {
     let mut checked = 0;
     let mut failures = Vec::new();
     for dir in fixture_dirs() {
         for (name, s, args) in commands(&dir) {
-            if s != sub || KNOWN_DIFFERENT.contains(&name.as_str()) {
+            if s != sub {
                 continue;
             }
             let Some(want) = common::reference(&dir, &name) else {
