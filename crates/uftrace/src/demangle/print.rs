@@ -398,6 +398,8 @@ impl<'n, 'a> Printer<'n, 'a> {
                 pushed.push(self.push_mod(r));
                 r = i;
             }
+            // a template local entity scopes the function type
+            typed = r;
         }
         let hold_t = self.templates;
         if let Node::Template(..) = self.node(typed) {
