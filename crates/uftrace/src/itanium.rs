@@ -1357,7 +1357,7 @@ mod tests {
     #[test]
     fn rust_escape_past_name_end() {
         let crash: &[u8] =
-            b"_ZN2v89v89i\0\0\0$GTHandnternal8comiler1Y5JaeHS@Brok\x07te\0RI\05\05\0reEv";
+            b"_ZN2v89v89i\0\0\0$GTHandnternal8comiler1Y5JaeHS@Brok\x07te\0RI\x005\x005\0reEv";
         let name = String::from_utf8_lossy(crash);
         let _ = d(&name);
         for n in 1..name.len() {
