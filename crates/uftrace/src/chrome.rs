@@ -371,10 +371,7 @@ pub fn chrome(
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
-    let (mode, msg) = setup_filters(data, &opts.walk);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    let mode = setup_filters(data, &opts.walk, out)?;
     let data: &UftraceData = data;
     let comms = perf_comms(data, opts.walk.tids.as_deref());
     let mut w = Walk::new(data, &opts.walk, mode);

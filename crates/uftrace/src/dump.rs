@@ -500,10 +500,7 @@ pub fn dump(
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
-    let (mode, msg) = setup_filters(data, &opts.walk);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    let mode = setup_filters(data, &opts.walk, out)?;
     let data: &UftraceData = data;
     let mut st = Stacks::new(data, &opts.walk, mode);
     let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
@@ -556,10 +553,10 @@ pub fn dump(
                         let _ = writeln!(buf, ": [data ] length = {}", rec.data.len());
                         buf.extend_from_slice(b"  ");
                         event_name(&mut buf, data, rec.addr as u32);
-                        let mut tail = Vec::new();
-                        if event_data(&mut tail, rec.addr as u32, rec.data, endian) {
-                            buf.extend_from_slice(b": ");
-                            buf.extend_from_slice(&tail);
+                        let mark = buf.len();
+                        buf.extend_from_slice(b": ");
+                        if !event_data(&mut buf, rec.addr as u32, rec.data, endian) {
+                            buf.truncate(mark);
                         }
                         buf.push(b'\n');
                     }

@@ -127,10 +127,7 @@ pub fn flame_graph(
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
-    let (mode, msg) = setup_filters(data, &opts.walk);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    let mode = setup_filters(data, &opts.walk, out)?;
     let data: &UftraceData = data;
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut fl = Flame {

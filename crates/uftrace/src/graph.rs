@@ -65,7 +65,7 @@ const FIELDS: [(Field, &str, &str, &str); 3] = [
 ];
 
 /// uftrace's `setup_field` for the graph columns.
-fn setup_fields(spec: Option<&str>) -> io::Result<Vec<Field>> {
+fn setup_fields(spec: Option<&str>) -> Result<Vec<Field>, String> {
     let Some(spec) = spec else {
         return Ok(vec![Field::Total]);
     };
@@ -87,12 +87,15 @@ fn setup_fields(spec: Option<&str>) -> io::Result<Vec<Field>> {
         match FIELDS.iter().position(|f| f.1 == name || f.2 == name) {
             Some(i) => on[i] = true,
             None => {
-                let mut m = format!("Unknown field name '{name}'\nuftrace:   Possible fields are:");
+                let mut m = format!(
+                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
+                );
                 for f in FIELDS {
                     m.push(' ');
                     m.push_str(f.1);
                 }
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, m));
+                m.push('\n');
+                return Err(m);
             }
         }
     }
@@ -138,6 +141,8 @@ struct Builder<'a> {
     func: &'a str,
     no_libcall: bool,
     name: Vec<u8>,
+    /// The backtrace being looked up (no allocation unless it is new).
+    scratch: Vec<u64>,
 }
 
 impl Builder<'_> {
@@ -199,15 +204,15 @@ impl Builder<'_> {
         if len <= 0 {
             return;
         }
-        let addrs: Vec<u64> = (0..len)
-            .map(|i| st.get(ti, i).map_or(0, |f| f.addr))
-            .collect();
+        self.scratch.clear();
+        self.scratch
+            .extend((0..len).map(|i| st.get(ti, i).map_or(0, |f| f.addr)));
         let list = &mut self.bts[g];
-        let b = match list.iter().position(|b| b.addrs == addrs) {
+        let b = match list.iter().position(|b| b.addrs == self.scratch) {
             Some(b) => b,
             None => {
                 list.push(Backtrace {
-                    addrs,
+                    addrs: self.scratch.clone(),
                     hit: 0,
                     time: 0,
                 });
@@ -300,16 +305,14 @@ pub fn graph(
 ) -> io::Result<()> {
     let full = opts.func.is_none();
     let func = opts.func.clone().unwrap_or_else(|| "_start".into());
-    let fields = setup_fields(opts.fields.as_deref())?;
+    // checked when the first graph is printed, as uftrace does
+    let fields = setup_fields(opts.fields.as_deref());
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
     let mut wopts = opts.walk.clone();
     wopts.trigger = depth_trigger(data, &opts.walk, &func);
-    let (mode, msg) = setup_filters(data, &wopts);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    let mode = setup_filters(data, &wopts, out)?;
     let data: &UftraceData = data;
     let trees = data
         .sessions
@@ -331,6 +334,7 @@ pub fn graph(
         func: &func,
         no_libcall: opts.walk.no_libcall,
         name: Vec::new(),
+        scratch: Vec::new(),
     };
     if build(&mut w, &mut b) {
         writeln!(warn, "uftrace: inverted time: broken data?")?;
@@ -341,7 +345,17 @@ pub fn graph(
     let mut buf = Vec::new();
     let mut printed = 0;
     for g in (0..ntrees).rev() {
-        printed += print_graph(&mut buf, &b, &mut w.stacks, g, &fields);
+        match print_graph(&mut buf, &b, &mut w.stacks, g, &fields) {
+            Ok(n) => printed += n,
+            Err(m) => {
+                buf.extend_from_slice(m.as_bytes());
+                out.write_all(&buf)?;
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    m.trim_end().to_string(),
+                ));
+            }
+        }
     }
     if printed == 0 {
         let _ = writeln!(buf, "uftrace: cannot find graph for '{func}'");
@@ -463,15 +477,15 @@ fn print_graph(
     b: &Builder<'_>,
     st: &mut Stacks<'_>,
     g: usize,
-    fields: &[Field],
-) -> usize {
+    fields: &Result<Vec<Field>, String>,
+) -> Result<usize, String> {
     let tree = &b.forest.trees[g];
     let root = &tree.nodes[ROOT];
     let bts = &b.bts[g];
     if bts.is_empty() && root.time == 0 && root.nr_edges == 0 {
-        return 0;
+        return Ok(0);
     }
-    let Some(s) = tree.sess else { return 0 };
+    let Some(s) = tree.sess else { return Ok(0) };
     let sid = &st.data.sessions.sessions[s].sid;
     let _ = writeln!(
         out,
@@ -500,6 +514,7 @@ fn print_graph(
             out.push(b'\n');
         }
     }
+    let fields = fields.as_ref().map_err(Clone::clone)?;
     if root.time != 0 || root.nr_edges != 0 {
         out.extend_from_slice(b"========== FUNCTION CALL GRAPH ==========\n");
         if !fields.is_empty() {
@@ -513,7 +528,7 @@ fn print_graph(
         print_nodes(out, &b.forest, g, b.full, fields);
         out.push(b'\n');
     }
-    1
+    Ok(1)
 }
 
 /// `print_graph_node` from the root, iteratively.

@@ -258,7 +258,7 @@ fn setup_fields(
     spec: Option<&str>,
     defaults: &[Field],
     table: &[(Field, &str, &str)],
-) -> Result<Vec<Field>, io::Error> {
+) -> Result<Vec<Field>, String> {
     let Some(spec) = spec else {
         return Ok(defaults.to_vec());
     };
@@ -284,12 +284,15 @@ fn setup_fields(
         match table.iter().position(|t| t.1 == name) {
             Some(i) => on[i] = true,
             None => {
-                let mut m = format!("Unknown field name '{name}'\nuftrace:   Possible fields are:");
+                let mut m = format!(
+                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
+                );
                 for t in table {
                     m.push(' ');
                     m.push_str(t.1);
                 }
-                return Err(usage(m));
+                m.push('\n');
+                return Err(m);
             }
         }
     }
@@ -460,8 +463,12 @@ fn strtol(s: &[u8]) -> i64 {
 
 /// Write `uftrace report` of `data` to `out`; warnings go to `warn`.
 /// `-F/-N/-T` items of `opts.walk` are added to the recording's filter
-/// tables (hence `&mut`). An unknown sort key or field is an
-/// `InvalidInput` error carrying uftrace's message (uftrace exits 1).
+/// tables (hence `&mut`).
+///
+/// Usage errors are printed on `out` as uftrace prints them on stdout, and
+/// returned as `InvalidInput` errors carrying the same text; uftrace then
+/// exits 1 (`--avg-total` with `--avg-self`, unknown `-f` field) or 255
+/// (unknown `-s` key: the message starts with `Usage: invalid sort key`).
 pub fn report(
     data: &mut UftraceData,
     opts: &ReportOptions,
@@ -471,31 +478,38 @@ pub fn report(
     if opts.threads {
         writeln!(warn, "uftrace: unrecognized option '--threads'")?;
     }
+    let fail = |out: &mut dyn Write, text: String| -> io::Result<()> {
+        out.write_all(text.as_bytes())?;
+        Err(usage(text.trim_end().to_string()))
+    };
     let mut avg = AvgMode::None;
     if opts.avg_total && opts.avg_self {
-        return Err(usage(
-            "--avg-total and --avg-self options should not be used together.".into(),
-        ));
+        return fail(
+            out,
+            "Usage: --avg-total and --avg-self options should not be used together.\n".into(),
+        );
     } else if opts.fields.is_some() && (opts.avg_self || opts.avg_total) {
         writeln!(
             warn,
-            "uftrace: --avg-total and --avg-self options are ignored when used with -f option."
+            "WARN: --avg-total and --avg-self options are ignored when used with -f option."
         )?;
     } else if opts.avg_total {
         avg = AvgMode::Total;
     } else if opts.avg_self {
         avg = AvgMode::Self_;
     }
+    for d in &data.damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    let mode = setup_filters(data, &opts.walk, out)?;
     let keys_text = if opts.task {
         opts.sort.clone().unwrap_or_else(|| "total".into())
     } else {
         convert_keys(opts.sort.as_deref(), avg)
     };
     let Some(keys) = parse_keys(&keys_text, opts.task) else {
-        return Err(usage(format!(
-            "invalid sort key: {}",
-            opts.sort.as_deref().unwrap_or("")
-        )));
+        let k = opts.sort.as_deref().unwrap_or("");
+        return fail(out, format!("Usage: invalid sort key: {k}\n"));
     };
     let fields = if opts.task {
         setup_fields(
@@ -507,22 +521,20 @@ pub fn report(
                 Field::TaskFuncs,
             ],
             &TASK_FIELDS,
-        )?
+        )
     } else {
         let defaults: &[Field] = match avg {
             AvgMode::None => &[Field::Total, Field::Self_, Field::Call],
             AvgMode::Total => &[Field::TotalAvg, Field::TotalMin, Field::TotalMax],
             AvgMode::Self_ => &[Field::SelfAvg, Field::SelfMin, Field::SelfMax],
         };
-        setup_fields(opts.fields.as_deref(), defaults, &FIELDS)?
+        setup_fields(opts.fields.as_deref(), defaults, &FIELDS)
     };
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let (mode, msg) = setup_filters(data, &opts.walk);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    // uftrace checks the fields after the walk: nothing is printed before
+    let fields = match fields {
+        Ok(f) => f,
+        Err(m) => return fail(out, m),
+    };
     let data: &UftraceData = data;
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut buf = Vec::new();

@@ -73,10 +73,7 @@ pub fn graphviz(
     for d in &data.damage {
         writeln!(warn, "uftrace: {d}")?;
     }
-    let (mode, msg) = setup_filters(data, &opts.walk);
-    if let Some(m) = msg {
-        writeln!(warn, "uftrace: {m}")?;
-    }
+    let mode = setup_filters(data, &opts.walk, out)?;
     let data: &UftraceData = data;
     let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
     let mut b = Vec::new();

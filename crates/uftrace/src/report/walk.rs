@@ -90,11 +90,18 @@ impl WalkOptions {
 }
 
 /// Install the `-F/-N/-T` items of `opts` in the recording's filter tables
-/// and return the resulting filter mode. Returns `Err(text)` with uftrace's
-/// message when no item matched a symbol (uftrace prints it and goes on).
-pub fn setup_filters(data: &mut UftraceData, opts: &WalkOptions) -> (FilterMode, Option<String>) {
+/// and return the resulting filter mode, as uftrace's
+/// `fstack_setup_filters`. When the filters add no entry to the tables (or
+/// the triggers no new one), uftrace prints `Usage: failed to set filter
+/// or trigger: ...` on stdout and goes on; so does this, on `out`. (A
+/// filter that matches nothing in a recording with argument specs does not
+/// count as failed: uftrace counts every entry of the tables.)
+pub fn setup_filters(
+    data: &mut UftraceData,
+    opts: &WalkOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<FilterMode> {
     let mut mode = FilterMode::None;
-    let mut failed = false;
     let mut apply = |modes: Vec<FilterMode>| {
         for m in modes {
             if m == FilterMode::In {
@@ -104,31 +111,38 @@ pub fn setup_filters(data: &mut UftraceData, opts: &WalkOptions) -> (FilterMode,
             }
         }
     };
+    let count = |d: &UftraceData| -> usize {
+        d.sessions
+            .sessions
+            .iter()
+            .map(|s| s.filters.entries.len())
+            .sum()
+    };
+    let mut failed = false;
+    let mut n = 0;
     if let Some(f) = &opts.filter {
-        let modes = data.add_triggers(f, trig::FILTER, opts.pattern, false);
-        if modes.is_empty() {
-            failed = true;
-        }
-        apply(modes);
+        apply(data.add_triggers(f, trig::FILTER, opts.pattern, false));
+        n = count(data);
+        failed = n == 0;
     }
-    if let Some(t) = &opts.trigger {
-        let modes = data.add_triggers(t, 0, opts.pattern, false);
-        apply(modes);
+    if let (Some(t), false) = (&opts.trigger, failed) {
+        apply(data.add_triggers(t, 0, opts.pattern, false));
+        failed = count(data) == n;
     }
-    let msg = failed.then(|| {
-        let mut m = String::from("failed to set filter or trigger: ");
+    if failed {
+        out.write_all(b"Usage: failed to set filter or trigger: ")?;
         let mut or = "";
         if let Some(f) = &opts.filter {
-            m.push_str(f);
+            out.write_all(f.as_bytes())?;
             or = " or ";
         }
         if let Some(t) = &opts.trigger {
-            m.push_str(or);
-            m.push_str(t);
+            out.write_all(or.as_bytes())?;
+            out.write_all(t.as_bytes())?;
         }
-        m
-    });
-    (mode, msg)
+        out.write_all(b"\n")?;
+    }
+    Ok(mode)
 }
 
 /// One frame of a task's function stack (`struct uftrace_fstack`).
