@@ -51,6 +51,7 @@ struct Case {
     task: bool,
     func: Option<String>,
     sample_time: Option<u64>,
+    no_args: bool,
 }
 
 fn case(args: &str, f: impl FnOnce(&mut Case)) -> Case {
@@ -91,6 +92,7 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> (Vec<u8>, bool) {
         "dump" if c.args.iter().any(|a| a == "--chrome") => {
             let opts = ChromeOptions {
                 walk,
+                show_args: !c.no_args,
                 ..ChromeOptions::default()
             };
             chrome(&mut data, &opts, &mut out, &mut warn)
@@ -112,7 +114,7 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> (Vec<u8>, bool) {
         "dump" => {
             let opts = DumpOptions {
                 walk,
-                show_args: true,
+                show_args: !c.no_args,
             };
             dump(&mut data, &opts, &mut out, &mut warn)
         }
@@ -187,6 +189,8 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
             v.push((c, case(&x("-t 2us"), |c| c.walk.time_filter = 2000)));
         }
     }
+    v.push(("dump", case("--no-args", |c| c.no_args = true)));
+    v.push(("dump", case("--chrome --no-args", |c| c.no_args = true)));
     v.push((
         "dump",
         case("--flame-graph --sample-time 10us", |c| {
