@@ -112,6 +112,15 @@ pub struct TextOptions {
     /// Time zone for local times, as a `TZ` value (`UTC`,
     /// `Europe/Paris`...); `None`: the process's (`TZ`, `/etc/localtime`).
     pub timezone: Option<String>,
+    /// Rendering threads: `None` picks by the number of cores; `Some(1)`
+    /// renders on the printing thread; `Some(n)` uses `n` workers for each
+    /// stream whose packets can be decoded independently. The output is
+    /// the same in every case.
+    pub threads: Option<usize>,
+    /// Bytes of packets per work unit when a stream is rendered by several
+    /// workers (default 4 MiB; small values exercise the machinery in
+    /// tests).
+    pub segment_bytes: Option<u64>,
 }
 
 impl TextOptions {
@@ -1138,6 +1147,8 @@ struct Chunk {
     raw: Vec<u8>,
     /// The error that stopped the stream, after the items.
     error: Option<StreamError>,
+    /// The last chunk of a segment (see [`Feed::Segments`]).
+    seg_end: bool,
 }
 
 /// Items per chunk.
@@ -1156,10 +1167,15 @@ struct Renderer<'d> {
 }
 
 impl<'d> Renderer<'d> {
-    fn new(t: &'d Trace, g: &fs::StreamGroup, names: Names) -> Self {
+    /// A renderer of the packets `range` of stream `g`.
+    fn new(t: &'d Trace, g: &fs::StreamGroup, names: Names, range: std::ops::Range<usize>) -> Self {
         let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
-        let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets.clone());
+        let start = range.start;
+        let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets[range].to_vec());
         dec.set_quirks(t.quirks.lttng_crash, t.quirks.lttng_event_after_packet);
+        if start > 0 {
+            dec.set_previous(Some(g.packets[start - 1].info));
+        }
         Renderer {
             dec,
             pcp: FieldPrinter::new(names, true),
@@ -1240,6 +1256,13 @@ impl<'d> Renderer<'d> {
 enum Feed<'d> {
     Local(Box<Renderer<'d>>),
     Remote(std::sync::mpsc::Receiver<Chunk>),
+    /// Segments of consecutive packets rendered by several workers:
+    /// segment `i` comes from `workers[i % workers.len()]`.
+    Segments {
+        workers: Vec<std::sync::mpsc::Receiver<Chunk>>,
+        cur: usize,
+        count: usize,
+    },
 }
 
 /// One data stream: its rendered items and babeltrace2's message queue.
@@ -1287,6 +1310,24 @@ impl Rt<'_> {
                     Ok(c) => self.chunk = c,
                     Err(_) => return Ok(None),
                 },
+                Feed::Segments {
+                    workers,
+                    cur,
+                    count,
+                } => {
+                    if self.chunk.seg_end {
+                        *cur += 1;
+                        self.chunk.seg_end = false;
+                    }
+                    if *cur >= *count {
+                        return Ok(None);
+                    }
+                    let k = workers.len();
+                    match workers[*cur % k].recv() {
+                        Ok(c) => self.chunk = c,
+                        Err(_) => return Ok(None),
+                    }
+                }
             }
             self.next = 0;
         }
@@ -1303,6 +1344,63 @@ fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>) {
             break;
         }
     }
+}
+
+/// A segment worker: render segments `w`, `w + k`, ... of a stream (their
+/// packet ranges in `segs`), each ending with a `seg_end` chunk; only the
+/// last segment keeps the stream's end.
+fn segment_worker<'d>(
+    t: &'d Trace,
+    g: &'d fs::StreamGroup,
+    names: Names,
+    segs: Vec<std::ops::Range<usize>>,
+    w: usize,
+    k: usize,
+    tx: std::sync::mpsc::SyncSender<Chunk>,
+) {
+    let n = segs.len();
+    let mut i = w;
+    while i < n {
+        let mut r = Renderer::new(t, g, names, segs[i].clone());
+        loop {
+            let mut c = Chunk::default();
+            r.fill(&mut c, CHUNK);
+            let stop = r.done;
+            if stop {
+                if i + 1 < n {
+                    c.items.retain(|it| !matches!(it.kind, RawKind::End));
+                }
+                c.seg_end = true;
+            }
+            let failed = c.error.is_some();
+            if tx.send(c).is_err() || failed {
+                return;
+            }
+            if stop {
+                break;
+            }
+        }
+        i += k;
+    }
+}
+
+/// Cut a stream's packets into segments of about `bytes` bytes.
+fn segments(packets: &[crate::stream::PacketEntry], bytes: u64) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut acc = 0u64;
+    for (i, p) in packets.iter().enumerate() {
+        acc += p.total_bytes;
+        if acc >= bytes {
+            out.push(start..i + 1);
+            start = i + 1;
+            acc = 0;
+        }
+    }
+    if start < packets.len() || out.is_empty() {
+        out.push(start..packets.len());
+    }
+    out
 }
 
 /// babeltrace2's message batch size (`MSG_BATCH_SIZE`).
@@ -1790,11 +1888,24 @@ impl<'t> Printer<'t> {
         // Streams are rendered on worker threads when there is a core to
         // spare (the printer thread keeps babeltrace2's order and state).
         let parallel = nstreams <= 256
-            && std::thread::available_parallelism()
-                .map(|n| n.get() > 1)
-                .unwrap_or(false)
-            && std::env::var_os("TRACEMUX_THREADS").is_none_or(|v| v != "1");
+            && self.opts.threads != Some(1)
+            && (self.opts.threads.is_some()
+                || std::thread::available_parallelism()
+                    .map(|n| n.get() > 1)
+                    .unwrap_or(false));
         let names = self.opts.names;
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(16);
+        let total_bytes: u64 = traces
+            .iter()
+            .flat_map(|t| t.streams.iter())
+            .flat_map(|g| g.packets.iter())
+            .map(|p| p.total_bytes)
+            .sum();
+        let forced = self.opts.threads.filter(|&n| n > 1).map(|n| n.min(16));
+        let seg_bytes = self.opts.segment_bytes.unwrap_or(4 << 20).max(1);
         std::thread::scope(|sc| {
             let mut rts: Vec<Rt<'_>> = Vec::new();
             let mut pool_base = 0;
@@ -1814,13 +1925,44 @@ impl<'t> Printer<'t> {
                             .iter()
                             .map(|s| s.events.len())
                             .sum::<usize>();
-                    let renderer = Renderer::new(t, g, names);
-                    let feed = if parallel {
+                    // Workers for this stream: by its share of the data,
+                    // when its packets can be decoded independently.
+                    let share = g.packets.iter().map(|p| p.total_bytes).sum::<u64>();
+                    let k = if parallel
+                        && t.prog
+                            .streams
+                            .get(g.class)
+                            .is_some_and(|s| s.packets_independent(&t.prog))
+                    {
+                        forced.unwrap_or_else(|| {
+                            ((cores as u64 * share).div_ceil(total_bytes.max(1)) as usize)
+                                .clamp(1, cores)
+                        })
+                    } else {
+                        1
+                    };
+                    let segs = segments(&g.packets, seg_bytes);
+                    let feed = if parallel && k > 1 && segs.len() > 1 {
+                        let mut workers = Vec::with_capacity(k);
+                        for w in 0..k {
+                            // A whole segment may wait in the channel.
+                            let (tx, rx) = std::sync::mpsc::sync_channel(64);
+                            let segs = segs.clone();
+                            sc.spawn(move || segment_worker(t, g, names, segs, w, k, tx));
+                            workers.push(rx);
+                        }
+                        Feed::Segments {
+                            workers,
+                            cur: 0,
+                            count: segs.len(),
+                        }
+                    } else if parallel {
+                        let renderer = Renderer::new(t, g, names, 0..g.packets.len());
                         let (tx, rx) = std::sync::mpsc::sync_channel(2);
                         sc.spawn(move || render_worker(renderer, tx));
                         Feed::Remote(rx)
                     } else {
-                        Feed::Local(Box::new(renderer))
+                        Feed::Local(Box::new(Renderer::new(t, g, names, 0..g.packets.len())))
                     };
                     rts.push(Rt {
                         feed,

@@ -92,30 +92,43 @@ fn every_trace_every_variant() {
             let Some(expected) = read_ref(d, name) else {
                 continue;
             };
-            let mut out = Vec::new();
-            let mut err = Vec::new();
-            let r = report(&[d.join("trace")], &opts, &mut out, &mut err);
-            checked += 1;
-            let tag = format!("{}/{name}", d.file_name().unwrap().to_string_lossy());
-            if let Err(e) = r {
-                bad.push(format!("{tag}: error {e}"));
-                continue;
-            }
-            if out != expected {
-                let n = String::from_utf8_lossy(&expected)
-                    .lines()
-                    .zip(String::from_utf8_lossy(&out).lines())
-                    .position(|(a, b)| a != b)
-                    .map(|i| i + 1);
-                bad.push(format!("{tag}: stdout differs (first at line {n:?})"));
-            }
-            let exp_err = std::fs::read(d.join(format!("{name}.stderr"))).unwrap_or_default();
-            if strip_stream_names(&exp_err) != strip_stream_names(&err) {
-                bad.push(format!("{tag}: stderr differs"));
+            // Rendering on one thread, on workers, and on several workers
+            // per stream with one packet per work unit: the same output.
+            let modes = [(Some(1), None), (None, None), (Some(3), Some(1))];
+            for (threads, seg) in modes {
+                let opts = TextOptions {
+                    threads,
+                    segment_bytes: seg,
+                    ..opts.clone()
+                };
+                let mut out = Vec::new();
+                let mut err = Vec::new();
+                let r = report(&[d.join("trace")], &opts, &mut out, &mut err);
+                checked += 1;
+                let tag = format!(
+                    "{}/{name} (threads {threads:?})",
+                    d.file_name().unwrap().to_string_lossy()
+                );
+                if let Err(e) = r {
+                    bad.push(format!("{tag}: error {e}"));
+                    continue;
+                }
+                if out != expected {
+                    let n = String::from_utf8_lossy(&expected)
+                        .lines()
+                        .zip(String::from_utf8_lossy(&out).lines())
+                        .position(|(a, b)| a != b)
+                        .map(|i| i + 1);
+                    bad.push(format!("{tag}: stdout differs (first at line {n:?})"));
+                }
+                let exp_err = std::fs::read(d.join(format!("{name}.stderr"))).unwrap_or_default();
+                if strip_stream_names(&exp_err) != strip_stream_names(&err) {
+                    bad.push(format!("{tag}: stderr differs"));
+                }
             }
         }
     }
-    assert!(checked >= 56, "only {checked} variants checked");
+    assert!(checked >= 3 * 56, "only {checked} variants checked");
     assert!(
         bad.is_empty(),
         "{} of {checked} differ:\n{}",
