@@ -63,6 +63,7 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// A tree with only its root, named `root_name`.
     pub fn new(root_name: &str, sess: Option<usize>) -> Tree {
         Tree {
             nodes: vec![Node {
@@ -93,14 +94,17 @@ pub struct Forest {
 }
 
 impl Forest {
+    /// The trees; node ids start at 1.
     pub fn new(trees: Vec<Tree>) -> Forest {
         Forest { trees, next_id: 1 }
     }
 
+    /// The node `r`.
     pub fn node(&self, r: NodeRef) -> &Node {
         &self.trees[r.0].nodes[r.1]
     }
 
+    /// The node `r`, mutable.
     pub fn node_mut(&mut self, r: NodeRef) -> &mut Node {
         &mut self.trees[r.0].nodes[r.1]
     }

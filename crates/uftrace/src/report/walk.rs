@@ -182,11 +182,14 @@ pub fn setup_filters(
 
 /// A merged walk: the [`Merger`] plus the [`Stacks`] it feeds.
 pub struct Walk<'d> {
+    /// The records of all tasks and perf files in time order.
     pub merger: Merger<'d>,
+    /// The stacks the records go through.
     pub stacks: Stacks<'d>,
 }
 
 impl<'d> Walk<'d> {
+    /// The walk over every task of `data` (after [`setup_filters`]).
     pub fn new(data: &'d UftraceData, opts: &WalkOptions, filter_mode: FilterMode) -> Walk<'d> {
         let mo = MergeOptions {
             time_filter: opts.time_filter,

@@ -80,6 +80,7 @@ pub struct Rec {
 }
 
 impl Rec {
+    /// The record of a merged item.
     pub fn of(it: &Item<'_>) -> Rec {
         Rec {
             kind: it.rec.kind,
@@ -173,7 +174,9 @@ fn build_fixups(data: &UftraceData) -> Vec<Vec<(u64, u64, Fixup)>> {
 
 /// The stacks of all tasks plus uftrace's global filter state.
 pub struct Stacks<'d> {
+    /// The recording.
     pub data: &'d UftraceData,
+    /// Per task, in the order of [`UftraceData::tasks`].
     pub tasks: Vec<TaskState>,
     max_stack: i32,
     depth: i32,
