@@ -275,12 +275,18 @@ fn reports() {
             },
         ),
     ];
+    let full = ("report-demangle-full", ReportOptions::default());
     for dir in recordings() {
-        for (name, opts) in &cases {
+        for (name, opts) in cases.iter().chain([&full]) {
             let Some(want) = expected(&dir, name) else {
                 continue;
             };
-            let mut data = open(&dir, Demangle::Simple);
+            let dm = if name.ends_with("demangle-full") {
+                Demangle::Full
+            } else {
+                Demangle::Simple
+            };
+            let mut data = open(&dir, dm);
             let mut out = Vec::new();
             let mut warn = Vec::new();
             report(&mut data, opts, &mut out, &mut warn).expect("report");
@@ -300,11 +306,15 @@ fn graphs() {
         passes: 0,
     };
     for dir in recordings() {
-        for (name, func) in [("graph", None), ("graph-main", Some("main"))] {
+        for (name, func, dm) in [
+            ("graph", None, Demangle::Simple),
+            ("graph-main", Some("main"), Demangle::Simple),
+            ("graph-demangle-full", None, Demangle::Full),
+        ] {
             let Some(want) = expected(&dir, name) else {
                 continue;
             };
-            let mut data = open(&dir, Demangle::Simple);
+            let mut data = open(&dir, dm);
             let opts = GraphOptions {
                 func: func.map(String::from),
                 ..GraphOptions::default()
