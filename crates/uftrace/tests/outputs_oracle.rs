@@ -52,6 +52,7 @@ struct Case {
     func: Option<String>,
     sample_time: Option<u64>,
     no_args: bool,
+    demangle: Option<Demangle>,
 }
 
 fn case(args: &str, f: impl FnOnce(&mut Case)) -> Case {
@@ -81,7 +82,7 @@ fn uftrace(dir: &Path, cmd: &str, c: &Case) -> Option<(Vec<u8>, Option<bool>)> {
 /// Our output and whether it succeeded.
 fn ours(dir: &Path, cmd: &str, c: &Case) -> (Vec<u8>, bool) {
     let o = OpenOptions {
-        demangle: Demangle::Simple,
+        demangle: c.demangle.unwrap_or(Demangle::Simple),
         strict: false,
     };
     let mut data = UftraceData::open(dir, o).expect("open");
@@ -190,6 +191,23 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
         }
     }
     v.push(("dump", case("--no-args", |c| c.no_args = true)));
+    for (cmd, d) in [
+        ("dump", "no"),
+        ("dump --chrome", "full"),
+        ("dump --flame-graph", "full"),
+        ("report", "no"),
+        ("report", "full"),
+        ("graph", "no"),
+        ("graph", "full"),
+    ] {
+        let (c, extra) = cmd.split_once(' ').unwrap_or((cmd, ""));
+        v.push((
+            c,
+            case(&format!("{extra} --demangle={d}"), |c| {
+                c.demangle = Demangle::parse(d)
+            }),
+        ));
+    }
     v.push(("dump", case("--chrome --no-args", |c| c.no_args = true)));
     v.push((
         "dump",
