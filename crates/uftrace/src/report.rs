@@ -684,12 +684,14 @@ fn insert_sym(
 ) {
     let sym = st.symbol(ti, time, addr);
     func_size[ti] = sym.map(|s| s.size);
-    name.clear();
     match sym {
-        Some(s) => name.extend_from_slice(s.name.as_bytes()),
-        None => unknown_name(name, addr),
+        Some(s) => rows.update(st, ti, s.name.as_bytes(), func_size[ti]),
+        None => {
+            name.clear();
+            unknown_name(name, addr);
+            rows.update(st, ti, name, func_size[ti]);
+        }
     }
-    rows.update(st, ti, name, func_size[ti]);
 }
 
 /// The rows of `--task` (uftrace's `report_task`), and each task's name.

@@ -268,12 +268,15 @@ fn replay_func(
     if no_libcall && sym.is_some_and(|s| s.is_plt()) {
         return;
     }
-    name.clear();
     match sym {
-        Some(s) => name.extend_from_slice(s.name.as_bytes()),
-        None => unknown_name(name, r.addr),
+        // the name is borrowed from the recording: no copy per record
+        Some(s) => ops.task_rstack(st, ti, s.name.as_bytes(), r, blob),
+        None => {
+            name.clear();
+            unknown_name(name, r.addr);
+            ops.task_rstack(st, ti, name, r, blob);
+        }
     }
-    ops.task_rstack(st, ti, name, r, blob);
 }
 
 /// Exits of the functions still running at the end, at each task's last
