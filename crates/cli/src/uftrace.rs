@@ -29,6 +29,109 @@ pub enum UftraceCmd {
     Report(Box<ReplayArgs>),
     /// What the recording says about itself, as `uftrace info` prints it.
     Info(InfoArgs),
+    /// The records, as `uftrace dump` prints them (--records, the default),
+    /// or as Chrome trace JSON, flame-graph stacks or a graphviz call graph.
+    Dump(Box<DumpArgs>),
+    /// Time per function, as `uftrace report` prints it; with --graph, the
+    /// call graph, as `uftrace graph [FUNC]` prints it.
+    Stats(Box<StatsArgs>),
+}
+
+/// Filters shared by dump and stats (uftrace's common options).
+#[derive(Args, Debug)]
+pub struct WalkArgs {
+    /// Only functions matching FUNC (regex) and what they call.
+    #[arg(short = 'F', long = "filter", value_name = "FUNC")]
+    pub filter: Vec<String>,
+    /// Hide functions matching FUNC and what they call.
+    #[arg(short = 'N', long = "notrace", value_name = "FUNC")]
+    pub notrace: Vec<String>,
+    /// Triggers (FUNC@depth=N, ...).
+    #[arg(short = 'T', long = "trigger", value_name = "TRIGGER")]
+    pub trigger: Vec<String>,
+    /// Maximum call depth.
+    #[arg(short = 'D', long = "depth", value_name = "DEPTH")]
+    pub depth: Option<String>,
+    /// Hide functions that ran shorter than TIME (e.g. 10us).
+    #[arg(short = 't', long = "time-filter", value_name = "TIME")]
+    pub time_filter: Option<String>,
+    /// Only these threads (comma-separated TIDs).
+    #[arg(long = "tid", value_name = "TID")]
+    pub tid: Vec<String>,
+    /// Hide library calls.
+    #[arg(long)]
+    pub no_libcall: bool,
+    /// Hide events.
+    #[arg(long)]
+    pub no_event: bool,
+    /// Hide schedule events.
+    #[arg(long)]
+    pub no_sched: bool,
+    /// C++ names: full, simple (default) or no.
+    #[arg(long, value_name = "MODE", require_equals = true)]
+    pub demangle: Option<String>,
+    /// How -F/-N/-T patterns match: regex (default) or glob.
+    #[arg(long = "match", value_name = "TYPE", require_equals = true)]
+    pub pattern: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    /// The uftrace.data directory.
+    pub trace: PathBuf,
+    /// Every record (`uftrace dump`; the default).
+    #[arg(long, group = "what")]
+    pub records: bool,
+    /// Chrome trace JSON (`uftrace dump --chrome`).
+    #[arg(long, group = "what")]
+    pub chrome: bool,
+    /// Flame-graph stacks (`uftrace dump --flame-graph`).
+    #[arg(long, group = "what")]
+    pub flame_graph: bool,
+    /// A graphviz call graph (`uftrace dump --graphviz`).
+    #[arg(long, group = "what")]
+    pub graphviz: bool,
+    /// Do not show arguments and return values.
+    #[arg(long)]
+    pub no_args: bool,
+    #[command(flatten)]
+    pub walk: WalkArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// The uftrace.data directory.
+    pub trace: PathBuf,
+    /// The call graph of FUNC (`--graph=FUNC`; of the whole recording
+    /// without FUNC), as `uftrace graph [FUNC]`.
+    #[arg(
+        long,
+        value_name = "FUNC",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = ""
+    )]
+    pub graph: Option<String>,
+    /// Sort keys: total, self, call, func, total-avg, self-max... (`uftrace report -s`).
+    #[arg(short = 's', long = "sort", value_name = "KEY[,KEY]...")]
+    pub sort: Option<String>,
+    /// Show average/min/max of total time.
+    #[arg(long)]
+    pub avg_total: bool,
+    /// Show average/min/max of self time.
+    #[arg(long)]
+    pub avg_self: bool,
+    /// Output fields (`uftrace report -f` / `uftrace graph -f`).
+    #[arg(short = 'f', long = "output-fields", value_name = "FIELD")]
+    pub fields: Option<String>,
+    /// Per-task table (`uftrace report --task`).
+    #[arg(long)]
+    pub task: bool,
+    /// As uftrace 0.13 treats it: not an option (a warning, then the plain report).
+    #[arg(long)]
+    pub threads: bool,
+    #[command(flatten)]
+    pub walk: WalkArgs,
 }
 
 /// `uftrace replay`'s options.
@@ -111,6 +214,8 @@ impl Loader for MapLoader {
 
 /// Options that take the next argument as their value.
 const WITH_VALUE: &[&str] = &[
+    "-s",
+    "--sort",
     "-f",
     "--output-fields",
     "-F",
@@ -149,6 +254,8 @@ pub fn main(argv: Vec<OsString>) -> std::process::ExitCode {
     let trace = match &cli.cmd {
         UftraceCmd::Report(a) => a.trace.clone(),
         UftraceCmd::Info(a) => a.trace.clone(),
+        UftraceCmd::Dump(a) => a.trace.clone(),
+        UftraceCmd::Stats(a) => a.trace.clone(),
     };
     let raw = raw_options(&argv, &trace);
     crate::finish(run(cli, &raw))
@@ -172,7 +279,165 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
             };
             r.map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
         }
+        UftraceCmd::Dump(a) => {
+            let walk = walk_options(&a.walk, raw);
+            let mut data = open(&a.trace, &a.walk)?;
+            let r = if a.chrome {
+                let o = tracemux_uftrace::chrome::ChromeOptions {
+                    walk,
+                    show_args: !a.no_args,
+                    ..Default::default()
+                };
+                tracemux_uftrace::chrome::chrome(&mut data, &o, &mut out, &mut warn)
+            } else if a.flame_graph {
+                let o = tracemux_uftrace::flame::FlameOptions {
+                    walk,
+                    sample_time: None,
+                };
+                tracemux_uftrace::flame::flame_graph(&mut data, &o, &mut out, &mut warn)
+            } else if a.graphviz {
+                let o = tracemux_uftrace::graph::graphviz::GraphvizOptions {
+                    walk,
+                    ..Default::default()
+                };
+                tracemux_uftrace::graph::graphviz::graphviz(&mut data, &o, &mut out, &mut warn)
+            } else {
+                let o = tracemux_uftrace::dump::DumpOptions {
+                    walk,
+                    show_args: !a.no_args,
+                };
+                tracemux_uftrace::dump::dump(&mut data, &o, &mut out, &mut warn)
+            };
+            return finish_output(r, out, &a.trace);
+        }
+        UftraceCmd::Stats(a) => {
+            let walk = walk_options(&a.walk, raw);
+            let mut data = open(&a.trace, &a.walk)?;
+            let r = match &a.graph {
+                Some(func) => {
+                    let o = tracemux_uftrace::graph::GraphOptions {
+                        walk,
+                        func: (!func.is_empty()).then(|| func.clone()),
+                        fields: a.fields.clone(),
+                    };
+                    tracemux_uftrace::graph::graph(&mut data, &o, &mut out, &mut warn)
+                }
+                None => {
+                    let o = tracemux_uftrace::report::ReportOptions {
+                        walk,
+                        sort: a.sort.clone(),
+                        avg_total: a.avg_total,
+                        avg_self: a.avg_self,
+                        fields: a.fields.clone(),
+                        task: a.task,
+                        threads: a.threads,
+                    };
+                    tracemux_uftrace::report::report(&mut data, &o, &mut out, &mut warn)
+                }
+            };
+            return finish_output(r, out, &a.trace);
+        }
     }
     out.flush()?;
     Ok(Outcome::Ok)
+}
+
+/// A usage error (`InvalidInput`) was already printed the way uftrace
+/// prints it: exit 1 without a message of ours.
+fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<Outcome> {
+    match r {
+        Ok(()) => {
+            out.flush()?;
+            Ok(Outcome::Ok)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            out.flush()?;
+            std::process::exit(1);
+        }
+        Err(e) => {
+            let _ = out.flush();
+            Err(anyhow!("{}: {}", trace.display(), e))
+        }
+    }
+}
+
+fn open(trace: &Path, w: &WalkArgs) -> Result<tracemux_uftrace::UftraceData> {
+    let demangle = match w.demangle.as_deref() {
+        Some(m) => tracemux_uftrace::Demangle::parse(m)
+            .ok_or_else(|| anyhow!("--demangle: unknown mode '{m}' (full, simple, no)"))?,
+        None => tracemux_uftrace::Demangle::Simple,
+    };
+    let oo = tracemux_uftrace::OpenOptions {
+        demangle,
+        strict: false,
+    };
+    tracemux_uftrace::UftraceData::open_with(trace, oo, &MapLoader)
+        .map_err(|e| anyhow!("{}: {}", trace.display(), e))
+}
+
+/// uftrace's common options; `-F`/`-N` keep their command-line order.
+fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk::WalkOptions {
+    let mut filter: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        let a = raw[i].as_str();
+        let (key, inline) = match a.split_once('=') {
+            Some((k, v)) if k.starts_with("--") => (k, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let neg = matches!(key, "-N" | "--notrace");
+        if neg || matches!(key, "-F" | "--filter") {
+            let v = match inline {
+                Some(v) => Some(v),
+                None => {
+                    i += 1;
+                    raw.get(i).cloned()
+                }
+            };
+            if let Some(v) = v {
+                filter.push(if neg { format!("!{v}") } else { v });
+            }
+        } else if let Some(v) = a.strip_prefix("-F").or_else(|| a.strip_prefix("-N")) {
+            // -FNAME / -NNAME
+            if !v.is_empty() && !a.starts_with("--") {
+                filter.push(if a.starts_with("-N") {
+                    format!("!{v}")
+                } else {
+                    v.to_string()
+                });
+            }
+        }
+        i += 1;
+    }
+    let mut o = tracemux_uftrace::report::walk::WalkOptions {
+        filter: (!filter.is_empty()).then(|| filter.join(";")),
+        trigger: (!w.trigger.is_empty()).then(|| w.trigger.join(";")),
+        no_libcall: w.no_libcall,
+        no_event: w.no_event,
+        no_sched: w.no_sched,
+        ..Default::default()
+    };
+    if let Some(d) = &w.depth {
+        let d: i64 = d.trim().parse().unwrap_or(0);
+        if d > 0 && d < 65535 {
+            o.depth = d as i32;
+        }
+    }
+    if let Some(t) = &w.time_filter {
+        o.time_filter = tracemux_uftrace::argspec::parse_time(t, 3);
+    }
+    if !w.tid.is_empty() {
+        let mut tids = Vec::new();
+        for t in &w.tid {
+            tids.extend(
+                t.split([',', ';', ':'])
+                    .filter_map(|x| x.trim().parse::<i32>().ok()),
+            );
+        }
+        o.tids = Some(tids);
+    }
+    if w.pattern.as_deref() == Some("glob") {
+        o.pattern = tracemux_uftrace::PatternType::Glob;
+    }
+    o
 }
