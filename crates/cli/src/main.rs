@@ -26,12 +26,22 @@ EXAMPLES:
                                           several files merged by time
   tracemux report --json trace.dat        one JSON object per event
   tracemux info trace.dat                 everything the file says about itself
-  tracemux dump --options trace.dat       the stored options, like trace-cmd dump --options";
+  tracemux dump --options trace.dat       the stored options, like trace-cmd dump --options
+  tracemux report lttng-session/          a CTF trace, exactly as babeltrace2 prints it
+  tracemux report --clock-seconds --names=all ctf-trace/
+                                          babeltrace2's options apply to CTF traces
+  tracemux report -f time,tid uftrace.data
+                                          a uftrace recording, exactly as uftrace replay prints it
+  tracemux stats -s call uftrace.data     uftrace report; --graph=FUNC for uftrace graph
+  tracemux report TRACE --help            the options that apply to TRACE's format";
 
 /// Read, print and convert Linux trace files.
 ///
-/// tracemux reads trace-cmd's trace.dat (v6 and v7) today; CTF, uftrace and
-/// legacy LTT inputs are recognised and reported as not supported yet.
+/// tracemux reads trace-cmd's trace.dat (v6, v7), CTF 1.8 and CTF 2
+/// traces, uftrace data directories and legacy LTT traces, recognised by
+/// content, and prints each as its native tool does (trace-cmd report,
+/// babeltrace2, uftrace). The options shown here are trace-cmd's; with a
+/// CTF trace babeltrace2's apply, with a uftrace.data directory uftrace's.
 #[derive(Parser, Debug)]
 #[command(name = "tracemux", version, after_help = EXAMPLES)]
 struct Cli {
@@ -41,7 +51,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Print the events of a trace, as the native tool does.
+    /// Print the events of a trace, as the native tool does (options for other formats: `tracemux report TRACE --help`).
     Report(report::ReportArgs),
     /// Summarise a trace: format, version, buffers, options, sections, events.
     Info(InfoArgs),
