@@ -1,8 +1,10 @@
 //! The command line for CTF traces (CTF 1.8 and CTF 2): babeltrace2's
 //! options, with the meaning and output of babeltrace2 2.0.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
@@ -84,15 +86,41 @@ pub struct CtfStatsArgs {
     pub strict: bool,
 }
 
-/// Memory-maps the stream files.
-struct MapLoader;
+/// Memory-maps the stream files, and drops the pages the reader is done
+/// with (flat resident memory whatever the trace size).
+#[derive(Default)]
+struct MapLoader {
+    /// The maps, by normalised path.
+    maps: std::sync::Mutex<HashMap<PathBuf, Arc<crate::open::Mapped>>>,
+}
+
+/// A map shared by the reader and the [`MapLoader`].
+struct SharedMap(Arc<crate::open::Mapped>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 impl Loader for MapLoader {
     fn load(&self, path: &Path) -> std::io::Result<FileBytes> {
         match crate::open::map(path) {
-            Ok(crate::open::Mapped::Map(m)) => Ok(Box::new(m)),
-            Ok(crate::open::Mapped::Empty) => Ok(Box::new(Vec::<u8>::new())),
+            Ok(m) => {
+                let m = Arc::new(m);
+                if let Ok(mut maps) = self.maps.lock() {
+                    maps.insert(tracemux_ctf::fs::normalize_path(path), m.clone());
+                }
+                Ok(Box::new(SharedMap(m)))
+            }
             Err(e) => Err(std::io::Error::other(format!("{e:#}"))),
+        }
+    }
+
+    fn release(&self, path: &Path, start: u64, end: u64) {
+        let m = self.maps.lock().ok().and_then(|m| m.get(path).cloned());
+        if let Some(m) = m {
+            m.release(start, end);
         }
     }
 }
@@ -128,8 +156,13 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     let mut out = Out::new();
     // warnings go to stderr in order with the lines printed before them
     let mut warn = WarnAfterOut::default();
-    let res =
-        tracemux_ctf::text::report_with_loader(&a.traces, &o, &MapLoader, &mut out, &mut warn);
+    let res = tracemux_ctf::text::report_with_loader(
+        &a.traces,
+        &o,
+        &MapLoader::default(),
+        &mut out,
+        &mut warn,
+    );
     out.flush()?;
     warn.flush_to_stderr();
     let s = res.map_err(|e| anyhow!("{e}"))?;
@@ -173,7 +206,7 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
             describe(&mut s, &f.dir, &tc);
         }
     }
-    let c = tracemux_ctf::stats::count_with_loader(&a.traces, a.strict, &MapLoader)
+    let c = tracemux_ctf::stats::count_with_loader(&a.traces, a.strict, &MapLoader::default())
         .map_err(|e| anyhow!("{e}"))?;
     let _ = writeln!(s, "Events\n  events                {}", c.events);
     let disc: u64 = c.streams.iter().map(|s| s.discarded_events).sum();

@@ -36,8 +36,94 @@ use crate::stream::{index_file, PacketEntry, StreamError};
 pub type FileBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
 
 /// Reads whole files (the binary maps them).
-pub trait Loader {
+///
+/// Readers call [`Loader::release`] as they consume a stream file, so that
+/// a loader that maps files can drop the pages already read and keep the
+/// resident memory flat whatever the trace size. Readers may call it from
+/// several threads at once (hence `Sync`).
+pub trait Loader: Sync {
+    /// The bytes of the file at `path`.
     fn load(&self, path: &Path) -> std::io::Result<FileBytes>;
+
+    /// The reader is done with bytes `start..end` of the file loaded from
+    /// `path` (named as [`normalize_path`] names it) for now; it may read
+    /// them again later, so the bytes must stay readable (dropping the
+    /// pages of a read-only file mapping is fine; they fault back in).
+    /// The default does nothing.
+    fn release(&self, path: &Path, start: u64, end: u64) {
+        let _ = (path, start, end);
+    }
+}
+
+/// Bytes a reader consumes before it tells the loader (see
+/// [`Loader::release`]).
+pub const RELEASE_STEP: u64 = 4 << 20;
+
+/// Tells a [`Loader`] which bytes of a stream's files were consumed, in
+/// steps of [`RELEASE_STEP`], as the packets of a stream are read in
+/// order.
+pub struct Releaser<'a> {
+    loader: &'a dyn Loader,
+    /// Paths of the stream's files (indexed like `PacketEntry::file`).
+    paths: Vec<&'a Path>,
+    /// Current file, first byte not yet released, first byte not consumed.
+    cur: Option<(usize, u64, u64)>,
+}
+
+impl<'a> Releaser<'a> {
+    /// A releaser for the files of stream `g` of trace `t`.
+    pub fn new(loader: &'a dyn Loader, t: &'a Trace, g: &StreamGroup) -> Self {
+        let paths = g
+            .files
+            .iter()
+            .filter_map(|&f| t.files.get(f).map(|x| x.0.as_path()))
+            .collect();
+        Releaser {
+            loader,
+            paths,
+            cur: None,
+        }
+    }
+
+    /// A packet of `file` starts at `offset`: the bytes of that file before
+    /// it (from the stream's previous packet on) are done.
+    pub fn packet(&mut self, file: usize, offset: u64) {
+        match self.cur {
+            Some((f, from, to)) if f == file && offset >= from => {
+                let to = to.max(offset);
+                self.cur = Some((f, from, to));
+                if to - from >= RELEASE_STEP {
+                    self.flush();
+                }
+            }
+            _ => {
+                self.flush();
+                self.cur = Some((file, offset, offset));
+            }
+        }
+    }
+
+    /// The stream ended (or stopped) at byte `end` of `file`.
+    pub fn finish(&mut self, file: usize, end: u64) {
+        self.packet(file, end);
+        self.flush();
+    }
+
+    /// Release everything consumed so far.
+    pub fn flush(&mut self) {
+        if let Some((f, from, to)) = self.cur {
+            if to > from {
+                self.release(f, from, to);
+                self.cur = Some((f, to, to));
+            }
+        }
+    }
+
+    fn release(&self, file: usize, start: u64, end: u64) {
+        if let Some(p) = self.paths.get(file) {
+            self.loader.release(p, start, end);
+        }
+    }
 }
 
 /// A [`Loader`] that reads files into memory with `std::fs::read`.
@@ -507,6 +593,8 @@ fn add_dir(trace: &mut Trace, dir: &Path, loader: &dyn Loader) -> Result<(), Err
         let fi = trace.files.len();
         let bytes: &[u8] = (*data).as_ref();
         let (packets, err) = index_file(&trace.prog, trace.tc.uuid, 0, bytes);
+        // Indexing touched every packet header: give the pages back.
+        loader.release(&norm.join(&n), 0, bytes.len() as u64);
         if let Some(e) = err {
             trace.damage.push(Damage {
                 path: norm.join(&n),

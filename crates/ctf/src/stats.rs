@@ -71,7 +71,7 @@ struct Part {
     error: Option<crate::stream::StreamError>,
 }
 
-fn count_part(dec: &mut StreamDecoder<'_>, nclasses: usize) -> Part {
+fn count_part(dec: &mut StreamDecoder<'_>, rel: &mut fs::Releaser<'_>, nclasses: usize) -> Part {
     let mut r = Part {
         per_class: vec![0; nclasses],
         ..Part::default()
@@ -88,7 +88,12 @@ fn count_part(dec: &mut StreamDecoder<'_>, nclasses: usize) -> Part {
                 }
                 r.last_clock = Some(clock);
             }
-            Ok(Step::PacketBegin { .. }) => r.packets += 1,
+            Ok(Step::PacketBegin { .. }) => {
+                r.packets += 1;
+                if let Some(pe) = dec.current_packet() {
+                    rel.packet(pe.file, pe.offset);
+                }
+            }
             Ok(Step::Discarded(d)) => match (d.packets, d.count) {
                 (true, Some(n)) => r.discarded_packets += n,
                 (false, Some(n)) => r.discarded_events += n,
@@ -102,6 +107,9 @@ fn count_part(dec: &mut StreamDecoder<'_>, nclasses: usize) -> Part {
                 break;
             }
         }
+    }
+    if let Some(pe) = dec.current_packet() {
+        rel.finish(pe.file, pe.offset.saturating_add(pe.total_bytes));
     }
     r
 }
@@ -216,7 +224,8 @@ pub fn count_with_loader(
                             if a > 0 {
                                 dec.set_previous(Some(g.packets[a - 1].info));
                             }
-                            count_part(&mut dec, nclasses)
+                            let mut rel = fs::Releaser::new(loader, t, g);
+                            count_part(&mut dec, &mut rel, nclasses)
                         })
                     })
                     .collect();

@@ -1164,11 +1164,19 @@ struct Renderer<'d> {
     pc_visible: bool,
     scope_names: bool,
     done: bool,
+    /// Gives the consumed bytes back to the loader.
+    rel: fs::Releaser<'d>,
 }
 
 impl<'d> Renderer<'d> {
     /// A renderer of the packets `range` of stream `g`.
-    fn new(t: &'d Trace, g: &fs::StreamGroup, names: Names, range: std::ops::Range<usize>) -> Self {
+    fn new(
+        t: &'d Trace,
+        g: &fs::StreamGroup,
+        names: Names,
+        range: std::ops::Range<usize>,
+        loader: &'d dyn Loader,
+    ) -> Self {
         let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
         let start = range.start;
         let mut dec = StreamDecoder::new(&t.prog, t.tc.uuid, files, g.packets[range].to_vec());
@@ -1184,6 +1192,16 @@ impl<'d> Renderer<'d> {
             pc_visible: false,
             scope_names: names.scope,
             done: false,
+            rel: fs::Releaser::new(loader, t, g),
+        }
+    }
+
+    /// The decoder stopped: release the bytes of its last packet.
+    fn stop(&mut self) {
+        self.done = true;
+        if let Some(pe) = self.dec.current_packet() {
+            let end = pe.offset.saturating_add(pe.total_bytes);
+            self.rel.finish(pe.file, end);
         }
     }
 
@@ -1203,14 +1221,19 @@ impl<'d> Renderer<'d> {
             let kind = match step {
                 Err(e) => {
                     c.error = Some(e);
-                    self.done = true;
+                    self.stop();
                     break;
                 }
-                Ok(Step::PacketBegin { clock }) => RawKind::PacketBegin(clock),
+                Ok(Step::PacketBegin { clock }) => {
+                    if let Some(pe) = self.dec.current_packet() {
+                        self.rel.packet(pe.file, pe.offset);
+                    }
+                    RawKind::PacketBegin(clock)
+                }
                 Ok(Step::PacketEnd { clock }) => RawKind::PacketEnd(clock),
                 Ok(Step::Discarded(d)) => RawKind::Discarded(d),
                 Ok(Step::End) => {
-                    self.done = true;
+                    self.stop();
                     RawKind::End
                 }
                 Ok(Step::Event { clock, class }) => {
@@ -1229,7 +1252,7 @@ impl<'d> Renderer<'d> {
                         fp.marks.truncate(m0);
                         fp.raw.truncate(r0);
                         c.error = Some(e);
-                        self.done = true;
+                        self.stop();
                         break;
                     }
                     c.items.push(Raw {
@@ -1349,8 +1372,10 @@ fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>) {
 /// A segment worker: render segments `w`, `w + k`, ... of a stream (their
 /// packet ranges in `segs`), each ending with a `seg_end` chunk; only the
 /// last segment keeps the stream's end.
+#[allow(clippy::too_many_arguments)]
 fn segment_worker<'d>(
     t: &'d Trace,
+    loader: &'d dyn Loader,
     g: &'d fs::StreamGroup,
     names: Names,
     segs: Vec<std::ops::Range<usize>>,
@@ -1361,7 +1386,7 @@ fn segment_worker<'d>(
     let n = segs.len();
     let mut i = w;
     while i < n {
-        let mut r = Renderer::new(t, g, names, segs[i].clone());
+        let mut r = Renderer::new(t, g, names, segs[i].clone(), loader);
         loop {
             let mut c = Chunk::default();
             r.fill(&mut c, CHUNK);
@@ -1549,7 +1574,7 @@ pub fn report_with_loader(
     let mut p = Printer::new(opts, &traces);
     p.begin = begin;
     p.end = end;
-    p.run(&traces, out, warn, &mut summary)?;
+    p.run(&traces, loader, out, warn, &mut summary)?;
     Ok(summary)
 }
 
@@ -1880,6 +1905,7 @@ impl<'t> Printer<'t> {
     fn run(
         &mut self,
         traces: &[Trace],
+        loader: &dyn Loader,
         out: &mut dyn Write,
         warn: &mut dyn Write,
         summary: &mut Summary,
@@ -1948,7 +1974,7 @@ impl<'t> Printer<'t> {
                             // A whole segment may wait in the channel.
                             let (tx, rx) = std::sync::mpsc::sync_channel(64);
                             let segs = segs.clone();
-                            sc.spawn(move || segment_worker(t, g, names, segs, w, k, tx));
+                            sc.spawn(move || segment_worker(t, loader, g, names, segs, w, k, tx));
                             workers.push(rx);
                         }
                         Feed::Segments {
@@ -1957,12 +1983,18 @@ impl<'t> Printer<'t> {
                             count: segs.len(),
                         }
                     } else if parallel {
-                        let renderer = Renderer::new(t, g, names, 0..g.packets.len());
+                        let renderer = Renderer::new(t, g, names, 0..g.packets.len(), loader);
                         let (tx, rx) = std::sync::mpsc::sync_channel(2);
                         sc.spawn(move || render_worker(renderer, tx));
                         Feed::Remote(rx)
                     } else {
-                        Feed::Local(Box::new(Renderer::new(t, g, names, 0..g.packets.len())))
+                        Feed::Local(Box::new(Renderer::new(
+                            t,
+                            g,
+                            names,
+                            0..g.packets.len(),
+                            loader,
+                        )))
                     };
                     rts.push(Rt {
                         feed,
