@@ -1151,6 +1151,27 @@ struct Chunk {
     seg_end: bool,
 }
 
+impl Chunk {
+    /// An empty chunk with room for `sizes` (a worker's chunks are alike:
+    /// this spares the buffers' growth, copy by copy).
+    fn with_room(sizes: [usize; 3]) -> Chunk {
+        let [bytes, marks, raw] = sizes;
+        Chunk {
+            items: Vec::with_capacity(CHUNK),
+            bytes: Vec::with_capacity(bytes + bytes / 8),
+            marks: Vec::with_capacity(marks),
+            raw: Vec::with_capacity(raw + raw / 8),
+            error: None,
+            seg_end: false,
+        }
+    }
+
+    /// What [`Chunk::with_room`] needs to hold this chunk's contents.
+    fn sizes(&self) -> [usize; 3] {
+        [self.bytes.len(), self.marks.len(), self.raw.len()]
+    }
+}
+
 /// Items per chunk.
 const CHUNK: usize = 512;
 
@@ -1360,9 +1381,11 @@ impl Rt<'_> {
 /// A worker: render a stream chunk by chunk until the printer stops
 /// listening or the stream ends.
 fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>) {
+    let mut room = [0; 3];
     while !r.done {
-        let mut c = Chunk::default();
+        let mut c = Chunk::with_room(room);
         r.fill(&mut c, CHUNK);
+        room = c.sizes();
         if tx.send(c).is_err() {
             break;
         }
@@ -1385,11 +1408,13 @@ fn segment_worker<'d>(
 ) {
     let n = segs.len();
     let mut i = w;
+    let mut room = [0; 3];
     while i < n {
         let mut r = Renderer::new(t, g, names, segs[i].clone(), loader);
         loop {
-            let mut c = Chunk::default();
+            let mut c = Chunk::with_room(room);
             r.fill(&mut c, CHUNK);
+            room = c.sizes();
             let stop = r.done;
             if stop {
                 if i + 1 < n {
