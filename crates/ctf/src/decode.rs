@@ -973,6 +973,10 @@ impl IntValue {
 pub trait Visitor {
     /// Whether field-level callbacks are wanted.
     const FIELDS: bool = true;
+    /// Whether a packet whose magic number is not 0xC1FC1FC1 is an error.
+    /// babeltrace2 rejects such a packet; yactfr (and so
+    /// [`crate::listing::Listing`]) only reports the value and goes on.
+    const CHECK_MAGIC: bool = true;
 
     fn packet_begin(&mut self, _file_offset: u64) {}
     fn data_stream_info(&mut self, _at: u64, _class_id: Option<u64>, _stream_id: Option<u64>) {}
@@ -1010,6 +1014,18 @@ pub trait Visitor {
     fn clock_value(&mut self, _v: u64, _at: u64) {}
     fn packet_magic(&mut self, _v: u64, _at: u64) {}
     fn metadata_uuid(&mut self, _uuid: &[u8; 16], _at: u64) {}
+}
+
+/// Whether `b`, the 10th byte of a LEB128 integer (after 63 value bits),
+/// ends it and keeps it within 64 bits: no continuation bit, and a value
+/// of 0 or 1 when unsigned, 0 (positive) or 0x7F (negative, sign bits)
+/// when signed.
+fn last_varint_byte_fits(b: u64, signed: bool) -> bool {
+    if signed {
+        b == 0 || b == 0x7f
+    } else {
+        b <= 1
+    }
 }
 
 /// A visitor that wants nothing (decode-only).
@@ -1616,18 +1632,15 @@ fn field_cold<V: Visitor>(
             loop {
                 let b = c.bits(8, ByteOrder::Little, false)?;
                 let payload = b & 0x7f;
-                if shift >= 64 || (shift == 63 && payload > 1) {
-                    c.pos = at;
+                if shift == 63 && !last_varint_byte_fits(b, *signed) {
+                    // The error is at the byte that overflows (as yactfr).
+                    c.pos -= 8;
                     return Err(c.err(DecodeErrorKind::OversizedVarInt));
                 }
                 val |= payload << shift;
                 shift += 7;
                 if b & 0x80 == 0 {
                     break;
-                }
-                if shift >= 70 {
-                    c.pos = at;
-                    return Err(c.err(DecodeErrorKind::OversizedVarInt));
                 }
             }
             let iv = if *signed {

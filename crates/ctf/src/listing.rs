@@ -93,6 +93,9 @@ pub fn format_g(v: f64) -> String {
 }
 
 impl Visitor for Listing<'_> {
+    /// yactfr lists any packet magic number (`PMN`) and goes on.
+    const CHECK_MAGIC: bool = false;
+
     fn packet_begin(&mut self, file_offset: u64) {
         self.base = file_offset * 8;
         self.depth = 0;

@@ -84,7 +84,7 @@ pub fn read_packet_start<'d, V: Visitor>(
     v.packet_begin(offset);
     if let Some(h) = p.packet_header {
         decode_scope(p, c, v, Scope::PacketHeader, h).map_err(fail)?;
-        if let Some(m) = c.info.magic {
+        if let Some(m) = c.info.magic.filter(|_| V::CHECK_MAGIC) {
             if m != PACKET_MAGIC {
                 return Err(perr(
                     file,

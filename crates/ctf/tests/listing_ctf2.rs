@@ -31,22 +31,7 @@ fn listing(trace: &Path) -> String {
 
 /// Cases where the decoder knowingly differs from yactfr, and why. The
 /// test fails when one of them starts to match (then remove it here).
-const KNOWN_DECODER_GAPS: &[(&str, &str)] = &[
-    (
-        "pass-dt-aliases",
-        "the packet magic number is 0xc11ffcc1: yactfr lists it (PMN) and goes on, \
-         the decoder stops with a bad-magic error",
-    ),
-    (
-        "fail-vl-sint-oversized-gt-64-bits",
-        "yactfr puts the error at the LEB128 byte that overflows (bit 72), \
-         the decoder at the start of the field (bit 0)",
-    ),
-    (
-        "fail-vl-uint-oversized-gt-64-bits",
-        "same as fail-vl-sint-oversized-gt-64-bits",
-    ),
-];
+const KNOWN_DECODER_GAPS: &[(&str, &str)] = &[];
 
 /// Compare all lines but the error message text of the last line.
 fn same(expected: &str, got: &str, fail: bool) -> bool {
