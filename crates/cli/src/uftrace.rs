@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
 use tracemux_uftrace::replay::ReplayOptions;
-use tracemux_uftrace::{Bytes, Loader};
+use tracemux_uftrace::{Bytes, DataBytes, Loader};
 
 use crate::{Out, Outcome};
 
@@ -202,11 +202,26 @@ pub struct InfoArgs {
 /// Memory-maps the data files.
 struct MapLoader;
 
+/// A mapped data file whose pages are dropped once the reader is past
+/// them (flat memory whatever the trace size).
+struct MappedFile(crate::open::Mapped);
+
+impl AsRef<[u8]> for MappedFile {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl DataBytes for MappedFile {
+    fn release(&self, start: u64, end: u64) {
+        self.0.release(start, end);
+    }
+}
+
 impl Loader for MapLoader {
     fn load(&self, path: &Path) -> std::io::Result<Bytes> {
         match crate::open::map(path) {
-            Ok(crate::open::Mapped::Map(m)) => Ok(Box::new(m)),
-            Ok(crate::open::Mapped::Empty) => Ok(Box::new(Vec::<u8>::new())),
+            Ok(m) => Ok(Box::new(MappedFile(m))),
             Err(e) => Err(std::io::Error::other(format!("{e:#}"))),
         }
     }

@@ -17,7 +17,20 @@ use crate::task::Sessions;
 use crate::Demangle;
 
 /// Bytes of a data file, owned or mapped.
-pub type Bytes = Box<dyn AsRef<[u8]> + Send + Sync>;
+pub type Bytes = Box<dyn DataBytes>;
+
+/// The contents of a data file, with a way to hand back the parts already
+/// read. Readers walk each file forward once; a memory-mapped file can drop
+/// the pages behind the reader so the resident set stays flat whatever the
+/// trace size.
+pub trait DataBytes: AsRef<[u8]> + Send + Sync {
+    /// `[start, end)` has been read and will rarely be looked at again
+    /// (a later access must still see the same bytes). The default keeps
+    /// everything.
+    fn release(&self, _start: u64, _end: u64) {}
+}
+
+impl DataBytes for Vec<u8> {}
 
 /// How data files (`<tid>.dat`, `perf-cpu*.dat`) are brought into memory.
 /// The library reads them with `std::fs::read`; the CLI passes a loader
@@ -56,6 +69,13 @@ impl TaskFile {
         match &self.data {
             Some(b) => (**b).as_ref(),
             None => &[],
+        }
+    }
+
+    /// Hand `[start, end)` of the data file back to its loader.
+    pub fn release(&self, start: u64, end: u64) {
+        if let Some(b) = &self.data {
+            b.release(start, end);
         }
     }
 }

@@ -74,7 +74,7 @@ pub mod report;
 pub mod symbols;
 pub mod task;
 
-pub use data::{Bytes, Loader, OpenOptions, ReadLoader, UftraceData};
+pub use data::{Bytes, DataBytes, Loader, OpenOptions, ReadLoader, UftraceData};
 pub use demangle::Demangle;
 pub use header::{FileHeader, InfoSections, PatternType};
 pub use merge::{Item, MergeOptions, Merger, Source};

@@ -7,6 +7,12 @@ use tracemux_core::Endian;
 use crate::data::UftraceData;
 use crate::record::{arg_blob_len, decode_header, pad8, Damage, Kind, Record, RECORD_MAGIC};
 
+/// How many bytes a reader consumes between two [`DataBytes::release`]
+/// calls.
+///
+/// [`DataBytes::release`]: crate::data::DataBytes::release
+pub const RELEASE_STEP: usize = 4 << 20;
+
 /// Reads the records of one task in file order, decoding argument blobs
 /// with the recording's spec tables. Damage (bad magic, truncation, a blob
 /// without a spec) is collected in [`TaskReader::damage`]; the reader then
@@ -20,6 +26,8 @@ pub struct TaskReader<'d> {
     pos: usize,
     endian: Endian,
     last_time: u64,
+    /// Bytes before this offset were handed back to the loader.
+    released: usize,
     done: bool,
     /// Damage found so far (drain it to report).
     pub damage: Vec<Damage>,
@@ -36,6 +44,7 @@ impl<'d> TaskReader<'d> {
             pos: 0,
             endian: data.endian(),
             last_time: 0,
+            released: 0,
             done: tf.data.is_none(),
             damage: Vec::new(),
         }
@@ -81,9 +90,20 @@ impl<'d> TaskReader<'d> {
         self.done = true;
     }
 
+    /// Hand the bytes read so far back to the loader (in steps of
+    /// [`RELEASE_STEP`], so the call is rare).
+    #[cold]
+    fn release(&mut self) {
+        self.data.tasks[self.task].release(self.released as u64, self.pos as u64);
+        self.released = self.pos;
+    }
+
     /// The next record, or `None` at the end of the file.
     #[inline]
     pub fn next_record(&mut self) -> Option<Record<'d>> {
+        if self.pos - self.released >= RELEASE_STEP {
+            self.release();
+        }
         loop {
             if self.done {
                 return None;
