@@ -70,6 +70,11 @@ pub struct Merger<'d> {
     time_filter: u64,
     /// Cached choice for the current head.
     cur: Option<Choice>,
+    /// The best head among the sources other than `cur` (valid while only
+    /// the chosen task moves).
+    runner_up: Option<(Choice, u64)>,
+    /// The task whose head was just consumed, when `runner_up` is valid.
+    stay: Option<usize>,
     /// Damage of the perf files.
     pub damage: Vec<Damage>,
 }
@@ -128,6 +133,8 @@ impl<'d> Merger<'d> {
             perf,
             time_filter: opts.time_filter,
             cur: None,
+            runner_up: None,
+            stay: None,
             damage: Vec::new(),
         };
         if m.time_filter != 0 {
@@ -291,44 +298,60 @@ impl<'d> Merger<'d> {
         if let Some(c) = self.cur {
             return Some(c);
         }
+        if let Some(i) = self.stay.take() {
+            // Only task `i` moved since the last scan: keep it while its
+            // new head still beats the best of the others.
+            self.fill(i);
+            if let Some(r) = self.tasks[i].queue.front() {
+                let t = r.time;
+                let wins = match self.runner_up {
+                    None => true,
+                    Some((Choice::Task(j), bt)) => t < bt || (t == bt && i < j),
+                    Some((_, bt)) => t <= bt,
+                };
+                if wins {
+                    self.cur = Some(Choice::Task(i));
+                    return self.cur;
+                }
+            }
+        }
+        self.scan()
+    }
+
+    /// Look at every source: the smallest head wins (candidates come in
+    /// tie-break order, so a strict `<` keeps the earlier one), and the
+    /// second smallest is kept for [`Merger::choose`]'s fast path.
+    fn scan(&mut self) -> Option<Choice> {
         let mut best: Option<(Choice, u64)> = None;
+        let mut second: Option<(Choice, u64)> = None;
+        let mut offer = |c: Choice, t: u64| {
+            if best.is_none_or(|(_, bt)| t < bt) {
+                second = best;
+                best = Some((c, t));
+            } else if second.is_none_or(|(_, st)| t < st) {
+                second = Some((c, t));
+            }
+        };
         for i in 0..self.tasks.len() {
             self.fill(i);
             if let Some(r) = self.tasks[i].queue.front() {
-                if best.is_none_or(|(_, t)| r.time < t) {
-                    best = Some((Choice::Task(i), r.time));
-                }
+                offer(Choice::Task(i), r.time);
             }
         }
         if self.time_filter == 0 {
-            let mut pbest: Option<(usize, u64)> = None;
             for i in 0..self.perf.len() {
                 if let Some(h) = self.perf_head(i) {
-                    if pbest.is_none_or(|(_, t)| h.time < t) {
-                        pbest = Some((i, h.time));
-                    }
-                }
-            }
-            if let Some((i, t)) = pbest {
-                if best.is_none_or(|(_, bt)| t < bt) {
-                    best = Some((Choice::Perf(i), t));
+                    offer(Choice::Perf(i), h.time);
                 }
             }
         } else {
-            let mut ebest: Option<(usize, u64)> = None;
             for (i, t) in self.tasks.iter().enumerate() {
                 if let Some((r, _)) = t.events.front() {
-                    if ebest.is_none_or(|(_, bt)| r.time < bt) {
-                        ebest = Some((i, r.time));
-                    }
-                }
-            }
-            if let Some((i, t)) = ebest {
-                if best.is_none_or(|(_, bt)| t < bt) {
-                    best = Some((Choice::Event(i), t));
+                    offer(Choice::Event(i), r.time);
                 }
             }
         }
+        self.runner_up = second;
         self.cur = best.map(|b| b.0);
         self.cur
     }
@@ -374,6 +397,7 @@ impl<'d> Merger<'d> {
         match c {
             Choice::Task(i) => {
                 self.tasks[i].queue.pop_front();
+                self.stay = Some(i);
             }
             Choice::Perf(i) => self.perf[i].head = None,
             Choice::Event(i) => {
