@@ -26,62 +26,11 @@ if [ ${#dirs[@]} -eq 0 ]; then
     dirs=("$out/uftrace-big")
 fi
 
-if [ -n "${TRACEMUX:-}" ]; then
-    tm=$TRACEMUX
-else
-    cargo build --release --manifest-path "$root/Cargo.toml" -q
-    tm=$root/target/release/tracemux
-fi
+results=uftrace
+fmt="%-22s %-30s %10s %9s %11s %12s"
+. "$here/lib.sh"
 
-# run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out
-run() {
-    local name=$1; shift
-    local rc=0
-    /usr/bin/time -f "%e %M" -o "$out/uftrace-time.txt" "$@" > "$out/$name.out" 2> "$out/$name.err" || rc=$?
-    read -r wall rss < <(tail -1 "$out/uftrace-time.txt")
-    echo "$wall $rss $rc"
-}
-
-# line RECORDS LABEL COMMAND "wall rss rc"
-line() {
-    local records=$1 label=$2 cmd=$3 wall rss rc rps note=""
-    read -r wall rss rc <<< "$4"
-    rps=$(awk -v e="$records" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
-    [ "$rc" = 0 ] || note="  (exit $rc)"
-    printf "%-22s %-30s %10s %9s %11s %12s%s\n" "$label" "$cmd" "$records" "$wall" "$rps" \
-        "$((rss / 1024))" "$note" | tee -a "$out/uftrace-results.txt"
-}
-
-# ratio NATIVE-WALL TRACEMUX-WALL: how many times faster tracemux is
-ratio() {
-    awk -v n="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.2fx", n/t; else print "-" }'
-}
-
-# verdict TITLE NATIVE-NAME "native result" TRACEMUX-NAME "tracemux result" [cmp]:
-# whether the outputs are identical (with cmp; large outputs removed when they
-# are) and the speed ratio, or why tracemux failed
-verdict() {
-    local title=$1 nn=$2 nr=$3 tn=$4 tr=$5 how=${6:-} rc msg
-    rc=${tr##* }
-    if [ "$rc" != 0 ]; then
-        msg="tracemux FAILED (exit $rc, see bench/out/$tn.err)"
-        [ "$how" = cmp ] && rm -f "$out/$nn.out" "$out/$tn.out"
-    else
-        msg="$(ratio "${nr%% *}" "${tr%% *}") faster"
-        if [ "$how" = cmp ]; then
-            if cmp -s "$out/$nn.out" "$out/$tn.out"; then
-                rm -f "$out/$nn.out" "$out/$tn.out"
-                msg="identical output, $msg"
-            else
-                msg="OUTPUT DIFFERS (bench/out/$tn.out vs bench/out/$nn.out), $msg"
-            fi
-        fi
-    fi
-    echo "   $title: $msg" | tee -a "$out/uftrace-results.txt"
-}
-
-printf "%-22s %-30s %10s %9s %11s %12s\n" recording command records seconds "records/s" "peak RSS MB" \
-    | tee "$out/uftrace-results.txt"
+header recording records "records/s"
 for d in "${dirs[@]}"; do
     label="$(basename "$d") ($(du -sm "$d" | cut -f1)MB)"
 

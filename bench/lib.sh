@@ -1,0 +1,65 @@
+# Shared by bench-ctf.sh and bench-uftrace.sh. Before sourcing, set:
+#   root (repository), out (bench/out), results (NAME: out/NAME-results.txt and
+#   out/NAME-time.txt), fmt (printf format of a table row: label, command,
+#   count, seconds, rate, RSS MB).
+# Provides: tm (the tracemux binary; TRACEMUX=path skips the build), run, line,
+# ratio, verdict, header.
+
+if [ -n "${TRACEMUX:-}" ]; then
+    tm=$TRACEMUX
+else
+    cargo build --release --manifest-path "$root/Cargo.toml" -q
+    tm=$root/target/release/tracemux
+fi
+
+# run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out
+run() {
+    local name=$1; shift
+    local rc=0
+    /usr/bin/time -f "%e %M" -o "$out/$results-time.txt" "$@" > "$out/$name.out" 2> "$out/$name.err" || rc=$?
+    read -r wall rss < <(tail -1 "$out/$results-time.txt")
+    echo "$wall $rss $rc"
+}
+
+# line COUNT LABEL COMMAND "wall rss rc"
+line() {
+    local count=$1 label=$2 cmd=$3 wall rss rc rate note=""
+    read -r wall rss rc <<< "$4"
+    rate=$(awk -v e="$count" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
+    [ "$rc" = 0 ] || note="  (exit $rc)"
+    printf "$fmt%s\n" "$label" "$cmd" "$count" "$wall" "$rate" \
+        "$((rss / 1024))" "$note" | tee -a "$out/$results-results.txt"
+}
+
+# ratio NATIVE-WALL TRACEMUX-WALL: how many times faster tracemux is
+ratio() {
+    awk -v n="$1" -v t="$2" 'BEGIN{ if (t > 0) printf "%.2fx", n/t; else print "-" }'
+}
+
+# verdict TITLE NATIVE-NAME "native result" TRACEMUX-NAME "tracemux result" [cmp]:
+# whether the outputs are identical (with cmp; large outputs removed when they
+# are) and the speed ratio, or why tracemux failed
+verdict() {
+    local title=$1 nn=$2 nr=$3 tn=$4 tr=$5 how=${6:-} rc msg
+    rc=${tr##* }
+    if [ "$rc" != 0 ]; then
+        msg="tracemux FAILED (exit $rc, see bench/out/$tn.err)"
+        [ "$how" = cmp ] && rm -f "$out/$nn.out" "$out/$tn.out"
+    else
+        msg="$(ratio "${nr%% *}" "${tr%% *}") faster"
+        if [ "$how" = cmp ]; then
+            if cmp -s "$out/$nn.out" "$out/$tn.out"; then
+                rm -f "$out/$nn.out" "$out/$tn.out"
+                msg="identical output, $msg"
+            else
+                msg="OUTPUT DIFFERS (bench/out/$tn.out vs bench/out/$nn.out), $msg"
+            fi
+        fi
+    fi
+    echo "   $title: $msg" | tee -a "$out/$results-results.txt"
+}
+
+# header LABEL-TITLE COUNT-TITLE RATE-TITLE: the table's first line (starts the results file)
+header() {
+    printf "$fmt\n" "$1" command "$2" seconds "$3" "peak RSS MB" | tee "$out/$results-results.txt"
+}
