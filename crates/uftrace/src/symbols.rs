@@ -243,7 +243,12 @@ pub fn symfile_header(text: &str) -> (Option<&str>, Option<&str>) {
 pub fn alt_symfile_name(file: &str, path: &str, build_id: &str) -> String {
     let stem = file.strip_suffix(".sym").unwrap_or(file);
     if !build_id.is_empty() {
-        let n = build_id.len().min(4);
+        // the first 4 bytes of the id (a damaged map may hold non-ASCII:
+        // stop at a character boundary instead of splitting one)
+        let n = (0..=build_id.len().min(4))
+            .rev()
+            .find(|&i| build_id.is_char_boundary(i))
+            .unwrap_or(0);
         return format!("{stem}-{}.sym", &build_id[..n]);
     }
     let mut csum: u16 = 0;
@@ -370,6 +375,20 @@ impl SessionMaps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alt_symfile_name_of_a_damaged_build_id() {
+        assert_eq!(
+            alt_symfile_name("libc.so.6.sym", "/lib/libc.so.6", "ab12cd"),
+            "libc.so.6-ab12.sym"
+        );
+        // byte 4 inside a multi-byte character: no panic, shorter prefix
+        assert_eq!(alt_symfile_name("x.sym", "/x", "abc\u{e9}f"), "x-abc.sym");
+        assert_eq!(
+            alt_symfile_name("x.sym", "/x", "\u{2713}"),
+            "x-\u{2713}.sym"
+        );
+    }
 
     #[test]
     fn symbol_sizes_and_lookup() {
