@@ -597,8 +597,10 @@ fn build_fixups(data: &UftraceData) -> Vec<Vec<(u64, u64, Fixup)>> {
                     } else {
                         Fixup::Fork
                     };
-                    let st = sym.addr + m.start;
-                    v.push((st, st + sym.size, kind));
+                    // (addresses from damaged files may overflow: wrap, as
+                    // the other outputs' walk does)
+                    let st = sym.addr.wrapping_add(m.start);
+                    v.push((st, st.wrapping_add(sym.size), kind));
                 }
             }
             v.sort_by_key(|e| e.0);
