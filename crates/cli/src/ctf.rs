@@ -316,3 +316,14 @@ fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
     }
     s.push('\n');
 }
+
+/// The trace as a source of the common event model (see
+/// [`crate::source::with_source`]).
+pub fn with_model_source(
+    paths: &[std::path::PathBuf],
+    _strict: bool,
+    _f: crate::source::SourceFn<'_>,
+) -> anyhow::Result<crate::Outcome> {
+    let _ = paths;
+    anyhow::bail!("this format does not go through the common event model yet")
+}

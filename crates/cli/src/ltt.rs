@@ -60,7 +60,7 @@ pub struct LttInfoArgs {
     pub strict: bool,
 }
 
-fn load(path: &Path) -> std::io::Result<FileBytes> {
+pub fn load(path: &Path) -> std::io::Result<FileBytes> {
     crate::open::map(path)
         .map(|m| Box::new(m) as FileBytes)
         .map_err(|e| std::io::Error::other(format!("{e:#}")))

@@ -1,5 +1,6 @@
 //! The `tracemux` command.
 
+mod convert;
 mod ctf;
 mod dump;
 mod info;
@@ -8,6 +9,7 @@ mod native;
 mod open;
 mod report;
 mod select;
+mod source;
 mod uftrace;
 
 use std::io::{self, Write};
@@ -59,6 +61,8 @@ enum Cmd {
     Dump(dump::DumpArgs),
     /// Read every event and count: per event, per CPU/stream, lost data.
     Stats(StatsArgs),
+    /// Convert a trace of any format: CTF 1.8, CTF 2, trace.dat, JSON lines.
+    Convert(convert::ConvertArgs),
 }
 
 #[derive(Args, Debug)]
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
                 Cmd::Info(a) => info::run(&a.trace, a.strict),
                 Cmd::Dump(a) => dump::run(&a),
                 Cmd::Stats(a) => stats(&a),
+                Cmd::Convert(a) => convert::run(&a),
             }
         }
     };

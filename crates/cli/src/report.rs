@@ -427,6 +427,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
                         class: metas[i].classes.get(type_id),
                         data: &held[..len],
                         ext: &held,
+                        tape: None,
                         ..ev
                     };
                     let src = &mut merge.sources_mut()[i];

@@ -456,3 +456,14 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
     }
     o
 }
+
+/// The trace as a source of the common event model (see
+/// [`crate::source::with_source`]).
+pub fn with_model_source(
+    path: &std::path::Path,
+    _strict: bool,
+    _f: crate::source::SourceFn<'_>,
+) -> anyhow::Result<crate::Outcome> {
+    let _ = path;
+    anyhow::bail!("this format does not go through the common event model yet")
+}

@@ -23,6 +23,7 @@ pub mod error;
 pub mod merge;
 pub mod model;
 pub mod tables;
+pub mod typed;
 
 pub use bytes::{Cursor, Endian};
 pub use error::{Error, ErrorKind, Result};

@@ -9,6 +9,8 @@
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
 use crate::tables::{PrintkTable, SymbolTable, TaskTable};
+pub use crate::typed::FieldVisitor;
+use crate::typed::{ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, IntType, Scope};
 
 /// The container format a trace was read from.
 #[non_exhaustive]
@@ -81,6 +83,7 @@ pub enum Value<'t> {
     Unsigned(u64),
     Signed(i64),
     Float(f64),
+    Bool(bool),
     /// Character data, up to (not including) the first NUL.
     Str(&'t [u8]),
     /// Opaque bytes (arrays of non-integer elements, or raw payloads).
@@ -130,6 +133,45 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
 }
 
 impl FieldDef {
+    /// The typed field class of this fixed-layout field, as
+    /// [`FieldDef::value`] decodes it: character data is a string,
+    /// arrays of 1/2/4/8-byte elements (static or `__data_loc`) are integer
+    /// arrays, other arrays bytes, scalars integers of their size (pointers
+    /// shown in hex), anything else bytes.
+    pub fn field_type(&self) -> FieldType {
+        let f = self.flags;
+        let signed = f.has(FieldFlags::SIGNED);
+        if f.has(FieldFlags::STRING) {
+            return FieldType::Str;
+        }
+        if f.has(FieldFlags::ARRAY) || f.has(FieldFlags::DYNAMIC) {
+            let es = self.elem_size;
+            if matches!(es, 1 | 2 | 4 | 8) {
+                let len = if f.has(FieldFlags::DYNAMIC) {
+                    ArrayLen::Dynamic
+                } else {
+                    ArrayLen::Static(u64::from(self.size / es))
+                };
+                return FieldType::Array {
+                    elem: Box::new(FieldType::Int(IntType::new((es * 8) as u8, signed))),
+                    len,
+                };
+            }
+            return FieldType::Blob;
+        }
+        match self.size {
+            1 | 2 | 4 | 8 => {
+                let bits = (self.size * 8) as u8;
+                FieldType::Int(if f.has(FieldFlags::POINTER) {
+                    IntType::hex(bits, signed)
+                } else {
+                    IntType::new(bits, signed)
+                })
+            }
+            _ => FieldType::Blob,
+        }
+    }
+
     /// The bytes of this field in `data`: for static fields the field itself,
     /// for `__data_loc`/`__rel_loc` fields the bytes they point to. `None` if
     /// the record is too short (a damaged or truncated record).
@@ -281,36 +323,108 @@ pub enum Base {
     Bin,
 }
 
-/// Receives the decoded fields of one event, in order. Sinks that print
-/// fields one by one (babeltrace style, JSON) implement it; see
-/// [`visit_fields`].
-pub trait FieldVisitor {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>);
-}
-
-/// Every field of `ev` through `v`: the class's own decoder when it has one
-/// ([`ClassPrinter::visit_fields`]), else the fixed layout of
-/// [`EventClass::common_fields`] then [`EventClass::fields`]. Returns
-/// `false` when the event has no class.
+/// Every field of `ev` through `v`, scope by scope (see
+/// [`crate::typed`]): the event's recorded values when it has them
+/// ([`Event::tape`]), else the class's own decoder when it has one
+/// ([`ClassPrinter::visit_fields`], as the payload), else the fixed layout of
+/// [`EventClass::common_fields`] (the common context) then
+/// [`EventClass::fields`] (the payload). Returns `false` when the event has
+/// no class and no recorded values.
 pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor) -> bool {
+    if let Some(t) = ev.tape {
+        t.replay(v);
+        return true;
+    }
     let Some(c) = ev.class else { return false };
     if let Some(p) = &c.printer {
-        if p.visit_fields(ev.data, ev.data.len(), ctx, v) {
+        let mut w = ScopeWrap {
+            v: &mut *v,
+            open: false,
+        };
+        if p.visit_fields(ev.data, ev.data.len(), ctx, &mut w) {
+            if w.open {
+                v.scope_end(Scope::Payload);
+            }
             return true;
         }
     }
-    for f in c.common_fields.iter().chain(c.fields.iter()) {
-        let base = if f.flags.has(FieldFlags::POINTER) {
-            Base::Hex
-        } else {
-            Base::Dec
-        };
-        match f.value(ev.data, ev.endian) {
-            Some(val) => v.field(&f.name, base, val),
-            None => v.field(&f.name, base, Value::Bytes(&[])),
+    for (scope, defs) in [
+        (Scope::CommonContext, &c.common_fields),
+        (Scope::Payload, &c.fields),
+    ] {
+        if defs.is_empty() {
+            continue;
         }
+        v.scope_begin(scope);
+        for f in defs {
+            let base = if f.flags.has(FieldFlags::POINTER) {
+                Base::Hex
+            } else {
+                Base::Dec
+            };
+            match f.value(ev.data, ev.endian) {
+                Some(val) => v.field(&f.name, base, val),
+                None => v.field(&f.name, base, Value::Bytes(&[])),
+            }
+        }
+        v.scope_end(scope);
     }
     true
+}
+
+/// Opens the payload scope before the first field a flat class decoder
+/// hands over.
+struct ScopeWrap<'v> {
+    v: &'v mut dyn FieldVisitor,
+    open: bool,
+}
+
+impl ScopeWrap<'_> {
+    fn open(&mut self) {
+        if !self.open {
+            self.open = true;
+            self.v.scope_begin(Scope::Payload);
+        }
+    }
+}
+
+impl FieldVisitor for ScopeWrap<'_> {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+        self.open();
+        self.v.field(name, base, value);
+    }
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        self.open();
+        self.v.enum_field(name, value, labels);
+    }
+    fn struct_begin(&mut self, name: &str) {
+        self.open();
+        self.v.struct_begin(name);
+    }
+    fn struct_end(&mut self) {
+        self.v.struct_end();
+    }
+    fn array_begin(&mut self, name: &str, len: u64) {
+        self.open();
+        self.v.array_begin(name, len);
+    }
+    fn array_end(&mut self) {
+        self.v.array_end();
+    }
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        self.open();
+        self.v.variant_begin(name, option);
+    }
+    fn variant_end(&mut self) {
+        self.v.variant_end();
+    }
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        self.open();
+        self.v.optional_begin(name, present);
+    }
+    fn optional_end(&mut self) {
+        self.v.optional_end();
+    }
 }
 
 /// Format-specific rendering of one event class, provided by the format
@@ -366,9 +480,30 @@ pub struct EventClass {
     pub print_fmt: String,
     /// Format-specific rendering, if the format crate provides one.
     pub printer: Option<std::sync::Arc<dyn ClassPrinter>>,
+    /// The typed schema, when the format gives one beyond its fixed
+    /// layout (CTF, uftrace, LTT); see [`EventClass::schema`].
+    pub schema: Option<std::sync::Arc<ClassSchema>>,
 }
 
 impl EventClass {
+    /// The typed schema of this class: the one its reader gave, else one
+    /// derived from the fixed layout ([`FieldDef::field_type`]): the
+    /// `common_*` fields as the common context, the others as the payload.
+    pub fn schema(&self) -> std::borrow::Cow<'_, ClassSchema> {
+        if let Some(s) = &self.schema {
+            return std::borrow::Cow::Borrowed(s);
+        }
+        let mut s = ClassSchema::default();
+        let conv = |defs: &[FieldDef]| {
+            defs.iter()
+                .map(|f| FieldSchema::new(f.name.clone(), f.field_type()))
+                .collect::<Vec<_>>()
+        };
+        s.push(Scope::CommonContext, conv(&self.common_fields));
+        s.push(Scope::Payload, conv(&self.fields));
+        std::borrow::Cow::Owned(s)
+    }
+
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields
             .iter()
@@ -453,6 +588,30 @@ pub struct TraceMeta {
     pub uname: Option<String>,
     /// Version of the recording tool, if recorded.
     pub tracer_version: Option<String>,
+    /// The container format, when the reader says.
+    pub format: Option<Format>,
+    /// Clocks the timestamps come from (the first is the default clock).
+    pub clocks: Vec<ClockInfo>,
+    /// What the trace says about where it was recorded (host name, kernel,
+    /// tracer, domain...), as key/value text, in the trace's order.
+    pub env: Vec<(String, String)>,
+}
+
+/// A clock of the trace: [`Event::ts`] values are nanoseconds on it
+/// (raw counts for counter clocks such as `x86-tsc`, where `freq` is 0).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClockInfo {
+    pub name: String,
+    /// Cycles per second of the raw clock values (1e9: nanoseconds;
+    /// 0: unknown, a counter).
+    pub freq: u64,
+    /// Nanoseconds to add to a timestamp for the time since the origin.
+    pub offset_ns: i64,
+    /// Whether the origin is the Unix epoch (else: an arbitrary point such
+    /// as the boot of the machine).
+    pub origin_unix_epoch: bool,
+    pub description: Option<String>,
+    pub uuid: Option<[u8; 16]>,
 }
 
 /// An event, borrowing its payload from the reader.
@@ -481,6 +640,10 @@ pub struct Event<'t> {
     /// of its page, or of its compressed chunk). Used to reason about
     /// truncated files.
     pub file_pos: u64,
+    /// The event's values already decoded by its reader (formats whose
+    /// fields need stream state to decode); `None`: decoded on demand from
+    /// `data` through the class. See [`visit_fields`].
+    pub tape: Option<&'t FieldTape>,
 }
 
 /// Events the producer lost, reported where the loss was detected.
@@ -565,6 +728,7 @@ mod tests {
             fields: vec![],
             print_fmt: String::new(),
             printer: None,
+            schema: None,
         });
         assert_eq!(t.get(7).unwrap().name, "n");
         assert!(t.get(6).is_none());

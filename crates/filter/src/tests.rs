@@ -40,6 +40,7 @@ fn class(id: u32, system: &str, name: &str, fields: Vec<FieldDef>) -> EventClass
         fields,
         print_fmt: String::new(),
         printer: None,
+        schema: None,
     }
 }
 
@@ -184,6 +185,7 @@ fn ev<'a>(m: &'a TraceMeta, data: &'a [u8], cpu: u32) -> Event<'a> {
         ext: data,
         endian: Endian::Little,
         file_pos: 0,
+        tape: None,
     }
 }
 

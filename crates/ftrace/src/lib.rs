@@ -25,5 +25,6 @@ pub fn event_class(f: &format::EventFormat, system: &str, long_size: u32) -> Eve
         printer: Some(std::sync::Arc::new(printfmt::FtracePrinter::new(
             f, system, long_size,
         ))),
+        schema: None,
     }
 }

@@ -26,9 +26,11 @@ use std::sync::Arc;
 use tracemux_core::error::Result;
 use tracemux_core::merge::PeekSource;
 use tracemux_core::model::{
-    BufferInfo, ClassPrinter, ClassTable, Event, EventClass, FieldDef, FieldFlags, Lost, PrintCtx,
-    Record, RecordSource, StreamInfo, TraceMeta, Value,
+    Base as ModelBase, BufferInfo, ClassPrinter, ClassTable, ClockInfo, Event, EventClass,
+    FieldDef, FieldFlags, FieldVisitor, Format, Lost, PrintCtx, Record, RecordSource, StreamInfo,
+    TraceMeta, Value,
 };
+use tracemux_core::typed::{ClassSchema, FieldSchema, FieldType, IntType, Scope};
 use tracemux_core::Endian;
 
 use crate::format::{Base, FieldIter, FieldKind, FieldSpec};
@@ -65,6 +67,49 @@ impl ClassPrinter for LttClassPrinter {
             };
         }
     }
+
+    fn visit_fields(
+        &self,
+        data: &[u8],
+        size: usize,
+        ctx: &PrintCtx<'_>,
+        v: &mut dyn FieldVisitor,
+    ) -> bool {
+        let data = data.get(..size).unwrap_or(data);
+        for r in FieldIter::new(&self.fields, data, ctx.endian, self.alignment) {
+            let Ok((f, val)) = r else { break };
+            v.field(&f.name, model_base(f.base), val);
+        }
+        true
+    }
+}
+
+fn model_base(b: Base) -> ModelBase {
+    match b {
+        Base::Decimal => ModelBase::Dec,
+        Base::Hex => ModelBase::Hex,
+        Base::Octal => ModelBase::Oct,
+    }
+}
+
+/// The typed schema of a marker format: every field in the payload.
+fn schema(specs: &[FieldSpec]) -> ClassSchema {
+    let fields = specs
+        .iter()
+        .map(|f| {
+            let ty = match f.kind {
+                FieldKind::String => FieldType::Str,
+                k => FieldType::Int(IntType {
+                    base: model_base(f.base),
+                    ..IntType::new(f.size.saturating_mul(8), k == FieldKind::Signed)
+                }),
+            };
+            FieldSchema::new(f.name.clone(), ty)
+        })
+        .collect();
+    let mut s = ClassSchema::default();
+    s.push(Scope::Payload, fields);
+    s
 }
 
 /// The fields with a fixed offset: every integer before the first string.
@@ -102,15 +147,16 @@ pub fn trace_meta(trace: &Trace) -> TraceMeta {
     let h = trace.header();
     let mut classes = ClassTable::new();
     for t in trace.registry().types() {
-        let (fields, printer) = match &t.fields {
+        let (fields, printer, typed) = match &t.fields {
             Ok(f) => (
                 fixed_fields(f, t.sizes.alignment),
                 Some(Arc::new(LttClassPrinter {
                     fields: f.clone(),
                     alignment: t.sizes.alignment,
                 }) as Arc<dyn ClassPrinter>),
+                Some(Arc::new(schema(f))),
             ),
-            Err(_) => (Vec::new(), None),
+            Err(_) => (Vec::new(), None, None),
         };
         classes.push(EventClass {
             id: type_key(t.facility_id, t.event_id) as u32,
@@ -120,6 +166,7 @@ pub fn trace_meta(trace: &Trace) -> TraceMeta {
             fields,
             print_fmt: t.format.clone().unwrap_or_default(),
             printer,
+            schema: typed,
         });
     }
     let cpus = trace.files().iter().map(|f| f.cpu + 1).max().unwrap_or(0);
@@ -146,6 +193,14 @@ pub fn trace_meta(trace: &Trace) -> TraceMeta {
             })
             .collect(),
         classes,
+        format: Some(Format::Ltt),
+        clocks: vec![ClockInfo {
+            name: "tsc".into(),
+            freq: 1_000_000_000,
+            origin_unix_epoch: true,
+            description: Some("LTT cycle counter, converted to ns since the epoch".into()),
+            ..ClockInfo::default()
+        }],
         ..TraceMeta::default()
     }
 }
@@ -205,6 +260,7 @@ impl RecordSource for LttSource<'_> {
                     ext: ev.raw.payload,
                     endian,
                     file_pos: ev.raw.end,
+                    tape: None,
                 })
             }
             Merged::Lost(l) => Record::Lost(Lost {

@@ -155,6 +155,7 @@ pub fn write_value(out: &mut Vec<u8>, base: Base, value: Value<'_>) {
         Value::Unsigned(u) => int(out, base, u as i128),
         Value::Signed(i) => int(out, base, i as i128),
         Value::Float(f) => out.extend_from_slice(format!("{f}").as_bytes()),
+        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
         Value::Str(s) => quoted(out, s),
         v @ Value::IntArray {
             data, elem_size, ..

@@ -81,6 +81,7 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
                     out.extend_from_slice(v.to_string().as_bytes())
                 }
                 Some(Value::Float(_)) => out.extend_from_slice(b"null"),
+                Some(Value::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
                 Some(Value::Str(s)) => json_str(out, s),
                 Some(
                     v @ Value::IntArray {

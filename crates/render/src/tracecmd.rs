@@ -475,6 +475,7 @@ pub fn generic_fields(out: &mut Vec<u8>, class: &tracemux_core::model::EventClas
             Some(Value::Unsigned(v)) => dec(out, v),
             Some(Value::Signed(v)) => dec(out, v),
             Some(Value::Float(v)) => out.extend_from_slice(v.to_string().as_bytes()),
+            Some(Value::Bool(b)) => dec(out, u8::from(b)),
             Some(Value::Str(s)) => out.extend_from_slice(s),
             Some(Value::Bytes(b)) | Some(Value::IntArray { data: b, .. }) => {
                 out.extend_from_slice(b"ARRAY[");

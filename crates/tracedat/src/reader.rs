@@ -796,6 +796,7 @@ impl RecordSource for Reader<'_> {
             ext,
             endian: self.endian,
             file_pos: s.file_end,
+            tape: None,
         })))
     }
 }

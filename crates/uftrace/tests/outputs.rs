@@ -184,6 +184,40 @@ fn without_recorded_time(b: &[u8]) -> (Vec<u8>, Vec<String>) {
     (out, times)
 }
 
+/// Whether a `"recorded_time"` line has ctime(3)'s layout:
+/// `"recorded_time":"Www Mmm dd hh:mm:ss yyyy",`.
+fn ctime_shaped(line: &str) -> bool {
+    let Some(t) = line
+        .strip_prefix("\"recorded_time\":\"")
+        .and_then(|t| t.strip_suffix("\",\n"))
+    else {
+        return false;
+    };
+    let b = t.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            0 | 4 => c.is_ascii_uppercase(),
+            1 | 2 | 5 | 6 => c.is_ascii_lowercase(),
+            3 | 7 | 10 | 19 => c == b' ',
+            8 => c == b' ' || c.is_ascii_digit(),
+            13 | 16 => c == b':',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+#[test]
+fn ctime_shape() {
+    assert!(ctime_shaped(
+        "\"recorded_time\":\"Sat Nov 21 17:08:30 2026\",\n"
+    ));
+    assert!(ctime_shaped(
+        "\"recorded_time\":\"Mon Feb  2 07:08:30 2026\",\n"
+    ));
+    assert!(!ctime_shaped(
+        "\"recorded_time\":\"Sat Nov 21 17:08:30 26\",\n"
+    ));
+}
+
 #[test]
 fn chrome_json() {
     let mut r = Results {
@@ -199,11 +233,37 @@ fn chrome_json() {
         let (g, gt) = without_recorded_time(&got);
         let (w, wt) = without_recorded_time(&want);
         r.check(&format!("{} dump-chrome", label(&dir)), &g, &w);
-        // the time itself: ctime(3) format
-        let ok = gt.len() == 1
-            && wt.len() == 1
-            && gt[0].len() == wt[0].len()
-            && gt[0].as_bytes()[..20] == wt[0].as_bytes()[..20];
+        // Given uftrace's own recorded time, the whole output is identical,
+        // that line included.
+        if let [t] = wt.as_slice() {
+            let t = t.trim_end().trim_start_matches("\"recorded_time\":\"");
+            let t = t.trim_end_matches("\",").to_string();
+            let opts = ChromeOptions {
+                recorded_time: Some(t),
+                ..ChromeOptions::default()
+            };
+            let mut data = open(&dir, Demangle::Simple);
+            let exact = run(|o, w| chrome(&mut data, &opts, o, w));
+            r.check(
+                &format!("{} dump-chrome (uftrace's time)", label(&dir)),
+                &exact,
+                &want,
+            );
+        }
+        // By default the time is the modification time of `info` (which a
+        // checkout sets to the time of the clone, so it is compared with the
+        // file's own time, never with the day uftrace recorded it), in
+        // ctime(3)'s layout.
+        let mtime = std::fs::metadata(dir.join("uftrace.data/info"))
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_secs() as i64);
+        let expect_line = format!(
+            "\"recorded_time\":\"{}\",\n",
+            tracemux_uftrace::chrome::ctime(mtime, 0)
+        );
+        let ok = gt.len() == 1 && gt[0] == expect_line && ctime_shaped(&gt[0]);
         let what = format!("{} dump-chrome recorded_time", label(&dir));
         r.check(&what, &[u8::from(ok)], &[1]);
         // and as JSON: the same events in the same order

@@ -1,0 +1,282 @@
+//! `tracemux convert`: any trace, through the common event model, into
+//! another format. The source streams into the sink event by event (memory
+//! stays flat); the output is written under a temporary name and renamed
+//! when complete, so a failed run never leaves an output that looks whole.
+
+mod ctf;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, ValueEnum};
+use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
+
+use crate::Outcome;
+
+/// Output formats of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum To {
+    /// A CTF 1.8 trace directory (TSDL metadata), as babeltrace2 reads it.
+    Ctf,
+    /// A CTF 2 trace directory (JSON-sequence metadata).
+    Ctf2,
+    /// A trace-cmd trace.dat (from a trace.dat source).
+    Tracedat,
+    /// JSON lines (the schema of `report --json`).
+    Jsonl,
+}
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// The trace(s) to convert (several CTF traces are merged by time).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write: a directory for CTF, a file for the others.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// The output format.
+    #[arg(long, value_enum)]
+    pub to: To,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop at the first damage instead of converting around it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Only events at or after this time (ns, as `report --json` shows `ts`).
+    #[arg(long, value_name = "NS")]
+    pub begin: Option<u64>,
+    /// Only events at or before this time (ns).
+    #[arg(long, value_name = "NS")]
+    pub end: Option<u64>,
+    /// Only these events (comma-separated `name` or `system:name`).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub events: Vec<String>,
+    /// trace.dat output: file version.
+    #[arg(long, value_name = "6|7", default_value_t = 7)]
+    pub file_version: u32,
+    /// trace.dat output (version 7): section compression.
+    #[arg(long, value_enum, default_value_t = Compression::Zstd)]
+    pub compression: Compression,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Compression {
+    None,
+    Zstd,
+    Zlib,
+}
+
+/// A writer of one output format: a sink of the model.
+pub trait Sink {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()>;
+    fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()>;
+    /// Flush everything to the (temporary) output.
+    fn finish(self: Box<Self>) -> Result<()>;
+}
+
+/// What a conversion did.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub events: u64,
+    pub skipped: u64,
+    pub lost_markers: u64,
+    pub lost_events: u64,
+    pub damage: u64,
+}
+
+pub fn run(a: &ConvertArgs) -> Result<Outcome> {
+    if a.output.exists() && !a.force {
+        bail!(
+            "{}: the output exists (use --force to replace it)",
+            a.output.display()
+        );
+    }
+    let tmp = temp_name(&a.output);
+    remove(&tmp);
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let res = crate::source::with_source(&a.inputs, a.strict, &mut |src| {
+        convert(a, src, &tmp, &mut summary)
+    });
+    let outcome = match res {
+        Ok(o) => o,
+        Err(e) => {
+            remove(&tmp);
+            return Err(e);
+        }
+    };
+    if a.output.exists() {
+        remove(&a.output);
+    }
+    std::fs::rename(&tmp, &a.output)
+        .with_context(|| format!("{}: cannot rename into place", a.output.display()))?;
+    if !a.quiet {
+        eprintln!(
+            "tracemux: wrote {} events to {} ({} lost-event markers, {} events known lost, {} damaged parts skipped) in {:.2} s",
+            summary.events,
+            a.output.display(),
+            summary.lost_markers,
+            summary.lost_events,
+            summary.damage,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(outcome)
+}
+
+/// `OUT` -> `.OUT.tracemux-tmp` beside it.
+fn temp_name(out: &Path) -> PathBuf {
+    let name = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    out.with_file_name(format!(".{name}.tracemux-tmp"))
+}
+
+fn remove(p: &Path) {
+    if p.is_dir() {
+        let _ = std::fs::remove_dir_all(p);
+    } else {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+fn make_sink(a: &ConvertArgs, meta: &TraceMeta, tmp: &Path) -> Result<Box<dyn Sink>> {
+    match a.to {
+        To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
+        To::Ctf => ctf::sink(meta, tmp, false),
+        To::Ctf2 => ctf::sink(meta, tmp, true),
+        To::Tracedat => bail!("--to tracedat is not built yet"),
+    }
+}
+
+/// Whether `ev` passes `--begin/--end/--events`.
+fn selected(a: &ConvertArgs, ev: &Event<'_>) -> bool {
+    if a.begin.is_some_and(|b| ev.ts < b) || a.end.is_some_and(|e| ev.ts > e) {
+        return false;
+    }
+    if a.events.is_empty() {
+        return true;
+    }
+    let Some(c) = ev.class else { return false };
+    a.events.iter().any(|want| match want.split_once(':') {
+        Some((sys, name)) => sys == c.system && name == c.name,
+        None => *want == c.name,
+    })
+}
+
+fn convert(
+    a: &ConvertArgs,
+    src: &mut dyn RecordSource,
+    tmp: &Path,
+    summary: &mut Summary,
+) -> Result<Outcome> {
+    let meta = src.meta().clone();
+    let mut sink = make_sink(a, &meta, tmp)?;
+    let bar = progress(a);
+    let mut outcome = Outcome::Ok;
+    let input = a.inputs[0].display().to_string();
+    loop {
+        let rec = src.next_record().map_err(|e| anyhow!("{input}: {e}"))?;
+        let Some(rec) = rec else { break };
+        match rec {
+            Record::Event(ev) => {
+                if !selected(a, &ev) {
+                    summary.skipped += 1;
+                    continue;
+                }
+                sink.event(&meta, &ev)?;
+                summary.events += 1;
+                if summary.events % 65536 == 0 {
+                    if let Some(b) = &bar {
+                        b.set_position(summary.events);
+                    }
+                }
+            }
+            Record::Lost(l) => {
+                summary.lost_markers += 1;
+                summary.lost_events += l.count.unwrap_or(0);
+                sink.lost(&meta, &l)?;
+            }
+            Record::Damage(e) => {
+                if a.strict {
+                    bail!("{input}: {e}");
+                }
+                summary.damage += 1;
+                outcome = Outcome::Damaged;
+                if let Some(b) = &bar {
+                    b.suspend(|| crate::warn(&a.inputs[0], &e));
+                } else {
+                    crate::warn(&a.inputs[0], &e);
+                }
+            }
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    sink.finish()?;
+    Ok(outcome)
+}
+
+/// A spinner with the event count, on stderr when it is a terminal.
+fn progress(a: &ConvertArgs) -> Option<indicatif::ProgressBar> {
+    if a.quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let b = indicatif::ProgressBar::new_spinner();
+    b.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {pos} events ({per_sec}) {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    b.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(b)
+}
+
+/// JSON lines into a file.
+struct Jsonl {
+    file: std::io::BufWriter<std::fs::File>,
+    buf: Vec<u8>,
+}
+
+impl Jsonl {
+    fn create(p: &Path) -> Result<Self> {
+        let f =
+            std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?;
+        Ok(Jsonl {
+            file: std::io::BufWriter::with_capacity(1 << 20, f),
+            buf: Vec::with_capacity(1 << 16),
+        })
+    }
+    fn drain(&mut self) -> Result<()> {
+        use std::io::Write;
+        if self.buf.len() >= 1 << 16 {
+            self.file.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Jsonl {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
+        tracemux_render::jsonl::write_event(&mut self.buf, meta, ev);
+        self.drain()
+    }
+    fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
+        tracemux_render::jsonl::write_lost(&mut self.buf, meta, l);
+        self.drain()
+    }
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        use std::io::Write;
+        self.file.write_all(&self.buf)?;
+        self.file.flush()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,66 @@
+//! Any trace as a source of the common event model
+//! ([`tracemux_core::model::RecordSource`]), whatever its format: what
+//! `report --json`/`--style` and `convert` read through.
+//!
+//! The sources borrow from memory-mapped files, so they are handed to a
+//! callback rather than returned.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use tracemux_core::model::RecordSource;
+use tracemux_tracedat::reader::{ReadOptions, Reader};
+use tracemux_tracedat::TraceDat;
+
+use crate::open::{map, sniff, Kind};
+use crate::Outcome;
+
+/// What the callback gets: the opened source.
+pub type SourceFn<'a> = &'a mut dyn FnMut(&mut dyn RecordSource) -> Result<Outcome>;
+
+/// Open `paths` (one trace; several only for formats that merge several
+/// traces: CTF) and hand the source to `f`.
+pub fn with_source(paths: &[PathBuf], strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
+    let Some(first) = paths.first() else {
+        bail!("no trace given");
+    };
+    let kind = sniff(first)?;
+    if paths.len() > 1 && !matches!(kind, Kind::Ctf { .. }) {
+        bail!(
+            "{}: several {} traces cannot be read as one yet",
+            first.display(),
+            kind.name()
+        );
+    }
+    match kind {
+        Kind::TraceDat => tracedat(first, strict, f),
+        Kind::Ltt => ltt(first, strict, f),
+        Kind::Ctf { .. } => crate::ctf::with_model_source(paths, strict, f),
+        Kind::Uftrace => crate::uftrace::with_model_source(first, strict, f),
+    }
+}
+
+fn tracedat(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
+    let data = map(path)?;
+    let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let opts = ReadOptions {
+        strict,
+        ..Default::default()
+    };
+    let mut r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    f(&mut r)
+}
+
+fn ltt(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
+    let load = |p: &Path| crate::ltt::load(p);
+    let trace = tracemux_ltt::Trace::open(
+        path,
+        &tracemux_ltt::OpenOptions {
+            strict,
+            loader: Some(&load),
+        },
+    )
+    .map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut s = tracemux_ltt::source::LttSource::new(&trace);
+    f(&mut s)
+}

@@ -1,0 +1,542 @@
+//! The typed view of events: a schema of every event class, and values
+//! visited as a tree.
+//!
+//! Every format maps its event layouts onto [`ClassSchema`]: field classes
+//! with the expressive power of CTF 2 (integers with size, signedness,
+//! display base and enumeration mappings; booleans; floats; strings; byte
+//! blobs; static and dynamic arrays; structures; variants; optionals),
+//! grouped in [`Scope`]s as CTF groups them. Writers (CTF, Parquet,
+//! Perfetto) read the schemas of all classes before the first event.
+//!
+//! Values are handed to a [`FieldVisitor`] in schema order: leaves through
+//! [`FieldVisitor::field`], nesting through the `*_begin`/`*_end` pairs.
+//! Readers whose events are decoded lazily from fixed layouts (ftrace) visit
+//! straight from the record bytes; readers whose events need stream state to
+//! decode (CTF, uftrace) record their values once into a reusable
+//! [`FieldTape`] that the event borrows, and that replays into any visitor.
+//! Neither allocates per event once buffers have grown.
+
+use crate::model::{Base, Value};
+
+/// Where a field lives, as CTF groups them. ftrace's `common_*` fields are
+/// the common context; uftrace's task, depth and address are the common
+/// context of its records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// Per packet (CTF packet context: `cpu_id`, discarded counts...).
+    PacketContext,
+    /// The event header (id, timestamp): rarely interesting to sinks.
+    EventHeader,
+    /// Fields every event of a stream has (CTF stream event context,
+    /// ftrace `common_*`).
+    CommonContext,
+    /// Per-class context (CTF event context).
+    SpecificContext,
+    /// The event's own fields.
+    Payload,
+}
+
+impl Scope {
+    /// Every scope, in decoding order.
+    pub const ALL: [Scope; 5] = [
+        Scope::PacketContext,
+        Scope::EventHeader,
+        Scope::CommonContext,
+        Scope::SpecificContext,
+        Scope::Payload,
+    ];
+
+    /// A short stable name (JSON keys, Parquet column prefixes).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::PacketContext => "packet_context",
+            Scope::EventHeader => "event_header",
+            Scope::CommonContext => "common_context",
+            Scope::SpecificContext => "specific_context",
+            Scope::Payload => "payload",
+        }
+    }
+}
+
+/// One enumeration label and the integer ranges (inclusive) it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumMapping {
+    pub label: String,
+    pub ranges: Vec<(i128, i128)>,
+}
+
+/// An integer field class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntType {
+    /// Size in bits (1 to 64).
+    pub bits: u8,
+    pub signed: bool,
+    /// The base its producer prefers for display.
+    pub base: Base,
+    /// Enumeration mappings (empty: a plain integer).
+    pub mappings: Vec<EnumMapping>,
+}
+
+impl IntType {
+    pub fn new(bits: u8, signed: bool) -> Self {
+        IntType {
+            bits,
+            signed,
+            base: Base::Dec,
+            mappings: Vec::new(),
+        }
+    }
+    pub fn hex(bits: u8, signed: bool) -> Self {
+        IntType {
+            base: Base::Hex,
+            ..IntType::new(bits, signed)
+        }
+    }
+    /// The labels whose ranges hold `v`, in mapping order.
+    pub fn labels(&self, v: i128) -> impl Iterator<Item = &str> {
+        self.mappings
+            .iter()
+            .filter(move |m| m.ranges.iter().any(|&(lo, hi)| lo <= v && v <= hi))
+            .map(|m| m.label.as_str())
+    }
+}
+
+/// The length of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayLen {
+    /// Always this many elements.
+    Static(u64),
+    /// Given per event (a CTF sequence, an ftrace `__data_loc` array).
+    Dynamic,
+}
+
+/// A field class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldType {
+    Int(IntType),
+    Bool,
+    /// IEEE 754 binary32 or binary64.
+    Float {
+        bits: u8,
+    },
+    /// Text (UTF-8 when valid; producers' other bytes are kept).
+    Str,
+    /// Opaque bytes.
+    Blob,
+    Array {
+        elem: Box<FieldType>,
+        len: ArrayLen,
+    },
+    Struct(Vec<FieldSchema>),
+    /// One of the options, chosen per event.
+    Variant(Vec<FieldSchema>),
+    /// Present or not, per event.
+    Optional(Box<FieldType>),
+}
+
+impl FieldType {
+    pub fn u(bits: u8) -> Self {
+        FieldType::Int(IntType::new(bits, false))
+    }
+    pub fn s(bits: u8) -> Self {
+        FieldType::Int(IntType::new(bits, true))
+    }
+}
+
+/// A named field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldSchema {
+    pub name: String,
+    pub ty: FieldType,
+}
+
+impl FieldSchema {
+    pub fn new(name: impl Into<String>, ty: FieldType) -> Self {
+        FieldSchema {
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// The fields of one scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeSchema {
+    pub scope: Scope,
+    pub fields: Vec<FieldSchema>,
+}
+
+/// Everything an event of one class carries besides its timestamp and
+/// stream, scope by scope (scopes without fields are left out), in the
+/// order a visitor receives them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClassSchema {
+    pub scopes: Vec<ScopeSchema>,
+}
+
+impl ClassSchema {
+    /// The fields of `scope` (empty when the class has none there).
+    pub fn scope(&self, scope: Scope) -> &[FieldSchema] {
+        self.scopes
+            .iter()
+            .find(|s| s.scope == scope)
+            .map_or(&[], |s| s.fields.as_slice())
+    }
+    /// Add (or extend) a scope, keeping scopes in [`Scope`] order.
+    pub fn push(&mut self, scope: Scope, fields: Vec<FieldSchema>) {
+        if fields.is_empty() {
+            return;
+        }
+        if let Some(s) = self.scopes.iter_mut().find(|s| s.scope == scope) {
+            s.fields.extend(fields);
+            return;
+        }
+        let at = self.scopes.partition_point(|s| s.scope < scope);
+        self.scopes.insert(at, ScopeSchema { scope, fields });
+    }
+}
+
+/// Receives the values of one event, in schema order.
+///
+/// Leaves come through [`field`](Self::field) (elements of an array have an
+/// empty name); enumerations through [`enum_field`](Self::enum_field). A
+/// structure is `struct_begin`, its members, `struct_end`; an array is
+/// `array_begin`, its elements, `array_end`; a variant wraps its chosen
+/// option (`option` is its name) and an optional wraps its value when
+/// present. Scopes come between `scope_begin` and `scope_end`. Every
+/// method but `field` has a default, so a flat visitor sees the leaves only.
+pub trait FieldVisitor {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>);
+    /// An integer with enumeration mappings: `labels` are those whose
+    /// ranges hold the value (possibly none).
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        let _ = labels;
+        self.field(name, Base::Dec, value);
+    }
+    fn scope_begin(&mut self, _scope: Scope) {}
+    fn scope_end(&mut self, _scope: Scope) {}
+    fn struct_begin(&mut self, _name: &str) {}
+    fn struct_end(&mut self) {}
+    fn array_begin(&mut self, _name: &str, _len: u64) {}
+    fn array_end(&mut self) {}
+    fn variant_begin(&mut self, _name: &str, _option: &str) {}
+    fn variant_end(&mut self) {}
+    /// `present`: whether a value follows before `optional_end`.
+    fn optional_begin(&mut self, _name: &str, _present: bool) {}
+    fn optional_end(&mut self) {}
+}
+
+/// One step of a [`FieldTape`]. Names and byte values are ranges into the
+/// tape's byte buffer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    ScopeBegin(Scope),
+    ScopeEnd(Scope),
+    StructBegin(Span),
+    StructEnd,
+    ArrayBegin(Span, u64),
+    ArrayEnd,
+    VariantBegin(Span, Span),
+    VariantEnd,
+    OptionalBegin(Span, bool),
+    OptionalEnd,
+    Leaf(Span, Base, Leaf),
+    /// An enumeration: the value, then `n` labels in the next `n` steps.
+    Enum(Span, Leaf, u32),
+    Label(Span),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Leaf {
+    U(u64),
+    S(i64),
+    F(f64),
+    B(bool),
+    Str(Span),
+    Bytes(Span),
+    /// An integer array kept as its bytes.
+    Ints(Span, u8, bool, crate::bytes::Endian),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span(u32, u32);
+
+/// The values of one event, recorded from a visit and replayed into any
+/// visitor. Reused from event to event (`clear`), it stops allocating once
+/// it has grown to the largest event.
+#[derive(Debug, Default, Clone)]
+pub struct FieldTape {
+    steps: Vec<Step>,
+    bytes: Vec<u8>,
+    /// Nesting depth while recording (unbalanced tapes are closed on replay).
+    depth: u32,
+}
+
+impl FieldTape {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn clear(&mut self) {
+        self.steps.clear();
+        self.bytes.clear();
+        self.depth = 0;
+    }
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+    fn span(&mut self, b: &[u8]) -> Span {
+        let s = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(b);
+        Span(s, self.bytes.len() as u32)
+    }
+    fn get(&self, s: Span) -> &[u8] {
+        self.bytes.get(s.0 as usize..s.1 as usize).unwrap_or(&[])
+    }
+    fn name(&self, s: Span) -> &str {
+        std::str::from_utf8(self.get(s)).unwrap_or("")
+    }
+    fn leaf(&mut self, v: Value<'_>) -> Leaf {
+        match v {
+            Value::Unsigned(x) => Leaf::U(x),
+            Value::Signed(x) => Leaf::S(x),
+            Value::Float(x) => Leaf::F(x),
+            Value::Bool(x) => Leaf::B(x),
+            Value::Str(b) => Leaf::Str(self.span(b)),
+            Value::Bytes(b) => Leaf::Bytes(self.span(b)),
+            Value::IntArray {
+                data,
+                elem_size,
+                signed,
+                endian,
+            } => Leaf::Ints(self.span(data), elem_size, signed, endian),
+        }
+    }
+    fn value(&self, l: Leaf) -> Value<'_> {
+        match l {
+            Leaf::U(x) => Value::Unsigned(x),
+            Leaf::S(x) => Value::Signed(x),
+            Leaf::F(x) => Value::Float(x),
+            Leaf::B(x) => Value::Bool(x),
+            Leaf::Str(s) => Value::Str(self.get(s)),
+            Leaf::Bytes(s) => Value::Bytes(self.get(s)),
+            Leaf::Ints(s, elem_size, signed, endian) => Value::IntArray {
+                data: self.get(s),
+                elem_size,
+                signed,
+                endian,
+            },
+        }
+    }
+
+    /// Hand every recorded value to `v`, in the order recorded.
+    pub fn replay(&self, v: &mut dyn FieldVisitor) {
+        let mut labels: [&str; 8] = [""; 8];
+        let mut i = 0;
+        while i < self.steps.len() {
+            match self.steps[i] {
+                Step::ScopeBegin(s) => v.scope_begin(s),
+                Step::ScopeEnd(s) => v.scope_end(s),
+                Step::StructBegin(n) => v.struct_begin(self.name(n)),
+                Step::StructEnd => v.struct_end(),
+                Step::ArrayBegin(n, len) => v.array_begin(self.name(n), len),
+                Step::ArrayEnd => v.array_end(),
+                Step::VariantBegin(n, o) => v.variant_begin(self.name(n), self.name(o)),
+                Step::VariantEnd => v.variant_end(),
+                Step::OptionalBegin(n, p) => v.optional_begin(self.name(n), p),
+                Step::OptionalEnd => v.optional_end(),
+                Step::Leaf(n, base, l) => v.field(self.name(n), base, self.value(l)),
+                Step::Enum(n, l, count) => {
+                    let count = count as usize;
+                    let mut k = 0;
+                    for j in 0..count {
+                        if let Some(Step::Label(s)) = self.steps.get(i + 1 + j) {
+                            if k < labels.len() {
+                                labels[k] = self.name(*s);
+                                k += 1;
+                            }
+                        }
+                    }
+                    v.enum_field(self.name(n), self.value(l), &labels[..k]);
+                    i += count;
+                }
+                Step::Label(_) => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+impl FieldVisitor for FieldTape {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+        let n = self.span(name.as_bytes());
+        let l = self.leaf(value);
+        self.steps.push(Step::Leaf(n, base, l));
+    }
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        let n = self.span(name.as_bytes());
+        let l = self.leaf(value);
+        self.steps.push(Step::Enum(n, l, labels.len() as u32));
+        for lab in labels {
+            let s = self.span(lab.as_bytes());
+            self.steps.push(Step::Label(s));
+        }
+    }
+    fn scope_begin(&mut self, scope: Scope) {
+        self.steps.push(Step::ScopeBegin(scope));
+    }
+    fn scope_end(&mut self, scope: Scope) {
+        self.steps.push(Step::ScopeEnd(scope));
+    }
+    fn struct_begin(&mut self, name: &str) {
+        let n = self.span(name.as_bytes());
+        self.steps.push(Step::StructBegin(n));
+        self.depth += 1;
+    }
+    fn struct_end(&mut self) {
+        self.steps.push(Step::StructEnd);
+        self.depth = self.depth.saturating_sub(1);
+    }
+    fn array_begin(&mut self, name: &str, len: u64) {
+        let n = self.span(name.as_bytes());
+        self.steps.push(Step::ArrayBegin(n, len));
+        self.depth += 1;
+    }
+    fn array_end(&mut self) {
+        self.steps.push(Step::ArrayEnd);
+        self.depth = self.depth.saturating_sub(1);
+    }
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        let n = self.span(name.as_bytes());
+        let o = self.span(option.as_bytes());
+        self.steps.push(Step::VariantBegin(n, o));
+        self.depth += 1;
+    }
+    fn variant_end(&mut self) {
+        self.steps.push(Step::VariantEnd);
+        self.depth = self.depth.saturating_sub(1);
+    }
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        let n = self.span(name.as_bytes());
+        self.steps.push(Step::OptionalBegin(n, present));
+        self.depth += 1;
+    }
+    fn optional_end(&mut self) {
+        self.steps.push(Step::OptionalEnd);
+        self.depth = self.depth.saturating_sub(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes what it is given as text, to compare visits.
+    #[derive(Default)]
+    struct Text(String);
+    impl FieldVisitor for Text {
+        fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+            self.0.push_str(&format!("{name}:{base:?}={value:?};"));
+        }
+        fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+            self.0.push_str(&format!("{name}={value:?}{labels:?};"));
+        }
+        fn scope_begin(&mut self, s: Scope) {
+            self.0.push_str(&format!("<{}>", s.name()));
+        }
+        fn scope_end(&mut self, s: Scope) {
+            self.0.push_str(&format!("</{}>", s.name()));
+        }
+        fn struct_begin(&mut self, n: &str) {
+            self.0.push_str(&format!("{n}{{"));
+        }
+        fn struct_end(&mut self) {
+            self.0.push('}');
+        }
+        fn array_begin(&mut self, n: &str, len: u64) {
+            self.0.push_str(&format!("{n}[{len}:"));
+        }
+        fn array_end(&mut self) {
+            self.0.push(']');
+        }
+        fn variant_begin(&mut self, n: &str, o: &str) {
+            self.0.push_str(&format!("{n}<{o}>("));
+        }
+        fn variant_end(&mut self) {
+            self.0.push(')');
+        }
+        fn optional_begin(&mut self, n: &str, p: bool) {
+            self.0.push_str(&format!("{n}?{p}("));
+        }
+        fn optional_end(&mut self) {
+            self.0.push(')');
+        }
+    }
+
+    fn visit(v: &mut dyn FieldVisitor) {
+        v.scope_begin(Scope::Payload);
+        v.field("a", Base::Hex, Value::Unsigned(7));
+        v.enum_field("e", Value::Signed(-1), &["NEG", "ANY"]);
+        v.struct_begin("s");
+        v.field("t", Base::Dec, Value::Str(b"hi"));
+        v.array_begin("arr", 2);
+        v.field("", Base::Dec, Value::Float(1.5));
+        v.field("", Base::Dec, Value::Bool(true));
+        v.array_end();
+        v.struct_end();
+        v.variant_begin("v", "opt");
+        v.field("b", Base::Dec, Value::Bytes(&[1, 2]));
+        v.variant_end();
+        v.optional_begin("o", false);
+        v.optional_end();
+        v.scope_end(Scope::Payload);
+    }
+
+    #[test]
+    fn tape_replays_what_it_recorded() {
+        let mut direct = Text::default();
+        visit(&mut direct);
+        let mut tape = FieldTape::new();
+        visit(&mut tape);
+        let mut replayed = Text::default();
+        tape.replay(&mut replayed);
+        assert_eq!(direct.0, replayed.0);
+        assert!(direct.0.contains("e=Signed(-1)[\"NEG\", \"ANY\"]"));
+        // reuse: cleared, it records the next event from scratch
+        tape.clear();
+        assert!(tape.is_empty());
+        tape.field("x", Base::Dec, Value::Unsigned(1));
+        let mut t = Text::default();
+        tape.replay(&mut t);
+        assert_eq!(t.0, "x:Dec=Unsigned(1);");
+    }
+
+    #[test]
+    fn schema_scopes_stay_ordered() {
+        let mut s = ClassSchema::default();
+        s.push(Scope::Payload, vec![FieldSchema::new("p", FieldType::u(8))]);
+        s.push(
+            Scope::CommonContext,
+            vec![FieldSchema::new("c", FieldType::s(32))],
+        );
+        s.push(Scope::SpecificContext, vec![]);
+        let order: Vec<Scope> = s.scopes.iter().map(|x| x.scope).collect();
+        assert_eq!(order, [Scope::CommonContext, Scope::Payload]);
+        assert_eq!(s.scope(Scope::Payload)[0].name, "p");
+        assert!(s.scope(Scope::EventHeader).is_empty());
+    }
+
+    #[test]
+    fn enum_labels() {
+        let mut t = IntType::new(8, true);
+        t.mappings.push(EnumMapping {
+            label: "NEG".into(),
+            ranges: vec![(-128, -1)],
+        });
+        t.mappings.push(EnumMapping {
+            label: "ZERO".into(),
+            ranges: vec![(0, 0)],
+        });
+        assert_eq!(t.labels(-3).collect::<Vec<_>>(), ["NEG"]);
+        assert_eq!(t.labels(5).count(), 0);
+    }
+}
