@@ -49,6 +49,18 @@ pub struct LttReportArgs {
     /// Stop at the first damage instead of reporting it.
     #[arg(long)]
     pub strict: bool,
+    /// One JSON object per event (the schema of `report --json`).
+    #[arg(long)]
+    pub json: bool,
+    /// Output style: babeltrace (the default) or json (as --json).
+    #[arg(long, value_enum)]
+    pub style: Option<LttStyle>,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LttStyle {
+    Babeltrace,
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -70,6 +82,11 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
     let mut out = Out::new();
     let mut warn = std::io::stderr();
     match cli.cmd {
+        LttCmd::Report(a) if a.json || a.style == Some(LttStyle::Json) => {
+            crate::source::with_source(std::slice::from_ref(&a.trace), a.strict, &mut |src| {
+                crate::source::print_json(src, &a.trace, a.strict)
+            })
+        }
         LttCmd::Report(a) => {
             let opts = ReportOptions {
                 strict: a.strict,

@@ -64,3 +64,41 @@ fn ltt(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
     let mut s = tracemux_ltt::source::LttSource::new(&trace);
     f(&mut s)
 }
+
+/// Print every record of `src` as JSON lines on stdout; damage is
+/// reported on stderr (an error with `strict`).
+pub fn print_json(src: &mut dyn RecordSource, path: &Path, strict: bool) -> Result<Outcome> {
+    let mut out = crate::Out::new();
+    let mut outcome = Outcome::Ok;
+    // (the records borrow the source, so its description is copied once)
+    let meta = src.meta().clone();
+    loop {
+        let rec = match src.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                out.flush()?;
+                bail!("{}: {}", path.display(), e);
+            }
+        };
+        match rec {
+            tracemux_core::model::Record::Event(ev) => {
+                tracemux_render::jsonl::write_event(out.buf(), &meta, &ev)
+            }
+            tracemux_core::model::Record::Lost(l) => {
+                tracemux_render::jsonl::write_lost(out.buf(), &meta, &l)
+            }
+            tracemux_core::model::Record::Damage(e) => {
+                out.flush()?;
+                if strict {
+                    bail!("{}: {}", path.display(), e);
+                }
+                crate::warn(path, &e);
+                outcome = Outcome::Damaged;
+            }
+        }
+        out.maybe_flush()?;
+    }
+    out.flush()?;
+    Ok(outcome)
+}

@@ -203,7 +203,9 @@ impl ClassSchema {
 /// structure is `struct_begin`, its members, `struct_end`; an array is
 /// `array_begin`, its elements, `array_end`; a variant wraps its chosen
 /// option (`option` is its name) and an optional wraps its value when
-/// present. Scopes come between `scope_begin` and `scope_end`. Every
+/// present; the value inside a variant or an optional comes with the
+/// variant's or optional's own field name. Scopes come between
+/// `scope_begin` and `scope_end`. Every
 /// method but `field` has a default, so a flat visitor sees the leaves only.
 pub trait FieldVisitor {
     fn field(&mut self, name: &str, base: Base, value: Value<'_>);

@@ -7,7 +7,10 @@
 //! integers JSON arrays, other bytes arrays of byte values.
 
 use crate::fmt::dec;
-use tracemux_core::model::{Event, Lost, TraceMeta, Value};
+use tracemux_core::model::{
+    visit_fields, Base, Event, EventClass, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
+};
+use tracemux_core::typed::Scope;
 
 /// Append `s` as a JSON string literal (invalid UTF-8 is replaced).
 pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
@@ -66,56 +69,242 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
         (_, Some(c)) => json_str(out, c.as_bytes()),
         (_, None) => out.extend_from_slice(b"null"),
     }
-    out.extend_from_slice(b",\"fields\":{");
-    if let Some(c) = ev.class {
-        for (i, f) in c.fields.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
+    match ev.class {
+        Some(c) if ev.tape.is_none() && c.schema.is_none() => {
+            out.extend_from_slice(b",\"fields\":{");
+            fixed_fields(out, c, ev);
+            out.extend_from_slice(b"}}\n");
+        }
+        _ => {
+            let ctx = PrintCtx::new(
+                ev.endian,
+                meta.long_size,
+                &meta.symbols,
+                &meta.printk,
+                ev.cpu,
+            );
+            let mut j = Json {
+                out: &mut *out,
+                stack: Vec::new(),
+                payload: false,
+            };
+            visit_fields(ev, &ctx, &mut j);
+            let payload = j.payload;
+            if !payload {
+                out.extend_from_slice(b",\"fields\":{}");
             }
-            json_str(out, f.name.as_bytes());
-            out.push(b':');
-            match f.value(ev.data, ev.endian) {
-                Some(Value::Unsigned(v)) => dec(out, v),
-                Some(Value::Signed(v)) => dec(out, v),
-                Some(Value::Float(v)) if v.is_finite() => {
-                    out.extend_from_slice(v.to_string().as_bytes())
-                }
-                Some(Value::Float(_)) => out.extend_from_slice(b"null"),
-                Some(Value::Bool(b)) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-                Some(Value::Str(s)) => json_str(out, s),
-                Some(
-                    v @ Value::IntArray {
-                        data, elem_size, ..
-                    },
-                ) => {
-                    out.push(b'[');
-                    let n = data.len() / elem_size.max(1) as usize;
-                    for j in 0..n {
-                        if j > 0 {
-                            out.push(b',');
-                        }
-                        match v.array_elem(j) {
-                            Some(x) => dec(out, x),
-                            None => out.extend_from_slice(b"null"),
-                        }
-                    }
-                    out.push(b']');
-                }
-                Some(Value::Bytes(b)) => {
-                    out.push(b'[');
-                    for (j, x) in b.iter().enumerate() {
-                        if j > 0 {
-                            out.push(b',');
-                        }
-                        dec(out, *x);
-                    }
-                    out.push(b']');
-                }
-                None => out.extend_from_slice(b"null"),
-            }
+            out.extend_from_slice(b"}\n");
         }
     }
-    out.extend_from_slice(b"}}\n");
+}
+
+/// The own fields of a fixed-layout (ftrace) event, as the README's schema
+/// has always shown them (`common_*` fields left out: `pid` has them).
+fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {
+    for (i, f) in c.fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json_str(out, f.name.as_bytes());
+        out.push(b':');
+        match f.value(ev.data, ev.endian) {
+            Some(v) => value(out, v),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+/// One leaf value.
+fn value(out: &mut Vec<u8>, v: Value<'_>) {
+    match v {
+        Value::Unsigned(v) => dec(out, v),
+        Value::Signed(v) => dec(out, v),
+        Value::Float(v) if v.is_finite() => out.extend_from_slice(v.to_string().as_bytes()),
+        Value::Float(_) => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        Value::Str(s) => json_str(out, s),
+        v @ Value::IntArray {
+            data, elem_size, ..
+        } => {
+            out.push(b'[');
+            let n = data.len() / elem_size.max(1) as usize;
+            for j in 0..n {
+                if j > 0 {
+                    out.push(b',');
+                }
+                match v.array_elem(j) {
+                    Some(x) => dec(out, x),
+                    None => out.extend_from_slice(b"null"),
+                }
+            }
+            out.push(b']');
+        }
+        Value::Bytes(b) => {
+            out.push(b'[');
+            for (j, x) in b.iter().enumerate() {
+                if j > 0 {
+                    out.push(b',');
+                }
+                dec(out, *x);
+            }
+            out.push(b']');
+        }
+    }
+}
+
+/// Nested values as JSON: each scope an object (`fields` for the payload,
+/// the scope's name for the others), structures objects, arrays arrays,
+/// a variant `{"OPTION": value}`, an absent optional `null`, an enumeration
+/// `{"value": N, "labels": [...]}`.
+struct Json<'o> {
+    out: &'o mut Vec<u8>,
+    /// Open containers and the members written so far in each.
+    stack: Vec<(Kind, u32)>,
+    /// Whether the payload scope was written.
+    payload: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Object,
+    Array,
+    /// `{"OPTION":` of a variant, written: its one value follows.
+    Variant,
+    /// The key of a present optional, written: its value follows.
+    Bare,
+}
+
+impl Json<'_> {
+    /// The separator and key before a member of the open container.
+    fn key(&mut self, name: &str) {
+        let Some((kind, n)) = self.stack.last_mut() else {
+            return;
+        };
+        if matches!(*kind, Kind::Variant | Kind::Bare) {
+            return;
+        }
+        if *n > 0 {
+            self.out.push(b',');
+        }
+        *n += 1;
+        if *kind == Kind::Object {
+            json_str(self.out, name.as_bytes());
+            self.out.push(b':');
+        }
+    }
+    fn open(&mut self, name: &str, kind: Kind) {
+        self.key(name);
+        self.out.push(if kind == Kind::Array { b'[' } else { b'{' });
+        self.stack.push((kind, 0));
+    }
+    fn close(&mut self) {
+        match self.stack.pop() {
+            Some((Kind::Array, _)) => self.out.push(b']'),
+            Some((Kind::Bare, _)) | None => {}
+            Some(_) => self.out.push(b'}'),
+        }
+    }
+}
+
+impl FieldVisitor for Json<'_> {
+    fn field(&mut self, name: &str, _base: Base, v: Value<'_>) {
+        if self.stack.is_empty() {
+            return;
+        }
+        self.key(name);
+        value(self.out, v);
+    }
+    fn enum_field(&mut self, name: &str, v: Value<'_>, labels: &[&str]) {
+        if self.stack.is_empty() {
+            return;
+        }
+        self.key(name);
+        self.out.extend_from_slice(b"{\"value\":");
+        value(self.out, v);
+        self.out.extend_from_slice(b",\"labels\":[");
+        for (i, l) in labels.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            json_str(self.out, l.as_bytes());
+        }
+        self.out.extend_from_slice(b"]}");
+    }
+    fn scope_begin(&mut self, scope: Scope) {
+        self.stack.clear();
+        if scope == Scope::EventHeader {
+            return;
+        }
+        self.out.push(b',');
+        let key = if scope == Scope::Payload {
+            self.payload = true;
+            "fields"
+        } else {
+            scope.name()
+        };
+        json_str(self.out, key.as_bytes());
+        self.out.extend_from_slice(b":{");
+        self.stack.push((Kind::Object, 0));
+    }
+    fn scope_end(&mut self, scope: Scope) {
+        if scope == Scope::EventHeader {
+            return;
+        }
+        while !self.stack.is_empty() {
+            self.close();
+        }
+    }
+    fn struct_begin(&mut self, name: &str) {
+        if !self.stack.is_empty() {
+            self.open(name, Kind::Object);
+        }
+    }
+    fn struct_end(&mut self) {
+        if self.stack.len() > 1 {
+            self.close();
+        }
+    }
+    fn array_begin(&mut self, name: &str, _len: u64) {
+        if !self.stack.is_empty() {
+            self.open(name, Kind::Array);
+        }
+    }
+    fn array_end(&mut self) {
+        if self.stack.len() > 1 {
+            self.close();
+        }
+    }
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        if !self.stack.is_empty() {
+            self.key(name);
+            self.out.push(b'{');
+            json_str(self.out, option.as_bytes());
+            self.out.push(b':');
+            self.stack.push((Kind::Variant, 0));
+        }
+    }
+    fn variant_end(&mut self) {
+        if self.stack.len() > 1 {
+            self.close();
+        }
+    }
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        if self.stack.is_empty() {
+            return;
+        }
+        self.key(name);
+        if present {
+            self.stack.push((Kind::Bare, 0));
+        } else {
+            self.out.extend_from_slice(b"null");
+            self.stack.push((Kind::Bare, 1));
+        }
+    }
+    fn optional_end(&mut self) {
+        if self.stack.len() > 1 {
+            self.close();
+        }
+    }
 }
 
 pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
@@ -144,6 +333,72 @@ mod tests {
         assert_eq!(
             String::from_utf8(o).unwrap(),
             "\"a\\\"b\\\\\\n\\u0001\u{fffd}\""
+        );
+    }
+
+    #[test]
+    fn nested_values_from_a_tape() {
+        use std::sync::Arc;
+        use tracemux_core::typed::{ClassSchema, FieldTape};
+        use tracemux_core::Endian;
+        let class = EventClass {
+            id: 1,
+            system: "prov".into(),
+            name: "ev".into(),
+            common_fields: vec![],
+            fields: vec![],
+            print_fmt: String::new(),
+            printer: None,
+            schema: Some(Arc::new(ClassSchema::default())),
+        };
+        let mut t = FieldTape::new();
+        t.scope_begin(Scope::PacketContext);
+        t.field("cpu_id", Base::Dec, Value::Unsigned(1));
+        t.scope_end(Scope::PacketContext);
+        t.scope_begin(Scope::EventHeader);
+        t.field("id", Base::Dec, Value::Unsigned(1));
+        t.scope_end(Scope::EventHeader);
+        t.scope_begin(Scope::Payload);
+        t.field("n", Base::Hex, Value::Signed(-2));
+        t.struct_begin("s");
+        t.field("t", Base::Dec, Value::Str(b"a\"b"));
+        t.array_begin("a", 2);
+        t.field("", Base::Dec, Value::Float(0.5));
+        t.enum_field("", Value::Unsigned(3), &["X", "Y"]);
+        t.array_end();
+        t.struct_end();
+        t.variant_begin("v", "f");
+        t.struct_begin("v");
+        t.field("x", Base::Dec, Value::Bool(true));
+        t.struct_end();
+        t.variant_end();
+        t.optional_begin("o", false);
+        t.optional_end();
+        t.optional_begin("p", true);
+        t.field("p", Base::Dec, Value::Bytes(&[1, 2]));
+        t.optional_end();
+        t.scope_end(Scope::Payload);
+        let ev = Event {
+            ts: 10,
+            stream: 0,
+            cpu: 1,
+            type_id: 1,
+            class: Some(&class),
+            pid: 5,
+            data: &[],
+            ext: &[],
+            endian: Endian::Little,
+            file_pos: 0,
+            tape: Some(&t),
+        };
+        let mut o = Vec::new();
+        write_event(&mut o, &TraceMeta::default(), &ev);
+        assert_eq!(
+            String::from_utf8(o).unwrap(),
+            "{\"type\":\"event\",\"ts\":10,\"cpu\":1,\"buffer\":\"\",\"system\":\"prov\",\"event\":\"ev\",\
+             \"pid\":5,\"comm\":null,\"packet_context\":{\"cpu_id\":1},\"fields\":{\"n\":-2,\
+             \"s\":{\"t\":\"a\\\"b\",\"a\":[0.5,{\"value\":3,\"labels\":[\"X\",\"Y\"]}]},\
+             \"v\":{\"f\":{\"x\":true}},\"o\":null,\"p\":[1,2]}}\n"
         );
     }
 }
