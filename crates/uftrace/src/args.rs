@@ -84,7 +84,7 @@ pub fn print_float(out: &mut Vec<u8>, v: f64) {
 }
 
 /// x87 80-bit extended value to f64.
-fn f80_to_f64(b: &[u8; 16]) -> f64 {
+pub(crate) fn f80_to_f64(b: &[u8; 16]) -> f64 {
     let mut m = [0u8; 8];
     m.copy_from_slice(&b[..8]);
     let mant = u64::from_le_bytes(m);

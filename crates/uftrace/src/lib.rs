@@ -42,6 +42,8 @@
 //! - [`events`]: event ids and names.
 //! - [`demangle`]: `--demangle full|simple|no`.
 //! - [`args`]: formatting argument and return values as uftrace prints them.
+//! - [`source`]: [`source::UftraceSource`], the recording as a source of
+//!   the common event model (typed schemas, merged in replay's order).
 //! - [`replay`] and [`info`]: the `uftrace replay` and `uftrace info` text.
 //!
 //! Symbol names are demangled when the tables are loaded
@@ -71,6 +73,7 @@ pub mod reader;
 pub mod record;
 pub mod replay;
 pub mod report;
+pub mod source;
 pub mod symbols;
 pub mod task;
 

@@ -158,6 +158,16 @@ impl<'d> Merger<'d> {
         out
     }
 
+    /// Damage found so far in the data file of task `i` and in the perf
+    /// files (cheaper than [`Merger::take_damage`] per record).
+    pub fn take_task_damage(&mut self, i: usize) -> Vec<Damage> {
+        let mut out = std::mem::take(&mut self.damage);
+        if let Some(t) = self.tasks.get_mut(i) {
+            out.append(&mut t.reader.damage);
+        }
+        out
+    }
+
     fn task_index(&self, tid: i32) -> Option<usize> {
         self.tasks.iter().position(|t| {
             t.reader.tid == tid && t.enabled && self.data.tasks[t.reader.task].data.is_some()

@@ -1,0 +1,759 @@
+//! A uftrace recording in the common event model
+//! ([`tracemux_core::model`]), so that every sink (JSON lines, the
+//! babeltrace2-style printer, the converters) can consume it.
+//!
+//! Records of all tasks and the perf events come merged by time exactly as
+//! `uftrace replay` takes them ([`Merger`], no filter). How uftrace maps
+//! onto the model:
+//!
+//! | model | uftrace |
+//! |---|---|
+//! | `StreamInfo` / `Event::stream` | one per task, in `info` task order ([`UftraceData::tasks`]) |
+//! | `Event::ts` | the record's timestamp (ns, clock `mono`, origin not the epoch) |
+//! | `Event::pid` | the task's tid; `cpu` 0 (uftrace does not record it) |
+//! | class `uftrace:entry` | `[entry]` records: common context `{tid, depth}`, payload `{addr, name, args}` |
+//! | class `uftrace:exit` | `[exit]` records: common context `{tid, depth}`, payload `{addr, name, retval}` |
+//! | class `linux:*` | perf events (sched-in/out, task-new/exit/name), when the recording has `PERF_EVENT` |
+//! | class `PROVIDER:EVENT` | user (SDT) events declared in `events.txt` |
+//! | class `read:*`/`diff:*`/`watch:cpu` | builtin events, when the command line asked for them (`read=`/`diff=` triggers, `--watch`) |
+//! | class `uftrace:event` | any other event id: `{id, data}` |
+//! | `Record::Lost` | `[lost]` records (`count`: the lost count uftrace stored, when positive) |
+//! | `Record::Damage` | damage of the data files (and of the directory, found when it was opened) |
+//!
+//! # Arguments and return values
+//!
+//! Which values a record carries depends on the function (its argspec),
+//! while a class's schema is fixed up front. `args` is therefore a dynamic
+//! array whose element is a variant with one option per kind of value an
+//! argspec can store ([`VALUE_OPTIONS`]: `s8`..`s64` for `i`/`d`, `u8`..`u64`
+//! for `u`, `x8`..`x64` for `x`, `f32`/`f64`/`f80` for floats, `char`, `str`,
+//! `std_string`, `null` for a NULL string, `ptr`, `enum` (`{value, text}`),
+//! `struct` (`{type, data}`), `raw` for sizes no kind has); `retval` is an
+//! optional of the same variant. Every value keeps its recorded type and
+//! size, and a sink that knows the variant sees exactly what uftrace stored.
+//! uftrace does not store durations: exits carry none.
+//!
+//! Values are recorded into one [`FieldTape`] that the source owns and
+//! reuses (events borrow it): no allocation per event once it has grown,
+//! except for the text of `enum` values.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tracemux_core::error::{Error, ErrorKind, Result};
+use tracemux_core::model::{
+    Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldVisitor, Format, Lost, Record,
+    RecordSource, StreamInfo, TraceMeta, Value,
+};
+use tracemux_core::typed::{
+    ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, IntType, Scope,
+};
+use tracemux_core::Endian;
+
+use crate::argspec::{ArgFmt, ArgSpec};
+use crate::data::UftraceData;
+use crate::events::id;
+use crate::header::feat;
+use crate::merge::{MergeOptions, Merger, Source};
+use crate::perf::{PerfEvent, PerfKind};
+use crate::record::{Damage, Kind};
+use crate::report::walk::ArgCtx;
+
+/// Class id of `uftrace:entry`.
+pub const CLASS_ENTRY: u32 = 0;
+/// Class id of `uftrace:exit`.
+pub const CLASS_EXIT: u32 = 1;
+/// Class id of `uftrace:event` (event ids no other class describes).
+pub const CLASS_EVENT: u32 = 2;
+
+/// The options of the argument/return value variant, in schema order.
+pub const VALUE_OPTIONS: [&str; 23] = [
+    "s8",
+    "s16",
+    "s32",
+    "s64",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "x8",
+    "x16",
+    "x32",
+    "x64",
+    "f32",
+    "f64",
+    "f80",
+    "char",
+    "str",
+    "std_string",
+    "null",
+    "ptr",
+    "enum",
+    "struct",
+    "raw",
+];
+
+/// The variant of one argument or return value (see the module docs).
+pub fn value_type() -> FieldType {
+    let opts = VALUE_OPTIONS
+        .iter()
+        .map(|&o| {
+            let ty = match o {
+                "s8" => FieldType::s(8),
+                "s16" => FieldType::s(16),
+                "s32" => FieldType::s(32),
+                "s64" => FieldType::s(64),
+                "u8" => FieldType::u(8),
+                "u16" => FieldType::u(16),
+                "u32" => FieldType::u(32),
+                "u64" => FieldType::u(64),
+                "x8" => FieldType::Int(IntType::hex(8, false)),
+                "x16" => FieldType::Int(IntType::hex(16, false)),
+                "x32" => FieldType::Int(IntType::hex(32, false)),
+                "x64" | "ptr" => FieldType::Int(IntType::hex(64, false)),
+                "f32" => FieldType::Float { bits: 32 },
+                // an x87 long double, converted to binary64
+                "f64" | "f80" => FieldType::Float { bits: 64 },
+                "char" | "str" | "std_string" => FieldType::Str,
+                "null" => FieldType::Struct(Vec::new()),
+                "enum" => FieldType::Struct(vec![
+                    FieldSchema::new("value", FieldType::s(32)),
+                    FieldSchema::new("text", FieldType::Str),
+                ]),
+                "struct" => FieldType::Struct(vec![
+                    FieldSchema::new("type", FieldType::Str),
+                    FieldSchema::new("data", FieldType::Blob),
+                ]),
+                _ => FieldType::Blob,
+            };
+            FieldSchema::new(o, ty)
+        })
+        .collect();
+    FieldType::Variant(opts)
+}
+
+fn common_context() -> Vec<FieldSchema> {
+    vec![
+        FieldSchema::new("tid", FieldType::s(32)),
+        FieldSchema::new("depth", FieldType::u(16)),
+    ]
+}
+
+fn function_fields() -> Vec<FieldSchema> {
+    vec![
+        FieldSchema::new("addr", FieldType::Int(IntType::hex(64, false))),
+        FieldSchema::new("name", FieldType::Str),
+    ]
+}
+
+/// The schema of `uftrace:entry`.
+pub fn entry_schema() -> ClassSchema {
+    let mut s = ClassSchema::default();
+    s.push(Scope::CommonContext, common_context());
+    let mut p = function_fields();
+    p.push(FieldSchema::new(
+        "args",
+        FieldType::Array {
+            elem: Box::new(value_type()),
+            len: ArrayLen::Dynamic,
+        },
+    ));
+    s.push(Scope::Payload, p);
+    s
+}
+
+/// The schema of `uftrace:exit`.
+pub fn exit_schema() -> ClassSchema {
+    let mut s = ClassSchema::default();
+    s.push(Scope::CommonContext, common_context());
+    let mut p = function_fields();
+    p.push(FieldSchema::new(
+        "retval",
+        FieldType::Optional(Box::new(value_type())),
+    ));
+    s.push(Scope::Payload, p);
+    s
+}
+
+/// Payload fields of an event id (`None`: the generic `{id, data}`).
+fn event_fields(ev: u32) -> Option<Vec<FieldSchema>> {
+    let u = |n: &str| FieldSchema::new(n, FieldType::u(64));
+    let s32 = |n: &str| FieldSchema::new(n, FieldType::s(32));
+    Some(match ev {
+        id::PERF_SCHED_IN | id::PERF_SCHED_OUT | id::PERF_SCHED_OUT_PREEMPT => Vec::new(),
+        id::PERF_TASK | id::PERF_EXIT => vec![s32("pid"), s32("ppid")],
+        id::PERF_COMM => vec![
+            s32("pid"),
+            FieldSchema::new("exec", FieldType::Bool),
+            FieldSchema::new("comm", FieldType::Str),
+        ],
+        id::READ_PROC_STATM | id::DIFF_PROC_STATM => vec![u("vmsize"), u("vmrss"), u("shared")],
+        id::READ_PAGE_FAULT | id::DIFF_PAGE_FAULT => vec![u("major"), u("minor")],
+        id::READ_PMU_CYCLE | id::DIFF_PMU_CYCLE => vec![u("cycles"), u("instructions")],
+        id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => vec![u("refers"), u("misses")],
+        id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => vec![u("branch"), u("misses")],
+        id::WATCH_CPU => vec![s32("cpu")],
+        id::EXTERN_DATA => vec![FieldSchema::new("msg", FieldType::Str)],
+        x if x >= id::USER => vec![FieldSchema::new("data", FieldType::Str)],
+        _ => return None,
+    })
+}
+
+fn generic_event_fields() -> Vec<FieldSchema> {
+    vec![
+        FieldSchema::new("id", FieldType::u(32)),
+        FieldSchema::new("data", FieldType::Blob),
+    ]
+}
+
+fn class(
+    id: u32,
+    full_name: &str,
+    common: Vec<FieldSchema>,
+    payload: Vec<FieldSchema>,
+) -> EventClass {
+    let (system, name) = full_name.split_once(':').unwrap_or(("uftrace", full_name));
+    let mut s = ClassSchema::default();
+    s.push(Scope::CommonContext, common);
+    s.push(Scope::Payload, payload);
+    EventClass {
+        id,
+        system: system.to_string(),
+        name: name.to_string(),
+        common_fields: Vec::new(),
+        fields: Vec::new(),
+        print_fmt: String::new(),
+        printer: None,
+        schema: Some(Arc::new(s)),
+    }
+}
+
+/// The event ids the recording defines (see the module docs), in class
+/// order.
+fn declared_events(data: &UftraceData) -> Vec<u32> {
+    let mut ids = Vec::new();
+    if data.header.feat_mask & feat::PERF_EVENT != 0 {
+        ids.extend([
+            id::PERF_SCHED_IN,
+            id::PERF_SCHED_OUT,
+            id::PERF_SCHED_OUT_PREEMPT,
+            id::PERF_TASK,
+            id::PERF_EXIT,
+            id::PERF_COMM,
+        ]);
+    }
+    let cmd = data.info.cmdline.as_deref().unwrap_or("");
+    if cmd.contains("read=") || cmd.contains("diff=") {
+        ids.extend(id::READ_PROC_STATM..=id::DIFF_PMU_BRANCH);
+    }
+    if cmd.contains("watch") {
+        ids.push(id::WATCH_CPU);
+    }
+    for (ev, _) in &data.user_events.events {
+        if !ids.contains(ev) {
+            ids.push(*ev);
+        }
+    }
+    ids
+}
+
+/// Build the model's description of `data`; also returns the class id of
+/// each declared event id, sorted by event id.
+pub fn trace_meta(data: &UftraceData) -> (TraceMeta, Vec<(u32, u32)>) {
+    let mut classes = ClassTable::new();
+    let mut entry = class(CLASS_ENTRY, "uftrace:entry", Vec::new(), Vec::new());
+    entry.schema = Some(Arc::new(entry_schema()));
+    let mut exit = class(CLASS_EXIT, "uftrace:exit", Vec::new(), Vec::new());
+    exit.schema = Some(Arc::new(exit_schema()));
+    classes.push(entry);
+    classes.push(exit);
+    classes.push(class(
+        CLASS_EVENT,
+        "uftrace:event",
+        common_context(),
+        generic_event_fields(),
+    ));
+    let mut map = Vec::new();
+    for ev in declared_events(data) {
+        let Some(fields) = event_fields(ev) else {
+            continue;
+        };
+        let Some(name) = data.user_events.name(ev) else {
+            continue;
+        };
+        let cid = classes.len() as u32;
+        classes.push(class(cid, &name, common_context(), fields));
+        map.push((ev, cid));
+    }
+    map.sort_unstable();
+
+    let mut meta = TraceMeta {
+        endian: Some(data.endian()),
+        long_size: if data.header.elf_class == 1 { 4 } else { 8 },
+        cpus: data.info.nr_cpus_online.max(0) as u32,
+        buffers: vec![BufferInfo {
+            name: String::new(),
+            clock: "mono".into(),
+            page_size: 0,
+            cpus: 1,
+        }],
+        streams: data
+            .tasks
+            .iter()
+            .map(|_| StreamInfo { buffer: 0, cpu: 0 })
+            .collect(),
+        classes,
+        format: Some(Format::Uftrace),
+        clocks: vec![ClockInfo {
+            name: "mono".into(),
+            freq: 1_000_000_000,
+            offset_ns: 0,
+            origin_unix_epoch: false,
+            description: Some("uftrace's CLOCK_MONOTONIC timestamps (ns)".into()),
+            uuid: None,
+        }],
+        tracer_version: data.info.uftrace_version.clone(),
+        uname: data.info.kernel.clone(),
+        ..TraceMeta::default()
+    };
+    for t in &data.sessions.tasks {
+        meta.tasks.insert(t.tid, t.comm.clone());
+    }
+    let i = &data.info;
+    let mut env = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            meta.env.push((k.to_string(), v));
+        }
+    };
+    env("tracer_name", Some("uftrace".into()));
+    env("uftrace_version", i.uftrace_version.clone());
+    env("exename", i.exename.clone());
+    env("cmdline", i.cmdline.clone());
+    env("hostname", i.hostname.clone());
+    env("kernel", i.kernel.clone());
+    env("distro", i.distro.clone());
+    env("cpudesc", i.cpudesc.clone());
+    env(
+        "nr_cpus",
+        Some(format!(
+            "{} / {} (online / possible)",
+            i.nr_cpus_online, i.nr_cpus_possible
+        )),
+    );
+    env("record_date", i.record_date.clone());
+    env("elapsed_time", i.elapsed_time.clone());
+    env("exit_status", Some(i.exit_status.to_string()));
+    env(
+        "build_id",
+        Some(i.build_id.iter().map(|b| format!("{b:02x}")).collect()),
+    );
+    (meta, map)
+}
+
+fn damage_error(d: Damage) -> Error {
+    Error::new(ErrorKind::Invalid(d.message), d.file, d.offset)
+}
+
+/// Little helper: `size` (1..=8) bytes at the start of `d` as an unsigned
+/// integer (missing bytes are zero).
+fn read_uint(d: &[u8], size: usize, endian: Endian) -> u64 {
+    let mut b = [0u8; 8];
+    let n = size.min(8).min(d.len());
+    b[..n].copy_from_slice(&d[..n]);
+    if endian == Endian::Big && n > 0 {
+        b[..n].reverse();
+    }
+    u64::from_le_bytes(b)
+}
+
+fn sext(v: u64, size: usize) -> i64 {
+    tracemux_core::model::sign_extend(v, size)
+}
+
+/// The records of a uftrace recording as [`Record`]s, in `uftrace replay`'s
+/// order.
+pub struct UftraceSource<'d> {
+    data: &'d UftraceData,
+    merger: Merger<'d>,
+    meta: TraceMeta,
+    /// (event id, class id), sorted.
+    event_classes: Vec<(u32, u32)>,
+    tape: FieldTape,
+    /// Names of unknown addresses (`<hex>`) and other scratch text.
+    scratch: Vec<u8>,
+    damage: VecDeque<Damage>,
+    strict: bool,
+    done: bool,
+}
+
+impl<'d> UftraceSource<'d> {
+    /// The source over `data`; `strict`: damage is an error instead of a
+    /// [`Record::Damage`]. Damage found when the directory was opened
+    /// ([`UftraceData::damage`]) comes first.
+    pub fn new(data: &'d UftraceData, strict: bool) -> Self {
+        let (meta, event_classes) = trace_meta(data);
+        UftraceSource {
+            data,
+            merger: Merger::new(data, &MergeOptions::default()),
+            meta,
+            event_classes,
+            tape: FieldTape::new(),
+            scratch: Vec::new(),
+            damage: data.damage.iter().cloned().collect(),
+            strict,
+            done: false,
+        }
+    }
+
+    fn event_class(&self, ev: u32) -> u32 {
+        match self.event_classes.binary_search_by_key(&ev, |&(e, _)| e) {
+            Ok(i) => self.event_classes[i].1,
+            Err(_) => CLASS_EVENT,
+        }
+    }
+
+    fn common(&mut self, tid: i32, depth: u16) {
+        let t = &mut self.tape;
+        t.scope_begin(Scope::CommonContext);
+        t.field("tid", Base::Dec, Value::Signed(tid as i64));
+        t.field("depth", Base::Dec, Value::Unsigned(depth as u64));
+        t.scope_end(Scope::CommonContext);
+    }
+
+    /// Record an entry or exit.
+    fn record_function(&mut self, tid: i32, rec: &crate::record::Record<'d>) {
+        let data = self.data;
+        self.tape.clear();
+        self.common(tid, rec.depth);
+        self.tape.scope_begin(Scope::Payload);
+        self.tape
+            .field("addr", Base::Hex, Value::Unsigned(rec.addr));
+        self.scratch.clear();
+        match data.symbol(tid, rec.time, rec.addr) {
+            Some(s) => self.scratch.extend_from_slice(s.name.as_bytes()),
+            None => crate::report::walk::unknown_name(&mut self.scratch, rec.addr),
+        }
+        self.tape
+            .field("name", Base::Dec, Value::Str(&self.scratch));
+        let retval = rec.kind == Kind::Exit;
+        let specs: &[ArgSpec] = if rec.more {
+            data.arg_specs(tid, rec.time, rec.addr).unwrap_or(&[])
+        } else {
+            &[]
+        };
+        let ctx = ArgCtx {
+            data,
+            tid,
+            time: rec.time,
+            func: rec.addr,
+        };
+        let endian = data.endian();
+        if retval {
+            match specs.iter().find(|s| s.is_retval()) {
+                Some(s) => {
+                    self.tape.optional_begin("retval", true);
+                    write_value(&mut self.tape, "", s, rec.data, endian, &ctx);
+                }
+                None => self.tape.optional_begin("retval", false),
+            }
+            self.tape.optional_end();
+        } else {
+            let n = specs.iter().filter(|s| !s.is_retval()).count();
+            self.tape.array_begin("args", n as u64);
+            let mut pos = 0usize;
+            for s in specs.iter().filter(|s| !s.is_retval()) {
+                let d = rec.data.get(pos..).unwrap_or(&[]);
+                let size = write_value(&mut self.tape, "", s, d, endian, &ctx);
+                pos += size.div_ceil(4) * 4;
+            }
+            self.tape.array_end();
+        }
+        self.tape.scope_end(Scope::Payload);
+    }
+
+    /// Record a perf event.
+    fn record_perf(&mut self, tid: i32, ev: &PerfEvent) {
+        self.tape.clear();
+        self.common(tid, 0);
+        let cid = self.event_class(ev.event_id());
+        let t = &mut self.tape;
+        t.scope_begin(Scope::Payload);
+        if cid == CLASS_EVENT {
+            t.field("id", Base::Dec, Value::Unsigned(ev.event_id() as u64));
+            t.field("data", Base::Dec, Value::Bytes(&[]));
+        } else {
+            match ev.kind {
+                PerfKind::Switch { .. } => {}
+                PerfKind::Fork { pid, ppid } | PerfKind::Exit { pid, ppid } => {
+                    t.field("pid", Base::Dec, Value::Signed(pid as i64));
+                    t.field("ppid", Base::Dec, Value::Signed(ppid as i64));
+                }
+                PerfKind::Comm { pid, exec, .. } => {
+                    t.field("pid", Base::Dec, Value::Signed(pid as i64));
+                    t.field("exec", Base::Dec, Value::Bool(exec));
+                    t.field("comm", Base::Dec, Value::Str(ev.comm().unwrap_or(&[])));
+                }
+            }
+        }
+        t.scope_end(Scope::Payload);
+    }
+
+    /// Record an event stored in a task file.
+    fn record_event(&mut self, tid: i32, rec: &crate::record::Record<'d>, cid: u32) {
+        let endian = self.data.endian();
+        self.tape.clear();
+        self.common(tid, rec.depth);
+        let t = &mut self.tape;
+        t.scope_begin(Scope::Payload);
+        let ev = rec.addr as u32;
+        let d = rec.data;
+        let u64_at = |i: usize| read_uint(d.get(i * 8..).unwrap_or(&[]), 8, endian);
+        let cstr = || &d[..d.iter().position(|&b| b == 0).unwrap_or(d.len())];
+        if cid == CLASS_EVENT {
+            t.field("id", Base::Dec, Value::Unsigned(rec.addr));
+            t.field("data", Base::Dec, Value::Bytes(d));
+        } else if let Some(fields) = event_fields(ev) {
+            match ev {
+                id::WATCH_CPU => t.field(
+                    "cpu",
+                    Base::Dec,
+                    Value::Signed(sext(read_uint(d, 4, endian), 4)),
+                ),
+                id::PERF_COMM => {
+                    // (a perf event stored in a task file: comm only)
+                    t.field("pid", Base::Dec, Value::Signed(tid as i64));
+                    t.field("exec", Base::Dec, Value::Bool(false));
+                    t.field("comm", Base::Dec, Value::Str(cstr()));
+                }
+                id::PERF_TASK | id::PERF_EXIT => {
+                    t.field("pid", Base::Dec, Value::Signed(tid as i64));
+                    t.field("ppid", Base::Dec, Value::Signed(0));
+                }
+                _ if fields.len() == 1 && matches!(fields[0].ty, FieldType::Str) => {
+                    t.field(&fields[0].name, Base::Dec, Value::Str(cstr()))
+                }
+                _ => {
+                    for (i, f) in fields.iter().enumerate() {
+                        t.field(&f.name, Base::Dec, Value::Unsigned(u64_at(i)));
+                    }
+                }
+            }
+        }
+        t.scope_end(Scope::Payload);
+    }
+}
+
+/// Record one argument or return value of spec `s` from `d` (the bytes
+/// from the value on); returns how many bytes it took before alignment.
+fn write_value(
+    t: &mut FieldTape,
+    name: &str,
+    s: &ArgSpec,
+    d: &[u8],
+    endian: Endian,
+    ctx: &ArgCtx<'_>,
+) -> usize {
+    let mut size = s.size as usize;
+    let leaf = |t: &mut FieldTape, opt: &str, base: Base, v: Value<'_>| {
+        t.variant_begin(name, opt);
+        t.field(opt, base, v);
+        t.variant_end();
+    };
+    match s.fmt {
+        ArgFmt::Str | ArgFmt::StdString => {
+            let slen = read_uint(d, 2, endian) as usize;
+            let b = d.get(2..(2 + slen).min(d.len())).unwrap_or(&[]);
+            if slen == 4 && b == [0xff; 4] {
+                t.variant_begin(name, "null");
+                t.struct_begin("null");
+                t.struct_end();
+                t.variant_end();
+            } else {
+                let b = &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())];
+                let opt = if s.fmt == ArgFmt::Str {
+                    "str"
+                } else {
+                    "std_string"
+                };
+                leaf(t, opt, Base::Dec, Value::Str(b));
+            }
+            size = slen + 2;
+        }
+        ArgFmt::Char => {
+            let c = d.get(..1).unwrap_or(&[]);
+            leaf(t, "char", Base::Dec, Value::Str(c));
+            size = 1;
+        }
+        ArgFmt::Float => {
+            let v = match size {
+                4 => Some(("f32", f32::from_bits(read_uint(d, 4, endian) as u32) as f64)),
+                8 => Some(("f64", f64::from_bits(read_uint(d, 8, endian)))),
+                10 => {
+                    let mut b = [0u8; 16];
+                    let n = d.len().min(10);
+                    b[..n].copy_from_slice(&d[..n]);
+                    if endian == Endian::Big {
+                        b[..10].reverse();
+                    }
+                    Some(("f80", crate::args::f80_to_f64(&b)))
+                }
+                _ => None,
+            };
+            match v {
+                Some((opt, f)) => leaf(t, opt, Base::Dec, Value::Float(f)),
+                None => leaf(
+                    t,
+                    "raw",
+                    Base::Dec,
+                    Value::Bytes(d.get(..size).unwrap_or(d)),
+                ),
+            }
+        }
+        ArgFmt::Ptr if matches!(size, 4 | 8) => {
+            leaf(
+                t,
+                "ptr",
+                Base::Hex,
+                Value::Unsigned(read_uint(d, size, endian)),
+            );
+        }
+        ArgFmt::Enum => {
+            let v = sext(read_uint(d, size.min(8), endian), size.min(8)) as i32;
+            let text = ctx
+                .enum_of(s.type_name.as_deref().unwrap_or(""), v)
+                .unwrap_or_else(|| v.to_string());
+            t.variant_begin(name, "enum");
+            t.struct_begin("enum");
+            t.field("value", Base::Dec, Value::Signed(v as i64));
+            t.field("text", Base::Dec, Value::Str(text.as_bytes()));
+            t.struct_end();
+            t.variant_end();
+        }
+        ArgFmt::Struct => {
+            t.variant_begin(name, "struct");
+            t.struct_begin("struct");
+            let ty = s.type_name.as_deref().unwrap_or("");
+            t.field("type", Base::Dec, Value::Str(ty.as_bytes()));
+            t.field("data", Base::Dec, Value::Bytes(d.get(..size).unwrap_or(d)));
+            t.struct_end();
+            t.variant_end();
+        }
+        ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Ptr => {
+            let (prefix, base) = match s.fmt {
+                ArgFmt::Auto | ArgFmt::Sint => ("s", Base::Dec),
+                ArgFmt::Uint => ("u", Base::Dec),
+                _ => ("x", Base::Hex),
+            };
+            let opt = match (prefix, size) {
+                ("s", 1) => "s8",
+                ("s", 2) => "s16",
+                ("s", 4) => "s32",
+                ("s", 8) => "s64",
+                ("u", 1) => "u8",
+                ("u", 2) => "u16",
+                ("u", 4) => "u32",
+                ("u", 8) => "u64",
+                ("x", 1) => "x8",
+                ("x", 2) => "x16",
+                ("x", 4) => "x32",
+                ("x", 8) => "x64",
+                _ => "raw",
+            };
+            let raw = read_uint(d, size, endian);
+            if opt == "raw" {
+                leaf(
+                    t,
+                    "raw",
+                    Base::Dec,
+                    Value::Bytes(d.get(..size).unwrap_or(d)),
+                );
+            } else if prefix == "s" {
+                leaf(t, opt, base, Value::Signed(sext(raw, size)));
+            } else {
+                leaf(t, opt, base, Value::Unsigned(raw));
+            }
+        }
+    }
+    size
+}
+
+impl RecordSource for UftraceSource<'_> {
+    fn meta(&self) -> &TraceMeta {
+        &self.meta
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record<'_>>> {
+        loop {
+            if let Some(d) = self.damage.pop_front() {
+                if self.strict {
+                    self.done = true;
+                    self.damage.clear();
+                    return Err(damage_error(d));
+                }
+                return Ok(Some(Record::Damage(damage_error(d))));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let Some(it) = self.merger.next_item() else {
+                self.damage.extend(self.merger.take_damage());
+                self.done = true;
+                continue;
+            };
+            self.damage.extend(self.merger.take_task_damage(it.task));
+            let tid = self.data.tasks[it.task].tid;
+            let rec = it.rec;
+            let cid = match (rec.kind, it.source) {
+                (Kind::Lost, _) => {
+                    let n = rec.addr as i32;
+                    let lost = Lost {
+                        stream: it.task as u32,
+                        cpu: 0,
+                        ts: rec.time,
+                        count: (n > 0).then_some(n as u64),
+                    };
+                    return Ok(Some(Record::Lost(lost)));
+                }
+                (Kind::Entry | Kind::Exit, _) => {
+                    self.record_function(tid, &rec);
+                    if rec.kind == Kind::Entry {
+                        CLASS_ENTRY
+                    } else {
+                        CLASS_EXIT
+                    }
+                }
+                (Kind::Event, Source::Perf(ev)) => {
+                    self.record_perf(ev.tid, &ev);
+                    self.event_class(ev.event_id())
+                }
+                (Kind::Event, Source::User) => {
+                    let cid = self.event_class(rec.addr.min(u32::MAX as u64) as u32);
+                    let cid = if rec.addr > u32::MAX as u64 {
+                        CLASS_EVENT
+                    } else {
+                        cid
+                    };
+                    self.record_event(tid, &rec, cid);
+                    cid
+                }
+            };
+            let pid = match it.source {
+                Source::Perf(ev) => ev.tid,
+                Source::User => tid,
+            };
+            return Ok(Some(Record::Event(Event {
+                ts: rec.time,
+                stream: it.task as u32,
+                cpu: 0,
+                type_id: cid,
+                class: self.meta.classes.get(cid),
+                pid,
+                data: rec.data,
+                ext: rec.data,
+                endian: self.data.endian(),
+                file_pos: rec.offset,
+                tape: Some(&self.tape),
+            })));
+        }
+    }
+}
