@@ -47,8 +47,11 @@ pub fn reference(dir: &Path, name: &str) -> Option<Vec<u8>> {
     Some(zstd::stream::decode_all(&b[..]).expect("reference decompresses"))
 }
 
+/// Run the `tracemux` binary. Local times are those of UTC (the reference
+/// outputs were made there), whatever zone the test machine is in.
 pub fn tracemux(args: &[&str], cwd: &Path) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
+        .env("TZ", "UTC")
         .args(args)
         .current_dir(cwd)
         .output()
