@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# tracemux convert against babeltrace2's own CTF-to-CTF conversion
+# (`babeltrace2 convert IN -c sink.ctf.fs -p 'path="OUT"'`): events/s, speed
+# ratio and peak RSS, on the large traces of the other benchmarks. Timings are
+# never asserted; results go to bench/out/convert-results.txt.
+#
+# usage: bench/bench-convert.sh [TRACE ...]
+#   With no argument: bench/out/ctf-big (recorded by bench-ctf.sh's recipe when
+#   missing) and bench/out/tracedat-big/trace-v6.dat when bench-tracedat.sh
+#   has recorded it. Needs babeltrace2. TRACEMUX=path skips the build.
+#
+# Per trace:
+#   tracemux convert --to ctf   (every format)          vs babeltrace2 convert (CTF inputs)
+#   tracemux convert --to jsonl
+#   tracemux convert --to tracedat --file-version 7     (trace.dat inputs)
+# The CTF outputs are read back by babeltrace2 and their event counts compared.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=$here/out
+mkdir -p "$out"
+
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+    [ -f "$out/ctf-big/ust/uid/0/64-bit/metadata" ] || "$here/recipes/record-ctf.sh" "$out/ctf-big"
+    traces=("$out/ctf-big")
+    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
+fi
+
+results=convert
+fmt="%-24s %-34s %10s %9s %10s %12s"
+. "$here/lib.sh"
+
+count_events() { # the events babeltrace2 reads from a CTF trace
+    babeltrace2 "$1" | wc -l
+}
+
+header trace events "events/s"
+for t in "${traces[@]}"; do
+    label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
+    events=$("$tm" stats "$t" 2>/dev/null | awk '/^events/ {print $2; exit}')
+    [ -n "$events" ] || events=$("$tm" report --json "$t" | grep -c '"type":"event"')
+
+    rm -rf "$out/conv-tm-ctf"
+    tmc=$(run conv-tm-ctf "$tm" convert -q --to ctf -o "$out/conv-tm-ctf" "$t")
+    line "$events" "$label" "tracemux convert --to ctf" "$tmc"
+    if [ -f "$t/metadata" ] || find "$t" -name metadata -print -quit | grep -q .; then
+        rm -rf "$out/conv-bt2-ctf"
+        btc=$(run conv-bt2-ctf babeltrace2 convert "$t" -c sink.ctf.fs -p "path=\"$out/conv-bt2-ctf\"")
+        line "$events" "$label" "babeltrace2 convert (ctf.fs)" "$btc"
+        verdict "tracemux convert --to ctf vs babeltrace2 convert" conv-bt2-ctf "$btc" conv-tm-ctf "$tmc"
+    fi
+    got=$(count_events "$out/conv-tm-ctf")
+    echo "   babeltrace2 reads $got events from tracemux's CTF output (source: $events)" | tee -a "$out/$results-results.txt"
+
+    tmj=$(run conv-tm-jsonl "$tm" convert -q --force --to jsonl -o "$out/conv-tm.jsonl" "$t")
+    line "$events" "$label" "tracemux convert --to jsonl" "$tmj"
+    if "$tm" info "$t" 2>/dev/null | grep -q 'trace.dat'; then
+        tmt=$(run conv-tm-dat "$tm" convert -q --force --to tracedat -o "$out/conv-tm.dat" "$t")
+        line "$events" "$label" "tracemux convert --to tracedat" "$tmt"
+    fi
+    rm -rf "$out/conv-tm-ctf" "$out/conv-bt2-ctf" "$out/conv-tm.jsonl" "$out/conv-tm.dat"
+done
