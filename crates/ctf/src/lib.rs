@@ -11,6 +11,9 @@
 //!   `babeltrace2 TRACE...` prints (options in [`text::TextOptions`]).
 //! * [`stats::count`] / [`stats::count_with_loader`]: decode-only counts per
 //!   event class and data stream (`tracemux stats`).
+//! * [`source::open`] + [`source::CtfSource`]: the events of one or several
+//!   traces as a source of the common event model, in the text output's
+//!   order (`tracemux report --json`, converters).
 //! * [`fs::is_ctf`], [`fs::metadata_version`]: recognise a CTF trace by
 //!   content; [`fs::discover`] / [`fs::open_traces`]: trace directories,
 //!   stream grouping and packet indexes.
@@ -51,6 +54,8 @@ pub mod decode;
 pub mod fs;
 pub mod ir;
 pub mod listing;
+mod mux;
+pub mod source;
 pub mod stats;
 pub mod stream;
 pub mod text;

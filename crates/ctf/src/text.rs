@@ -15,6 +15,7 @@ use tracemux_core::{Error, ErrorKind};
 use crate::decode::{IntValue, Kind, Node, Visitor};
 use crate::fs::{self, Loader, ReadLoader, Trace};
 use crate::ir::{DisplayBase, EnvValue, Scope, StringEncoding, TraceClass};
+use crate::mux::{Head, MsgKind};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
 use crate::tz::{gmtime, Tm, Zone};
 
@@ -508,7 +509,11 @@ pub fn push_escaped(out: &mut Vec<u8>, s: &[u8]) {
 
 /// The text of a string field: its bytes up to the first null code unit,
 /// as UTF-8.
-fn string_text<'a>(raw: &'a [u8], enc: StringEncoding, tmp: &'a mut Vec<u8>) -> &'a [u8] {
+pub(crate) fn string_text<'a>(
+    raw: &'a [u8],
+    enc: StringEncoding,
+    tmp: &'a mut Vec<u8>,
+) -> &'a [u8] {
     match enc {
         StringEncoding::Utf8 => {
             let n = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
@@ -890,7 +895,9 @@ impl Clock {
             zone: if o.clock_gmt {
                 Zone::utc()
             } else {
-                Zone::local()
+                o.timezone
+                    .as_deref()
+                    .map_or_else(Zone::local, Zone::from_tz)
             },
             gmt: o.clock_gmt,
             date: o.clock_date,
@@ -1077,32 +1084,6 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// Kinds of babeltrace2 messages, in the muxer's order for equal times
 /// (stream beginning first ... stream end last).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MsgKind {
-    StreamBegin,
-    PacketBegin,
-    Event,
-    Discarded,
-    PacketEnd,
-    DiscardedPackets,
-    StreamEnd,
-}
-
-impl MsgKind {
-    /// babeltrace2's `message_type_weight`.
-    fn weight(self) -> i32 {
-        match self {
-            MsgKind::StreamBegin => 7,
-            MsgKind::PacketBegin => 6,
-            MsgKind::Event => 5,
-            MsgKind::Discarded => 4,
-            MsgKind::PacketEnd => 3,
-            MsgKind::DiscardedPackets => 1,
-            MsgKind::StreamEnd => 0,
-        }
-    }
-}
-
 /// One message as babeltrace2's source would produce it, with what the
 /// sink needs to print it.
 struct Msg {
@@ -1492,7 +1473,7 @@ fn raw_from_ns(c: (u64, i64, u64), ns: i64) -> Option<u64> {
         .checked_add(pc)
 }
 
-fn stream_error(trace: &Trace, group: usize, e: &StreamError) -> Error {
+pub(crate) fn stream_error(trace: &Trace, group: usize, e: &StreamError) -> Error {
     let g = &trace.streams[group];
     let path = g
         .files
@@ -1674,22 +1655,7 @@ struct Printer<'t> {
 
 impl<'t> Printer<'t> {
     fn new(opts: &'t TextOptions, traces: &[Trace]) -> Self {
-        // Trace order for ties: UUID (present first, bytewise), then name.
-        let mut order: Vec<usize> = (0..traces.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (ua, ub) = (traces[a].tc.uuid, traces[b].tc.uuid);
-            let c = match (ua, ub) {
-                (Some(x), Some(y)) => x.cmp(&y),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => std::cmp::Ordering::Equal,
-            };
-            c.then_with(|| traces[a].name.cmp(&traces[b].name))
-        });
-        let mut trace_rank = vec![0u32; traces.len()];
-        for (r, &t) in order.iter().enumerate() {
-            trace_rank[t] = r as u32;
-        }
+        let trace_rank = crate::mux::trace_ranks(traces);
         let line = FieldPrinter::new(opts.names, false);
         Printer {
             opts,
@@ -1829,51 +1795,13 @@ impl<'t> Printer<'t> {
     /// babeltrace2's `common_muxing_compare_messages` for two queue heads
     /// with the same time (negative: `a` first).
     fn compare(&self, traces: &[Trace], a: (&Rt<'_>, &Msg), b: (&Rt<'_>, &Msg)) -> i64 {
-        let (ta, tb) = (&traces[a.0.trace], &traces[b.0.trace]);
-        let ra = self.trace_rank[a.0.trace] as i64;
-        let rb = self.trace_rank[b.0.trace] as i64;
-        if ra != rb && (ta.tc.uuid != tb.tc.uuid || ta.name != tb.name) {
-            return ra - rb;
-        }
-        let (ga, gb) = (&ta.streams[a.0.group], &tb.streams[b.0.group]);
-        if ga.class_id != gb.class_id {
-            return if ga.class_id < gb.class_id { -1 } else { 1 };
-        }
-        if ga.id != gb.id {
-            return if ga.id < gb.id { -1 } else { 1 };
-        }
-        if a.1.kind != b.1.kind {
-            return (b.1.kind.weight() - a.1.kind.weight()) as i64;
-        }
-        if a.1.kind == MsgKind::Event {
-            fn ec<'a>(
-                t: &'a Trace,
-                g: &fs::StreamGroup,
-                c: usize,
-            ) -> Option<&'a crate::ir::EventClass> {
-                t.prog
-                    .streams
-                    .get(g.class)
-                    .and_then(|s| t.tc.stream_class(s.id))
-                    .and_then(|s| s.event_classes.get(c))
-            }
-            if let (Some(x), Some(y)) = (ec(ta, ga, a.1.class), ec(tb, gb, b.1.class)) {
-                if x.id != y.id {
-                    return if x.id < y.id { -1 } else { 1 };
-                }
-                match (&x.name, &y.name) {
-                    (Some(p), Some(q)) if p != q => return if p < q { -1 } else { 1 },
-                    (None, Some(_)) => return -1,
-                    (Some(_), None) => return 1,
-                    _ => {}
-                }
-            }
-        }
-        match ga.name.cmp(&gb.name) {
-            std::cmp::Ordering::Less => -1,
-            std::cmp::Ordering::Greater => 1,
-            _ => 0,
-        }
+        let head = |(rt, m): (&Rt<'_>, &Msg)| Head {
+            trace: rt.trace,
+            group: rt.group,
+            kind: m.kind,
+            class: m.class,
+        };
+        crate::mux::compare(traces, &self.trace_rank, head(a), head(b))
     }
 
     /// One message from the muxer (`muxer_msg_iter_do_next_one`), or the
