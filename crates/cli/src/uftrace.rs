@@ -188,6 +188,31 @@ pub struct ReplayArgs {
     /// Accepted for uftrace compatibility (kernel data is shown when recorded).
     #[arg(short = 'k', long = "kernel")]
     pub kernel: bool,
+    /// One JSON object per record (as --style json), through the common
+    /// event model.
+    #[arg(long)]
+    pub json: bool,
+    /// uftrace (`uftrace replay`, the default), json (JSON lines) or
+    /// babeltrace (babeltrace2's text lines); the last two go through the
+    /// common event model and take --demangle and --strict only.
+    #[arg(long, value_name = "STYLE", value_parser = ["uftrace", "json", "babeltrace"])]
+    pub style: Option<String>,
+    /// With --json/--style json|babeltrace: stop at the first damage
+    /// instead of reporting it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl ReplayArgs {
+    /// The model style asked for (`None`: uftrace's replay).
+    fn model_style(&self) -> Option<&str> {
+        match self.style.as_deref() {
+            Some("json") => Some("json"),
+            Some("babeltrace") => Some("babeltrace"),
+            _ if self.json => Some("json"),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -244,7 +269,27 @@ const WITH_VALUE: &[&str] = &[
     "-t",
     "--time-filter",
     "--tid",
+    "--style",
 ];
+
+/// Options of ours (not uftrace's) that `report` takes out before reading
+/// uftrace's options.
+fn without_model_options(raw: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        let a = raw[i].as_str();
+        if a == "--style" {
+            i += 2;
+            continue;
+        }
+        if a != "--json" && a != "--strict" && !a.starts_with("--style=") {
+            out.push(a);
+        }
+        i += 1;
+    }
+    out
+}
 
 /// The raw arguments of the subcommand, without the trace directory
 /// (the first argument equal to it that is not an option's value).
@@ -281,7 +326,12 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
     let mut warn = std::io::stderr();
     match cli.cmd {
         UftraceCmd::Report(a) => {
-            let raw: Vec<&str> = raw.iter().map(String::as_str).collect();
+            if let Some(style) = a.model_style() {
+                let demangle = demangle_mode(a.demangle.as_deref())?;
+                let data = open_data(&a.trace, demangle, a.strict)?;
+                return print_model(&data, &a.trace, style, a.strict, out);
+            }
+            let raw = without_model_options(raw);
             let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
             tracemux_uftrace::replay::replay_with(&a.trace, &opts, &MapLoader, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
@@ -377,17 +427,72 @@ fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<O
 }
 
 fn open(trace: &Path, w: &WalkArgs) -> Result<tracemux_uftrace::UftraceData> {
-    let demangle = match w.demangle.as_deref() {
+    open_data(trace, demangle_mode(w.demangle.as_deref())?, false)
+}
+
+fn demangle_mode(m: Option<&str>) -> Result<tracemux_uftrace::Demangle> {
+    match m {
         Some(m) => tracemux_uftrace::Demangle::parse(m)
-            .ok_or_else(|| anyhow!("--demangle: unknown mode '{m}' (full, simple, no)"))?,
-        None => tracemux_uftrace::Demangle::Simple,
-    };
-    let oo = tracemux_uftrace::OpenOptions {
-        demangle,
-        strict: false,
-    };
+            .ok_or_else(|| anyhow!("--demangle: unknown mode '{m}' (full, simple, no)")),
+        None => Ok(tracemux_uftrace::Demangle::Simple),
+    }
+}
+
+/// Open the recording, its data files memory-mapped.
+fn open_data(
+    trace: &Path,
+    demangle: tracemux_uftrace::Demangle,
+    strict: bool,
+) -> Result<tracemux_uftrace::UftraceData> {
+    let oo = tracemux_uftrace::OpenOptions { demangle, strict };
     tracemux_uftrace::UftraceData::open_with(trace, oo, &MapLoader)
         .map_err(|e| anyhow!("{}: {}", trace.display(), e))
+}
+
+/// `report --json` / `--style json|babeltrace`: every record of the
+/// recording through the common event model.
+fn print_model(
+    data: &tracemux_uftrace::UftraceData,
+    trace: &Path,
+    style: &str,
+    strict: bool,
+    mut out: Out,
+) -> Result<Outcome> {
+    use tracemux_core::model::{Record, RecordSource};
+    let mut src = tracemux_uftrace::source::UftraceSource::new(data, strict);
+    let mut bt = (style == "babeltrace").then(tracemux_render::babeltrace::BabeltracePrinter::new);
+    let mut damaged = false;
+    // (the records borrow the source: the printers get a copy of its meta)
+    let meta = src.meta().clone();
+    let meta = &meta;
+    loop {
+        let rec = match src.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                out.flush()?;
+                anyhow::bail!("{}: {}", trace.display(), e);
+            }
+        };
+        match (&rec, bt.as_mut()) {
+            (Record::Event(ev), Some(bt)) => bt.write_event(out.buf(), meta, ev),
+            (Record::Event(ev), None) => tracemux_render::jsonl::write_event(out.buf(), meta, ev),
+            (Record::Lost(l), Some(bt)) => bt.write_lost(out.buf(), l),
+            (Record::Lost(l), None) => tracemux_render::jsonl::write_lost(out.buf(), meta, l),
+            (Record::Damage(e), _) => {
+                out.flush()?;
+                crate::warn(trace, e);
+                damaged = true;
+            }
+        }
+        out.maybe_flush()?;
+    }
+    out.flush()?;
+    Ok(if damaged {
+        Outcome::Damaged
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// uftrace's common options; `-F`/`-N` keep their command-line order.
@@ -461,9 +566,10 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
 /// [`crate::source::with_source`]).
 pub fn with_model_source(
     path: &std::path::Path,
-    _strict: bool,
-    _f: crate::source::SourceFn<'_>,
+    strict: bool,
+    f: crate::source::SourceFn<'_>,
 ) -> anyhow::Result<crate::Outcome> {
-    let _ = path;
-    anyhow::bail!("this format does not go through the common event model yet")
+    let data = open_data(path, tracemux_uftrace::Demangle::Simple, strict)?;
+    let mut s = tracemux_uftrace::source::UftraceSource::new(&data, strict);
+    f(&mut s)
 }

@@ -30,7 +30,9 @@
 //! `std_string`, `null` for a NULL string, `ptr`, `enum` (`{value, text}`),
 //! `struct` (`{type, data}`), `raw` for sizes no kind has); `retval` is an
 //! optional of the same variant. Every value keeps its recorded type and
-//! size, and a sink that knows the variant sees exactly what uftrace stored.
+//! size, and a sink that knows the variant sees exactly what uftrace stored
+//! (one exception, as uftrace prints it: an `arg`/`retval` without a format,
+//! register-wide, whose value is a negative 32-bit `int` is an `s32`).
 //! uftrace does not store durations: exits carry none.
 //!
 //! Values are recorded into one [`FieldTape`] that the source owns and
@@ -660,7 +662,12 @@ fn write_value(
                 _ => "raw",
             };
             let raw = read_uint(d, size, endian);
-            if opt == "raw" {
+            if s.fmt == ArgFmt::Auto && size == 8 && raw > 0xffff_0000 && raw <= 0xffff_ffff {
+                // a register-wide value without a declared size that is a
+                // negative `int`: uftrace takes it as one (`-300`, not
+                // `4294966996`), so does the model
+                leaf(t, "s32", base, Value::Signed(raw as u32 as i32 as i64));
+            } else if opt == "raw" {
                 leaf(
                     t,
                     "raw",

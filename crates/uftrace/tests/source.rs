@@ -378,6 +378,15 @@ fn argument_and_return_values_keep_their_types() {
         "{:?}",
         c["dw_struct"]
     );
+    // dw_many(200, -300, 0x2dfdc1c35, "dw", 0.250000) = 12345678803.250000
+    assert_eq!(
+        c["dw_many"][0],
+        "(s64:200, s32:-300, s64:12345678901, str:\"dw\", f64:0.250000)"
+    );
+    assert_eq!(c["dw_many"][1], " = f64:12345678803.250000");
+    // dflt(-5) = 5; dflt(0x218711a00) = -9000000000;
+    assert_eq!(c["dflt"][0], "(s64:-5)");
+    assert_eq!(c["dflt"][3], " = s64:-9000000000");
     // functions without specs: no args, no retval
     assert_eq!(c["__monstartup"][0], "()");
     assert_eq!(c["__monstartup"][1], " = none");
