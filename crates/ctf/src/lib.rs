@@ -61,3 +61,4 @@ pub mod stream;
 pub mod text;
 pub mod tsdl;
 pub mod tz;
+pub mod writer;

@@ -1,23 +1,40 @@
 //! The babeltrace2 text style (`sink.text.pretty`) for events of the common
-//! model, so that a trace of any format can be printed the way babeltrace2
-//! prints CTF:
+//! model: what `babeltrace2` prints for the CTF trace that
+//! `tracemux convert --to ctf` writes from the same events, byte for byte.
 //!
-//! `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) system:name: { cpu_id = N }, { field = value, ... }`
+//! `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST system:name: { cpu_id = N }, { context }, { payload }`
 //!
-//! The first event's delta is `(+?.?????????)`. Times are the event
-//! timestamps taken as nanoseconds since the Unix epoch and shown as UTC
-//! time of day (a trace.dat timestamp counts from boot, so its "time of
-//! day" is the time since boot, as babeltrace2 shows clocks without an
-//! epoch origin). Integers are decimal, or `0x` + upper-case hex for
-//! pointers and fields their producer marked hexadecimal; character data
-//! is a quoted string with babeltrace2's escapes; integer arrays are
-//! `[ [0] = v, [1] = v ]`. CTF traces are printed by the CTF reader's own
-//! printer, which matches babeltrace2 byte for byte; this one is for the
-//! other formats.
+//! * Times: the event timestamp (ns) plus the offset of the trace's first
+//!   clock, as the UTC time of day (a trace.dat timestamp counts from boot,
+//!   so its "time of day" is the time since boot, as babeltrace2 shows
+//!   clocks without an epoch origin). The first event's delta is
+//!   `(+?.?????????)`.
+//! * `HOST`: the trace's host name (its `hostname` environment entry, else
+//!   the second word of its `uname`), then `domain`, `procname`, `vpid`
+//!   entries when the trace has them, as babeltrace2 prints a CTF trace's
+//!   environment.
+//! * Blocks: `{ cpu_id = N }` (the CTF packet context), then the common and
+//!   specific context fields of the class together in one block (the CTF
+//!   event context), then the payload.
+//! * Values, following the class's typed schema (the CTF writer's mapping,
+//!   `tracemux_ctf::writer::layout`): integers in their display base
+//!   (`0x` + upper-case hex, masked to their size), enumerations
+//!   `( "LABEL" : container = V )`, booleans as 0/1, floats as C's `%g`,
+//!   strings quoted with babeltrace2's escapes, structures `{ a = 1 }`,
+//!   arrays `[ [0] = 1, [1] = 2 ]`, dynamic arrays and blobs preceded by a
+//!   `_NAME_length` member, variants and optionals preceded by a
+//!   `_NAME_tag` enumeration member and shown as `NAME = { VALUE }`.
+//!   Field names are made identifiers as the writer makes them.
+//!
+//! CTF traces are printed by the CTF reader's own printer; this one is for
+//! events that come through the common model.
+
+use std::collections::HashMap;
 
 use tracemux_core::model::{
     visit_fields, Base, Event, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
 };
+use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
 
 use crate::fmt::{dec, dec_pad};
 
@@ -27,6 +44,79 @@ pub struct BabeltracePrinter {
     last_ts: Option<u64>,
     /// No `(+delta)` column (babeltrace2's `--no-delta`).
     pub no_delta: bool,
+    /// Class schemas by class id, computed once.
+    schemas: HashMap<u32, ClassSchema>,
+    /// The head of the line (host name...), computed once.
+    head: Option<Vec<u8>>,
+    /// Reused frame storage (emptied between events).
+    spare: Vec<Frame<'static>>,
+}
+
+/// A field name as the CTF writer writes it: characters other than ASCII
+/// letters, digits and `_` become `_`; an empty name or one that starts
+/// with a digit gets a leading `_`.
+pub fn ctf_name(out: &mut Vec<u8>, name: &str) {
+    if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
+        out.push(b'_');
+    }
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            out.push(c as u8);
+        } else {
+            out.push(b'_');
+        }
+    }
+}
+
+/// The host name of a trace: its `hostname` environment entry, else the
+/// second word of its `uname` (the CTF writer's rule).
+pub fn hostname(meta: &TraceMeta) -> Option<&str> {
+    if let Some((_, v)) = meta.env.iter().find(|(k, _)| k == "hostname") {
+        return Some(v);
+    }
+    let mut w = meta.uname.as_deref()?.split_whitespace();
+    w.next()?;
+    w.next()
+}
+
+fn head(meta: &TraceMeta) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut dom = false;
+    if let Some(h) = hostname(meta) {
+        out.extend_from_slice(h.as_bytes());
+        dom = true;
+    }
+    let env = |k: &str| meta.env.iter().find(|(x, _)| x == k).map(|(_, v)| v);
+    for key in ["domain", "procname"] {
+        if let Some(v) = env(key) {
+            // (an integer-looking value is written as an integer: not shown)
+            if v.parse::<i64>().is_ok_and(|i| i.to_string() == *v) {
+                continue;
+            }
+            if dom {
+                out.push(b':');
+            }
+            out.extend_from_slice(v.as_bytes());
+            dom = true;
+        }
+    }
+    if let Some(v) = env("vpid") {
+        if let Ok(i) = v.parse::<i64>() {
+            if i.to_string() == *v {
+                if dom {
+                    out.push(b':');
+                }
+                out.push(b'(');
+                dec(&mut out, i);
+                out.push(b')');
+                dom = true;
+            }
+        }
+    }
+    if dom {
+        out.push(b' ');
+    }
+    out
 }
 
 impl BabeltracePrinter {
@@ -36,8 +126,9 @@ impl BabeltracePrinter {
 
     /// One event line.
     pub fn write_event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        let offset = meta.clocks.first().map_or(0, |c| c.offset_ns);
         out.push(b'[');
-        time_of_day(out, ev.ts);
+        time_of_day(out, (ev.ts as i64).wrapping_add(offset));
         out.push(b']');
         if !self.no_delta {
             out.extend_from_slice(b" (");
@@ -56,7 +147,12 @@ impl BabeltracePrinter {
         }
         self.last_ts = Some(ev.ts);
         out.push(b' ');
-        match ev.class {
+        if self.head.is_none() {
+            self.head = Some(head(meta));
+        }
+        out.extend_from_slice(self.head.as_deref().unwrap_or_default());
+        let class = ev.class.filter(|c| meta.classes.get(c.id).is_some());
+        match class {
             Some(c) => {
                 if !c.system.is_empty() {
                     out.extend_from_slice(c.system.as_bytes());
@@ -73,6 +169,16 @@ impl BabeltracePrinter {
         out.extend_from_slice(b": { cpu_id = ");
         dec(out, ev.cpu);
         out.extend_from_slice(b" }");
+        let Some(c) = class else {
+            out.extend_from_slice(b", { payload_size = ");
+            dec(out, ev.data.len());
+            out.extend_from_slice(b" }\n");
+            return;
+        };
+        let schema = self
+            .schemas
+            .entry(c.id)
+            .or_insert_with(|| c.schema().into_owned());
         let ctx = PrintCtx {
             ts: ev.ts,
             classes: Some(&meta.classes),
@@ -84,23 +190,25 @@ impl BabeltracePrinter {
                 ev.cpu,
             )
         };
-        let mut fields = Fields { out, n: 0 };
-        if visit_fields(ev, &ctx, &mut fields) {
-            let n = fields.n;
-            if n > 0 {
-                out.extend_from_slice(b" }");
-            }
-        } else {
-            out.extend_from_slice(b", { payload_size = ");
-            dec(out, ev.data.len());
-            out.extend_from_slice(b" }");
-        }
+        // reuse the frame storage: an empty Vec of the same layout
+        let frames = recycle(std::mem::take(&mut self.spare));
+        let mut p = Fields {
+            out,
+            schema,
+            frames,
+            block: Block::None,
+            skip: 0,
+        };
+        visit_fields(ev, &ctx, &mut p);
+        p.close_block();
+        let frames = std::mem::take(&mut p.frames);
+        self.spare = recycle(frames);
         out.push(b'\n');
     }
 
     /// A loss marker, as a line of its own (babeltrace2 reports discarded
-    /// events as a warning; in a text stream of another format there is no
-    /// stderr position to match, so it is kept in band).
+    /// events as a warning on stderr; in a text stream of another format
+    /// there is no stderr position to match, so it is kept in band).
     pub fn write_lost(&mut self, out: &mut Vec<u8>, l: &Lost) {
         out.extend_from_slice(b"WARNING: Tracer discarded ");
         match l.count {
@@ -108,98 +216,679 @@ impl BabeltracePrinter {
             None => out.extend_from_slice(b"an unknown number of"),
         }
         out.extend_from_slice(b" events before [");
-        time_of_day(out, l.ts);
+        time_of_day(out, l.ts as i64);
         out.extend_from_slice(b"] on CPU ");
         dec(out, l.cpu);
         out.extend_from_slice(b".\n");
     }
 }
 
-struct Fields<'o> {
-    out: &'o mut Vec<u8>,
-    n: usize,
+/// An empty vector of frames of another lifetime, in the same allocation
+/// (the standard library collects in place).
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'b>(mut v: Vec<Frame<'_>>) -> Vec<Frame<'b>> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
 }
 
-impl FieldVisitor for Fields<'_> {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        self.out
-            .extend_from_slice(if self.n == 0 { b", { " } else { b", " });
-        self.n += 1;
-        self.out.extend_from_slice(name.as_bytes());
-        self.out.extend_from_slice(b" = ");
-        write_value(self.out, base, value);
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    None,
+    Context,
+    Payload,
+}
+
+/// An open compound value.
+#[derive(Debug, Clone, Copy)]
+enum Frame<'s> {
+    /// Structure members (`n` printed so far), with the schema's members
+    /// when known.
+    Struct {
+        n: u32,
+        list: Option<&'s [FieldSchema]>,
+        pos: usize,
+    },
+    /// Array elements.
+    Array { n: u64, elem: Option<&'s FieldType> },
+    /// The value of a variant or optional.
+    Wrap {
+        ty: Option<&'s FieldType>,
+        done: bool,
+    },
+}
+
+struct Fields<'o, 's> {
+    out: &'o mut Vec<u8>,
+    schema: &'s ClassSchema,
+    frames: Vec<Frame<'s>>,
+    block: Block,
+    /// Nesting depth inside values that are not printed.
+    skip: u32,
+}
+
+impl<'s> Fields<'_, 's> {
+    fn close_block(&mut self) {
+        if self.block != Block::None {
+            self.frames.clear();
+            self.out.extend_from_slice(b" }");
+            self.block = Block::None;
+        }
+    }
+
+    fn open_block(&mut self, b: Block) {
+        if self.block != b {
+            self.close_block();
+            self.out.extend_from_slice(b", {");
+            self.block = b;
+            self.frames.push(Frame::Struct {
+                n: 0,
+                list: None,
+                pos: 0,
+            });
+        }
+    }
+
+    /// The schema field the next value fills.
+    fn next(&mut self) -> Option<&'s FieldSchema> {
+        match self.frames.last_mut()? {
+            Frame::Struct { list, pos, .. } => {
+                let f = list.and_then(|l| l.get(*pos));
+                *pos += 1;
+                f
+            }
+            _ => None,
+        }
+    }
+
+    fn next_ty(&mut self) -> (Option<&'s str>, Option<&'s FieldType>) {
+        match self.frames.last_mut() {
+            Some(Frame::Struct { .. }) => match self.next() {
+                Some(f) => (Some(f.name.as_str()), Some(&f.ty)),
+                None => (None, None),
+            },
+            Some(Frame::Array { elem, .. }) => (None, *elem),
+            Some(Frame::Wrap { ty, done }) => {
+                if *done {
+                    (None, None)
+                } else {
+                    *done = true;
+                    (None, *ty)
+                }
+            }
+            None => (None, None),
+        }
+    }
+
+    /// Separator and name of the next member or element.
+    fn enter(&mut self, name: &str) {
+        match self.frames.last_mut() {
+            Some(Frame::Struct { n, .. }) => {
+                self.out
+                    .extend_from_slice(if *n == 0 { b" " } else { b", " });
+                *n += 1;
+                ctf_name(self.out, name);
+                self.out.extend_from_slice(b" = ");
+            }
+            Some(Frame::Array { n, .. }) => {
+                self.out
+                    .extend_from_slice(if *n == 0 { b" [" } else { b", [" });
+                dec(self.out, *n);
+                self.out.extend_from_slice(b"] = ");
+                *n += 1;
+            }
+            _ => {}
+        }
+    }
+
+    /// A `_NAME_length` or `_NAME_tag` member before a field.
+    fn extra(&mut self, name: &str, suffix: &[u8]) {
+        if let Some(Frame::Struct { n, .. }) = self.frames.last_mut() {
+            self.out
+                .extend_from_slice(if *n == 0 { b" _" } else { b", _" });
+            *n += 1;
+            ctf_name(self.out, name);
+            self.out.extend_from_slice(suffix);
+            self.out.extend_from_slice(b" = ");
+        }
+    }
+
+    /// The start of any field: block, name from the schema when known,
+    /// and its type.
+    fn start<'n>(&mut self, name: &'n str) -> Option<(&'n str, Option<&'s FieldType>)>
+    where
+        's: 'n,
+    {
+        if self.skip > 0 {
+            return None;
+        }
+        if self.block == Block::None {
+            self.open_block(Block::Payload);
+        }
+        let (sname, ty) = self.next_ty();
+        Some((sname.unwrap_or(name), ty))
+    }
+
+    fn leaf(&mut self, name: &str, base: Base, value: Value<'_>, labels: Option<&[&str]>) {
+        let Some((name, ty)) = self.start(name) else {
+            return;
+        };
+        match ty {
+            Some(FieldType::Array {
+                elem,
+                len: ArrayLen::Dynamic,
+            }) => {
+                let n = count(&value);
+                self.extra(name, b"_length");
+                dec(self.out, n);
+                self.enter(name);
+                array(self.out, elem, base, &value, n);
+            }
+            Some(FieldType::Blob) => {
+                let n = count(&value);
+                self.extra(name, b"_length");
+                dec(self.out, n);
+                self.enter(name);
+                array(self.out, &FieldType::u(8), Base::Dec, &value, n);
+            }
+            Some(FieldType::Array {
+                elem,
+                len: ArrayLen::Static(n),
+            }) => {
+                self.enter(name);
+                array(self.out, elem, base, &value, *n);
+            }
+            _ => {
+                self.enter(name);
+                scalar(self.out, ty, base, &value, labels);
+            }
+        }
     }
 }
 
-fn int(out: &mut Vec<u8>, base: Base, v: i128) {
+/// Number of elements of an array value.
+fn count(v: &Value<'_>) -> u64 {
+    (match *v {
+        Value::IntArray {
+            data, elem_size, ..
+        } => data.len() / elem_size.max(1) as usize,
+        Value::Bytes(b) | Value::Str(b) => b.len(),
+        _ => 0,
+    }) as u64
+}
+
+/// An array given as one value, `n` elements (missing ones are 0).
+fn array(out: &mut Vec<u8>, elem: &FieldType, base: Base, v: &Value<'_>, n: u64) {
+    out.push(b'[');
+    for i in 0..n {
+        out.extend_from_slice(if i == 0 { b" [" } else { b", [" });
+        dec(out, i);
+        out.extend_from_slice(b"] = ");
+        let x = match *v {
+            Value::IntArray { .. } => v.array_elem(i as usize),
+            Value::Bytes(b) | Value::Str(b) => b.get(i as usize).map(|&c| c as i128),
+            _ => None,
+        }
+        .unwrap_or(0);
+        let val = Value::Unsigned(x as u64);
+        match elem {
+            FieldType::Int(it) => {
+                let v = if it.signed {
+                    Value::Signed(sext(x as u64, it.bits))
+                } else {
+                    Value::Unsigned(trunc(x as u64, it.bits))
+                };
+                scalar(out, Some(elem), base, &v, None);
+            }
+            _ => scalar(out, Some(elem), base, &val, None),
+        }
+    }
+    out.extend_from_slice(b" ]");
+}
+
+/// Bits an integer of `bits` is written with (whole bytes: 8/16/32/64).
+fn int_bits(bits: u8) -> u32 {
+    match bits {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+fn trunc(v: u64, bits: u8) -> u64 {
+    let b = int_bits(bits);
+    if b >= 64 {
+        v
+    } else {
+        v & ((1u64 << b) - 1)
+    }
+}
+
+fn sext(v: u64, bits: u8) -> i64 {
+    let b = int_bits(bits);
+    if b >= 64 {
+        v as i64
+    } else {
+        let s = 64 - b;
+        ((v << s) as i64) >> s
+    }
+}
+
+/// One value that is not an array, as the CTF field of `ty` holding it
+/// prints.
+fn scalar(
+    out: &mut Vec<u8>,
+    ty: Option<&FieldType>,
+    base: Base,
+    v: &Value<'_>,
+    labels: Option<&[&str]>,
+) {
+    let as_u = |v: &Value<'_>| -> u64 {
+        match *v {
+            Value::Unsigned(x) => x,
+            Value::Signed(x) => x as u64,
+            Value::Bool(b) => b as u64,
+            Value::Float(f) => f as i64 as u64,
+            _ => 0,
+        }
+    };
+    match ty {
+        Some(FieldType::Int(it)) => {
+            let raw = as_u(v);
+            let (u, s) = (trunc(raw, it.bits), sext(raw, it.bits));
+            let len = int_bits(it.bits);
+            let base = it.base;
+            let write = |out: &mut Vec<u8>| {
+                if it.signed {
+                    int(out, base, IntV::S(s), len)
+                } else {
+                    int(out, base, IntV::U(u), len)
+                }
+            };
+            if !it.mappings.is_empty() {
+                let x = if it.signed { s as i128 } else { u as i128 };
+                out.extend_from_slice(b"( ");
+                let mut n = 0;
+                for l in it.labels(x) {
+                    if n > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    quoted(out, l.as_bytes());
+                    n += 1;
+                }
+                if n == 0 {
+                    out.extend_from_slice(b"<unknown>");
+                }
+                out.extend_from_slice(b" : container = ");
+                write(out);
+                out.extend_from_slice(b" )");
+            } else {
+                write(out);
+            }
+        }
+        Some(FieldType::Bool) => dec(out, as_u(v) & 0xff),
+        Some(FieldType::Float { bits }) => {
+            let f = match *v {
+                Value::Float(f) => f,
+                Value::Unsigned(x) => x as f64,
+                Value::Signed(x) => x as f64,
+                _ => 0.0,
+            };
+            push_g(out, if *bits <= 32 { f as f32 as f64 } else { f });
+        }
+        Some(FieldType::Str) => match *v {
+            Value::Str(s) | Value::Bytes(s) => quoted(out, s),
+            Value::IntArray {
+                data, elem_size: 1, ..
+            } => quoted(out, data),
+            Value::Unsigned(x) => quoted(out, itoa::Buffer::new().format(x).as_bytes()),
+            Value::Signed(x) => quoted(out, itoa::Buffer::new().format(x).as_bytes()),
+            _ => quoted(out, b""),
+        },
+        Some(_) => out.extend_from_slice(b"{ }"),
+        // no schema: the value as it is
+        None => match *v {
+            Value::Unsigned(u) if labels.is_some() => {
+                enum_text(out, labels.unwrap_or(&[]), IntV::U(u))
+            }
+            Value::Signed(s) if labels.is_some() => {
+                enum_text(out, labels.unwrap_or(&[]), IntV::S(s))
+            }
+            Value::Unsigned(u) => int(out, base, IntV::U(u), 64),
+            Value::Signed(s) => int(out, base, IntV::S(s), 64),
+            Value::Bool(b) => dec(out, b as u8),
+            Value::Float(f) => push_g(out, f),
+            Value::Str(s) => quoted(out, s),
+            Value::Bytes(_) | Value::IntArray { .. } => {
+                array(out, &FieldType::u(64), base, v, count(v))
+            }
+        },
+    }
+}
+
+fn enum_text(out: &mut Vec<u8>, labels: &[&str], v: IntV) {
+    out.extend_from_slice(b"( ");
+    for (i, l) in labels.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        quoted(out, l.as_bytes());
+    }
+    if labels.is_empty() {
+        out.extend_from_slice(b"<unknown>");
+    }
+    out.extend_from_slice(b" : container = ");
+    int(out, Base::Dec, v, 64);
+    out.extend_from_slice(b" )");
+}
+
+impl<'s> FieldVisitor for Fields<'_, 's> {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+        self.leaf(name, base, value, None);
+    }
+
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        self.leaf(name, Base::Dec, value, Some(labels));
+    }
+
+    fn scope_begin(&mut self, scope: Scope) {
+        let block = match scope {
+            Scope::CommonContext | Scope::SpecificContext => Block::Context,
+            Scope::Payload => Block::Payload,
+            _ => {
+                self.skip += 1;
+                return;
+            }
+        };
+        let list = self.schema.scope(scope);
+        if self.block != block {
+            self.open_block(block);
+        } else {
+            self.frames.truncate(1);
+        }
+        if let Some(Frame::Struct { list: l, pos, .. }) = self.frames.first_mut() {
+            *l = Some(list);
+            *pos = 0;
+        }
+    }
+
+    fn scope_end(&mut self, scope: Scope) {
+        if !matches!(
+            scope,
+            Scope::CommonContext | Scope::SpecificContext | Scope::Payload
+        ) {
+            self.skip = self.skip.saturating_sub(1);
+        }
+    }
+
+    fn struct_begin(&mut self, name: &str) {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return;
+        };
+        self.enter(name);
+        self.out.push(b'{');
+        let list = match ty {
+            Some(FieldType::Struct(f)) => Some(f.as_slice()),
+            _ => None,
+        };
+        self.frames.push(Frame::Struct { n: 0, list, pos: 0 });
+    }
+
+    fn struct_end(&mut self) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        if self.frames.len() > 1 {
+            self.frames.pop();
+            self.out.extend_from_slice(b" }");
+        }
+    }
+
+    fn array_begin(&mut self, name: &str, len: u64) {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return;
+        };
+        let elem = match ty {
+            Some(FieldType::Array { elem, len: l }) => {
+                if *l == ArrayLen::Dynamic {
+                    self.extra(name, b"_length");
+                    dec(self.out, len);
+                }
+                Some(&**elem)
+            }
+            _ => None,
+        };
+        self.enter(name);
+        self.out.push(b'[');
+        self.frames.push(Frame::Array { n: 0, elem });
+    }
+
+    fn array_end(&mut self) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        if self.frames.len() > 1 {
+            self.frames.pop();
+            self.out.extend_from_slice(b" ]");
+        }
+    }
+
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return;
+        };
+        let mut inner = None;
+        if let Some(FieldType::Variant(opts)) = ty {
+            let i = opts
+                .iter()
+                .position(|o| o.name == option)
+                .unwrap_or_default();
+            self.extra(name, b"_tag");
+            self.out.extend_from_slice(b"( \"");
+            if let Some(o) = opts.get(i) {
+                ctf_name(self.out, &o.name);
+                inner = Some(&o.ty);
+            }
+            self.out.extend_from_slice(b"\" : container = ");
+            dec(self.out, i);
+            self.out.extend_from_slice(b" )");
+        }
+        self.enter(name);
+        self.out.extend_from_slice(b"{ ");
+        self.frames.push(Frame::Wrap {
+            ty: inner,
+            done: false,
+        });
+    }
+
+    fn variant_end(&mut self) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        if self.frames.len() > 1 {
+            self.frames.pop();
+            self.out.extend_from_slice(b" }");
+        }
+    }
+
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return;
+        };
+        let inner = match ty {
+            Some(FieldType::Optional(t)) => {
+                self.extra(name, b"_tag");
+                self.out.extend_from_slice(if present {
+                    b"( \"present\" : container = 1 )"
+                } else {
+                    b"( \"absent\" : container = 0 )"
+                });
+                Some(&**t)
+            }
+            _ => None,
+        };
+        self.enter(name);
+        self.out.extend_from_slice(b"{ ");
+        if !present {
+            self.out.extend_from_slice(b"{ }");
+        }
+        self.frames.push(Frame::Wrap {
+            ty: inner,
+            done: !present,
+        });
+    }
+
+    fn optional_end(&mut self) {
+        self.variant_end();
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum IntV {
+    U(u64),
+    S(i64),
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+fn radix(out: &mut Vec<u8>, x: u64, bits: u32) {
+    let mask = (1u64 << bits) - 1;
+    let mut d = [0u8; 22];
+    let mut n = 0;
+    let mut v = x;
+    loop {
+        d[n] = HEX[(v & mask) as usize];
+        n += 1;
+        v >>= bits;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in (0..n).rev() {
+        out.push(d[i]);
+    }
+}
+
+/// An integer of `len` bits in babeltrace2's notation for `base`.
+fn int(out: &mut Vec<u8>, base: Base, v: IntV, len: u32) {
+    let u = match v {
+        IntV::U(x) => x,
+        IntV::S(x) => x as u64,
+    };
     match base {
+        Base::Dec => match v {
+            IntV::U(x) => dec(out, x),
+            IntV::S(x) => dec(out, x),
+        },
         Base::Hex => {
+            let mut x = u;
+            let r = (len + 3) & !3;
+            if r < 64 {
+                x &= (1u64 << r) - 1;
+            }
             out.extend_from_slice(b"0x");
-            out.extend_from_slice(format!("{:X}", v as u64).as_bytes());
+            radix(out, x, 4);
         }
         Base::Oct => {
+            let mut x = u;
+            if matches!(v, IntV::S(_)) && len < 64 {
+                let r = ((len.max(1) - 1) / 3 + 1) * 3;
+                if r < 64 {
+                    x &= (1u64 << r) - 1;
+                }
+            }
             out.push(b'0');
-            out.extend_from_slice(format!("{:o}", v as u64).as_bytes());
+            radix(out, x, 3);
         }
         Base::Bin => {
             out.extend_from_slice(b"0b");
-            out.extend_from_slice(format!("{:b}", v as u64).as_bytes());
+            for i in (0..len.clamp(1, 64)).rev() {
+                out.push(if u >> i & 1 == 1 { b'1' } else { b'0' });
+            }
         }
-        Base::Dec => dec(out, v),
     }
 }
 
-/// One value in babeltrace2's notation.
+/// One value in babeltrace2's notation, without a schema (integers as
+/// 64-bit).
 pub fn write_value(out: &mut Vec<u8>, base: Base, value: Value<'_>) {
-    match value {
-        Value::Unsigned(u) => int(out, base, u as i128),
-        Value::Signed(i) => int(out, base, i as i128),
-        Value::Float(f) => out.extend_from_slice(format!("{f}").as_bytes()),
-        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
-        Value::Str(s) => quoted(out, s),
-        v @ Value::IntArray {
-            data, elem_size, ..
-        } => {
-            let n = data.len() / elem_size.max(1) as usize;
-            out.push(b'[');
-            for i in 0..n {
-                out.extend_from_slice(if i == 0 { b" [" } else { b", [" });
-                dec(out, i);
-                out.extend_from_slice(b"] = ");
-                int(out, base, v.array_elem(i).unwrap_or(0));
-            }
-            out.extend_from_slice(b" ]");
+    scalar(out, None, base, &value, None);
+}
+
+/// `v` as C's `printf("%g", v)`.
+fn push_g(out: &mut Vec<u8>, v: f64) {
+    if v.is_nan() {
+        out.extend_from_slice(if v.is_sign_negative() {
+            b"-nan"
+        } else {
+            b"nan"
+        });
+        return;
+    }
+    if v.is_infinite() {
+        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
+        return;
+    }
+    if v == 0.0 {
+        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
+        return;
+    }
+    let e = format!("{v:.5e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let x: i32 = exp.parse().unwrap_or(0);
+    let strip = |s: &str| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
         }
-        Value::Bytes(b) => {
-            out.push(b'[');
-            for (i, x) in b.iter().enumerate() {
-                out.extend_from_slice(if i == 0 { b" [" } else { b", [" });
-                dec(out, i);
-                out.extend_from_slice(b"] = ");
-                int(out, base, *x as i128);
-            }
-            out.extend_from_slice(b" ]");
+    };
+    if (-4..6).contains(&x) {
+        let prec = (5 - x) as usize;
+        out.extend_from_slice(strip(&format!("{v:.prec$}")).as_bytes());
+    } else {
+        out.extend_from_slice(strip(mant).as_bytes());
+        out.push(b'e');
+        out.push(if x < 0 { b'-' } else { b'+' });
+        let a = x.unsigned_abs();
+        if a < 10 {
+            out.push(b'0');
         }
+        dec(out, a);
     }
 }
 
-/// A double-quoted string with babeltrace2's escapes (`\"`, `\\`, `\n`,
-/// `\t`... and `\xHH` for other control bytes); UTF-8 is kept.
+/// A double-quoted string as babeltrace2 prints it: C escapes for `\\`,
+/// `'`, `"`, `?` and control characters (`\xhh` for those without a
+/// letter); other bytes as they are; it ends at the first NUL.
 pub fn quoted(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
     for &c in s {
         match c {
-            b'"' => out.extend_from_slice(b"\\\""),
+            0 => break,
             b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\'' => out.extend_from_slice(b"\\'"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'?' => out.extend_from_slice(b"\\?"),
             0x07 => out.extend_from_slice(b"\\a"),
             0x08 => out.extend_from_slice(b"\\b"),
-            0x0b => out.extend_from_slice(b"\\v"),
+            0x1b => out.extend_from_slice(b"\\e"),
             0x0c => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x0b => out.extend_from_slice(b"\\v"),
             c if c < 0x20 || c == 0x7f => {
-                out.extend_from_slice(format!("\\x{c:02x}").as_bytes());
+                out.extend_from_slice(b"\\x");
+                out.push(HEX[(c >> 4) as usize].to_ascii_lowercase());
+                out.push(HEX[(c & 15) as usize].to_ascii_lowercase());
             }
             c => out.push(c),
         }
@@ -208,16 +897,17 @@ pub fn quoted(out: &mut Vec<u8>, s: &[u8]) {
 }
 
 /// `HH:MM:SS.nnnnnnnnn` of `ns` since the epoch, UTC.
-pub fn time_of_day(out: &mut Vec<u8>, ns: u64) {
-    let secs = ns / 1_000_000_000;
-    let day = secs % 86_400;
+pub fn time_of_day(out: &mut Vec<u8>, ns: i64) {
+    let secs = ns.div_euclid(1_000_000_000);
+    let frac = ns.rem_euclid(1_000_000_000);
+    let day = secs.rem_euclid(86_400);
     dec_pad(out, day / 3600, 2, b'0');
     out.push(b':');
     dec_pad(out, day / 60 % 60, 2, b'0');
     out.push(b':');
     dec_pad(out, day % 60, 2, b'0');
     out.push(b'.');
-    dec_pad(out, ns % 1_000_000_000, 9, b'0');
+    dec_pad(out, frac, 9, b'0');
 }
 
 /// `S.nnnnnnnnn`.
@@ -230,6 +920,7 @@ fn seconds(out: &mut Vec<u8>, ns: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracemux_core::typed::{EnumMapping, IntType};
 
     #[test]
     fn time_and_strings() {
@@ -237,10 +928,76 @@ mod tests {
         time_of_day(&mut o, 86_400_000_000_000 + 3_723_000_000_042);
         assert_eq!(o, b"01:02:03.000000042");
         o.clear();
-        quoted(&mut o, b"a\"b\\c\td\x01");
-        assert_eq!(o, b"\"a\\\"b\\\\c\\td\\x01\"");
+        quoted(&mut o, b"a\"b\\c\td\x01?'");
+        assert_eq!(o, b"\"a\\\"b\\\\c\\td\\x01\\?\\'\"");
         o.clear();
         write_value(&mut o, Base::Hex, Value::Unsigned(0x7f));
         assert_eq!(o, b"0x7F");
+        o.clear();
+        push_g(&mut o, 1.5);
+        push_g(&mut o, 1e-7);
+        assert_eq!(o, b"1.51e-07");
+    }
+
+    #[test]
+    fn nested_values_follow_the_schema() {
+        let mut e = IntType::new(8, true);
+        e.mappings.push(EnumMapping {
+            label: "NEG".into(),
+            ranges: vec![(-128, -1)],
+        });
+        let mut schema = ClassSchema::default();
+        schema.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("e", FieldType::Int(e)),
+                FieldSchema::new(
+                    "s",
+                    FieldType::Struct(vec![
+                        FieldSchema::new("a", FieldType::u(16)),
+                        FieldSchema::new(
+                            "d",
+                            FieldType::Array {
+                                elem: Box::new(FieldType::Int(IntType::hex(8, true))),
+                                len: ArrayLen::Dynamic,
+                            },
+                        ),
+                    ]),
+                ),
+                FieldSchema::new(
+                    "v",
+                    FieldType::Variant(vec![
+                        FieldSchema::new("x", FieldType::Str),
+                        FieldSchema::new("y", FieldType::u(32)),
+                    ]),
+                ),
+            ],
+        );
+        let mut out = Vec::new();
+        let mut p = Fields {
+            out: &mut out,
+            schema: &schema,
+            frames: Vec::new(),
+            block: Block::None,
+            skip: 0,
+        };
+        p.scope_begin(Scope::Payload);
+        p.enum_field("e", Value::Signed(-2), &["NEG"]);
+        p.struct_begin("s");
+        p.field("a", Base::Dec, Value::Unsigned(1));
+        p.array_begin("d", 2);
+        p.field("", Base::Dec, Value::Signed(-1));
+        p.field("", Base::Dec, Value::Signed(2));
+        p.array_end();
+        p.struct_end();
+        p.variant_begin("v", "y");
+        p.field("y", Base::Dec, Value::Unsigned(7));
+        p.variant_end();
+        p.scope_end(Scope::Payload);
+        p.close_block();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            ", { e = ( \"NEG\" : container = -2 ), s = { a = 1, _d_length = 2, d = [ [0] = 0xFF, [1] = 0x2 ] }, _v_tag = ( \"y\" : container = 1 ), v = { 7 } }"
+        );
     }
 }

@@ -2,12 +2,33 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
-use tracemux_core::model::TraceMeta;
+use anyhow::{anyhow, Result};
+use tracemux_core::model::{Event, Lost, TraceMeta};
+use tracemux_ctf::writer::{CtfWriter, WriterOptions};
 
 use super::Sink;
 
+struct CtfSink(CtfWriter);
+
+impl Sink for CtfSink {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
+        self.0.event(meta, ev).map_err(|e| anyhow!("{e}"))
+    }
+    fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
+        self.0.lost(l).map_err(|e| anyhow!("{e}"))
+    }
+    fn finish(self: Box<Self>) -> Result<()> {
+        self.0.finish().map_err(|e| anyhow!("{e}"))?;
+        Ok(())
+    }
+}
+
 /// A CTF 1.8 (`ctf2`: CTF 2) trace directory at `dir`.
-pub fn sink(_meta: &TraceMeta, _dir: &Path, _ctf2: bool) -> Result<Box<dyn Sink>> {
-    bail!("--to ctf is not built yet")
+pub fn sink(meta: &TraceMeta, dir: &Path, ctf2: bool) -> Result<Box<dyn Sink>> {
+    let opts = WriterOptions {
+        ctf2,
+        ..WriterOptions::default()
+    };
+    let w = CtfWriter::create(dir, meta, opts).map_err(|e| anyhow!("{e}"))?;
+    Ok(Box::new(CtfSink(w)))
 }

@@ -1,0 +1,369 @@
+//! The typed model's class schemas as CTF: the IR of every event class
+//! (for the metadata) and a compact node arena the value serializer walks
+//! (for the data streams).
+//!
+//! Mapping (field class of the model -> CTF field class):
+//!
+//! * integers -> integers of 8, 16, 32 or 64 bits (the model's size
+//!   rounded up to whole bytes), byte-aligned, little-endian, with the
+//!   model's signedness and display base; with mappings: an enumeration;
+//! * booleans -> unsigned 8-bit integers (CTF 1.8 has no booleans);
+//! * floats -> 32/64-bit IEEE 754;
+//! * strings -> null-terminated UTF-8 strings;
+//! * blobs -> sequences of unsigned 8-bit integers;
+//! * static arrays -> arrays; dynamic arrays -> sequences whose length is
+//!   an unsigned 32-bit member `_NAME_length` just before them;
+//! * structures -> structures;
+//! * variants -> variants selected by an unsigned 32-bit enumeration member
+//!   `_NAME_tag` just before them (one label per option, the option's
+//!   name, mapped to its index);
+//! * optionals -> the same, with the two options `absent` (an empty
+//!   structure) and `present`, tag `_NAME_tag`.
+//!
+//! Names are made identifiers: characters other than ASCII letters, digits
+//! and `_` become `_`, and a name that is empty or starts with a digit gets
+//! a leading `_`. [`ctf_name`] is the rule (the babeltrace-style printer of
+//! `tracemux-render` applies the same).
+
+use tracemux_core::model::Base;
+use tracemux_core::typed::{ArrayLen, FieldSchema, FieldType, IntType};
+
+use crate::ir::{
+    ArrayClass, ByteOrder, DisplayBase, FieldClass, FieldLocation, FloatClass, IntClass, IntRange,
+    Length, Mapping, Member, Roles, Scope, StringClass, StringEncoding, StringKind, StructClass,
+    VariantClass, VariantOption,
+};
+
+/// A field name as an identifier (see the module documentation).
+pub fn ctf_name(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.as_bytes()[0].is_ascii_digit() {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// The size in bits a model integer of `bits` bits is written with.
+pub fn int_bits(bits: u8) -> u8 {
+    match bits {
+        0..=8 => 8,
+        9..=16 => 16,
+        17..=32 => 32,
+        _ => 64,
+    }
+}
+
+/// One node of the serializer's arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An integer of this many bytes.
+    Int(u8),
+    Float(u8),
+    Str,
+    /// An array: `Some(n)` elements, or a `u32` length then that many.
+    Array(Option<u64>),
+    Struct,
+    /// A `u32` tag, then the option of that index.
+    Variant,
+    /// A `u32` tag (0 absent, 1 present), then the value when present.
+    Optional,
+}
+
+/// A node: its kind and its children (`kids[first..first + n]`): members
+/// of a structure, options of a variant, the element of an array, the
+/// value of an optional.
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    pub kind: Kind,
+    pub first: u32,
+    pub n: u32,
+}
+
+/// The serializer's view of every class.
+#[derive(Debug, Default)]
+pub struct Arena {
+    pub nodes: Vec<Node>,
+    pub kids: Vec<u32>,
+    /// Option names of variant nodes, by node index (sparse).
+    pub options: Vec<(u32, Vec<String>)>,
+}
+
+impl Arena {
+    #[inline]
+    pub fn kid(&self, node: u32, i: u32) -> Option<u32> {
+        let n = self.nodes[node as usize];
+        if i < n.n {
+            Some(self.kids[(n.first + i) as usize])
+        } else {
+            None
+        }
+    }
+
+    /// The index of the option called `name` of variant `node`.
+    pub fn option_index(&self, node: u32, name: &str) -> Option<u32> {
+        let i = self.options.binary_search_by_key(&node, |o| o.0).ok()?;
+        let opts = &self.options[i].1;
+        opts.iter()
+            .position(|o| o == name)
+            .or_else(|| {
+                let n = ctf_name(name);
+                opts.iter().position(|o| *o == n)
+            })
+            .map(|p| p as u32)
+    }
+
+    fn push(&mut self, kind: Kind, kids: &[u32]) -> u32 {
+        let first = self.kids.len() as u32;
+        self.kids.extend_from_slice(kids);
+        self.nodes.push(Node {
+            kind,
+            first,
+            n: kids.len() as u32,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+}
+
+/// Builds IR field classes and arena nodes from model field classes.
+pub struct Builder<'a> {
+    pub arena: &'a mut Arena,
+    pub scope: Scope,
+    /// Member names from the scope's root to the structure being built.
+    pub path: Vec<String>,
+}
+
+fn int_class(bits: u8, signed: bool, base: DisplayBase) -> IntClass {
+    IntClass {
+        base,
+        align: 8,
+        ..IntClass::new(u32::from(bits), ByteOrder::Little, signed)
+    }
+}
+
+fn u32_class() -> FieldClass {
+    FieldClass::Int(int_class(32, false, DisplayBase::Decimal))
+}
+
+fn display_base(b: Base) -> DisplayBase {
+    match b {
+        Base::Dec => DisplayBase::Decimal,
+        Base::Hex => DisplayBase::Hexadecimal,
+        Base::Oct => DisplayBase::Octal,
+        Base::Bin => DisplayBase::Binary,
+    }
+}
+
+impl Builder<'_> {
+    /// The members of a structure of `fields`, and the arena nodes of
+    /// the fields (length and tag members have no node of their own: the
+    /// serializer writes them with the array or variant).
+    pub fn members(&mut self, fields: &[FieldSchema]) -> (Vec<Member>, Vec<u32>) {
+        let mut members = Vec::with_capacity(fields.len());
+        let mut nodes = Vec::with_capacity(fields.len());
+        for f in fields {
+            let name = ctf_name(&f.name);
+            match &f.ty {
+                FieldType::Array {
+                    len: ArrayLen::Dynamic,
+                    ..
+                }
+                | FieldType::Blob => {
+                    members.push(Member {
+                        name: format!("_{name}_length"),
+                        class: u32_class(),
+                    });
+                }
+                FieldType::Variant(opts) => {
+                    let labels = opts.iter().map(|o| ctf_name(&o.name)).collect();
+                    members.push(Member {
+                        name: format!("_{name}_tag"),
+                        class: tag_class(labels),
+                    });
+                }
+                FieldType::Optional(_) => {
+                    members.push(Member {
+                        name: format!("_{name}_tag"),
+                        class: tag_class(vec!["absent".into(), "present".into()]),
+                    });
+                }
+                _ => {}
+            }
+            let (class, node) = self.field(&name, &f.ty);
+            members.push(Member { name, class });
+            nodes.push(node);
+        }
+        (members, nodes)
+    }
+
+    fn location(&self, member: String) -> FieldLocation {
+        let mut path = self.path.clone();
+        path.push(member);
+        FieldLocation::new(self.scope, path)
+    }
+
+    /// The IR class and arena node of one field called `name`.
+    pub fn field(&mut self, name: &str, ty: &FieldType) -> (FieldClass, u32) {
+        match ty {
+            FieldType::Int(it) => (
+                FieldClass::Int(int_ir(it)),
+                self.arena.push(Kind::Int(int_bits(it.bits) / 8), &[]),
+            ),
+            FieldType::Bool => (
+                FieldClass::Int(int_class(8, false, DisplayBase::Decimal)),
+                self.arena.push(Kind::Int(1), &[]),
+            ),
+            FieldType::Float { bits } => {
+                let len = if *bits <= 32 { 32 } else { 64 };
+                (
+                    FieldClass::Float(FloatClass {
+                        len,
+                        align: 8,
+                        byte_order: ByteOrder::Little,
+                        bit_order: crate::ir::BitOrder::FirstToLast,
+                    }),
+                    self.arena.push(Kind::Float(len as u8 / 8), &[]),
+                )
+            }
+            FieldType::Str => (
+                FieldClass::String(StringClass {
+                    kind: StringKind::NullTerminated,
+                    encoding: StringEncoding::Utf8,
+                }),
+                self.arena.push(Kind::Str, &[]),
+            ),
+            FieldType::Blob => {
+                let elem = FieldType::u(8);
+                self.array(name, &elem, ArrayLen::Dynamic)
+            }
+            FieldType::Array { elem, len } => self.array(name, elem, *len),
+            FieldType::Struct(fields) => {
+                self.path.push(name.to_string());
+                let (members, nodes) = self.members(fields);
+                self.path.pop();
+                (
+                    FieldClass::Struct(StructClass::new(members)),
+                    self.arena.push(Kind::Struct, &nodes),
+                )
+            }
+            FieldType::Variant(opts) => {
+                let mut options = Vec::with_capacity(opts.len());
+                let mut nodes = Vec::with_capacity(opts.len());
+                let mut names = Vec::with_capacity(opts.len());
+                for (i, o) in opts.iter().enumerate() {
+                    let oname = ctf_name(&o.name);
+                    self.path.push(name.to_string());
+                    let (class, node) = self.field(&oname, &o.ty);
+                    self.path.pop();
+                    options.push(VariantOption {
+                        name: Some(oname.clone()),
+                        ranges: vec![IntRange::new(i as i128, i as i128)],
+                        class,
+                    });
+                    nodes.push(node);
+                    names.push(oname);
+                }
+                let selector = self.location(format!("_{name}_tag"));
+                let node = self.arena.push(Kind::Variant, &nodes);
+                self.arena.options.push((node, names));
+                (
+                    FieldClass::Variant(VariantClass { selector, options }),
+                    node,
+                )
+            }
+            FieldType::Optional(inner) => {
+                self.path.push(name.to_string());
+                let (class, node) = self.field("present", inner);
+                self.path.pop();
+                let selector = self.location(format!("_{name}_tag"));
+                let options = vec![
+                    VariantOption {
+                        name: Some("absent".into()),
+                        ranges: vec![IntRange::new(0, 0)],
+                        class: FieldClass::Struct(StructClass::new(Vec::new())),
+                    },
+                    VariantOption {
+                        name: Some("present".into()),
+                        ranges: vec![IntRange::new(1, 1)],
+                        class,
+                    },
+                ];
+                (
+                    FieldClass::Variant(VariantClass { selector, options }),
+                    self.arena.push(Kind::Optional, &[node]),
+                )
+            }
+        }
+    }
+
+    fn array(&mut self, name: &str, elem: &FieldType, len: ArrayLen) -> (FieldClass, u32) {
+        self.path.push(name.to_string());
+        let (class, node) = self.field("", elem);
+        self.path.pop();
+        let (length, n) = match len {
+            ArrayLen::Static(n) => (Length::Static(n), Some(n)),
+            ArrayLen::Dynamic => (
+                Length::Dynamic(self.location(format!("_{name}_length"))),
+                None,
+            ),
+        };
+        (
+            FieldClass::Array(ArrayClass {
+                element: Box::new(class),
+                length,
+                min_align: 1,
+                roles: Roles::NONE,
+            }),
+            self.arena.push(Kind::Array(n), &[node]),
+        )
+    }
+}
+
+fn int_ir(it: &IntType) -> IntClass {
+    let mut c = int_class(int_bits(it.bits), it.signed, display_base(it.base));
+    c.mappings = it
+        .mappings
+        .iter()
+        .map(|m| Mapping {
+            name: m.label.clone(),
+            ranges: m.ranges.iter().map(|&(l, u)| IntRange::new(l, u)).collect(),
+        })
+        .collect();
+    c
+}
+
+fn tag_class(labels: Vec<String>) -> FieldClass {
+    let mut c = int_class(32, false, DisplayBase::Decimal);
+    c.mappings = labels
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| Mapping {
+            name,
+            ranges: vec![IntRange::new(i as i128, i as i128)],
+        })
+        .collect();
+    FieldClass::Int(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_identifiers() {
+        assert_eq!(ctf_name("prev_comm"), "prev_comm");
+        assert_eq!(ctf_name("a-b c"), "a_b_c");
+        assert_eq!(ctf_name("0x"), "_0x");
+        assert_eq!(ctf_name(""), "_");
+        assert_eq!(int_bits(3), 8);
+        assert_eq!(int_bits(33), 64);
+    }
+}
