@@ -443,3 +443,35 @@ fn meta_classes_schemas_clocks_env() {
         t => panic!("{t:?}"),
     }
 }
+
+#[test]
+fn damage_is_a_record_or_with_strict_an_error() {
+    // yactfr's fail-dl-str-beyond-data: two events, then a string past the data
+    let trace = fixtures().join("ctf/conformance/fail-dl-str-beyond-data/trace");
+    let loader = ReadLoader;
+    let traces = open(&[trace], &loader).unwrap();
+    for strict in [false, true] {
+        let mut src = CtfSource::new(&traces, &loader, strict).unwrap();
+        let (mut events, mut damage, mut error) = (0, 0, 0);
+        loop {
+            match src.next_record() {
+                Ok(Some(Record::Event(_))) => events += 1,
+                Ok(Some(Record::Damage(e))) => {
+                    assert!(e.to_string().contains("packet at offset 0x0"), "{e}");
+                    damage += 1
+                }
+                Ok(Some(Record::Lost(_))) => {}
+                Ok(None) => break,
+                Err(e) => {
+                    assert!(e.to_string().contains("end of data"), "{e}");
+                    error += 1;
+                    // the source stays empty after a fatal error
+                    assert!(src.next_record().unwrap().is_none());
+                    break;
+                }
+            }
+        }
+        assert_eq!(events, 2);
+        assert_eq!((damage, error), if strict { (0, 1) } else { (1, 0) });
+    }
+}
