@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compress;
+pub mod convert;
 pub mod file;
 pub mod inspect;
 pub mod options;

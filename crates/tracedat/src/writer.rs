@@ -35,7 +35,7 @@ pub mod pages;
 pub mod text;
 
 pub use crate::options::{TimeShift, TimeShiftCpu, Tsc2Nsec};
-pub use pages::{pack_pages, stored_len, PageFormat};
+pub use pages::{pack_pages, stored_len, PageFormat, PagePacker};
 pub use tracemux_ftrace::page::Missed;
 
 use tracemux_core::bytes::Endian;
@@ -190,6 +190,9 @@ pub struct BufferData {
     /// CPU streams. v6 files need `cpu < TraceFile::cpus`; CPUs without
     /// pages get an empty table entry (v6) or are left out (v7).
     pub cpus: Vec<CpuStream>,
+    /// CPU data already packed into whole pages of this buffer's page
+    /// format (by [`PagePacker`]), as (cpu, pages); written after `cpus`.
+    pub packed: Vec<(u32, Vec<u8>)>,
 }
 
 impl BufferData {

@@ -4,6 +4,7 @@
 //! when complete, so a failed run never leaves an output that looks whole.
 
 mod ctf;
+mod tracedat;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -101,9 +102,13 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     remove(&tmp);
     let started = Instant::now();
     let mut summary = Summary::default();
-    let res = crate::source::with_source(&a.inputs, a.strict, &mut |src| {
-        convert(a, src, &tmp, &mut summary)
-    });
+    let res = if a.to == To::Tracedat {
+        tracedat::run(a, &tmp, &mut summary)
+    } else {
+        crate::source::with_source(&a.inputs, a.strict, &mut |src| {
+            convert(a, src, &tmp, &mut summary)
+        })
+    };
     let outcome = match res {
         Ok(o) => o,
         Err(e) => {
@@ -152,7 +157,7 @@ fn make_sink(a: &ConvertArgs, meta: &TraceMeta, tmp: &Path) -> Result<Box<dyn Si
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
         To::Ctf2 => ctf::sink(meta, tmp, true),
-        To::Tracedat => bail!("--to tracedat is not built yet"),
+        To::Tracedat => bail!("--to tracedat is written by convert::tracedat"),
     }
 }
 

@@ -12,6 +12,8 @@
 //! BUFFER / BUFFER_TEXT option, all chained by DONE, and the strings
 //! section last — the order trace-cmd 3.1.6 writes.
 
+use std::borrow::Cow;
+
 use super::pages::{pack_pages, put_uint};
 use super::text::{encode_option, HEADER_EVENT};
 use super::{compress, BufferData, Compression, TraceData, TraceFile, WriteError};
@@ -125,14 +127,26 @@ fn cmdlines(f: &TraceFile, o: &mut Out) {
     o.bytes(&f.cmdlines);
 }
 
-/// Pages of every CPU stream of `b` that has any, as (cpu, pages).
-fn buffer_pages(f: &TraceFile, b: &BufferData) -> Result<Vec<(u32, Vec<u8>)>, WriteError> {
+/// One CPU's pages: (cpu, pages); pre-packed ones borrowed.
+type CpuPages<'b> = (u32, Cow<'b, [u8]>);
+
+/// Pages of every CPU stream of `b`.
+fn buffer_pages<'b>(f: &TraceFile, b: &'b BufferData) -> Result<Vec<CpuPages<'b>>, WriteError> {
     let fmt = f.page_format(b);
     let mut v = Vec::new();
     for c in &b.cpus {
         let pages = pack_pages(&c.items, fmt)
             .map_err(|e| WriteError(format!("buffer \"{}\" cpu {}: {}", b.name, c.cpu, e.0)))?;
-        v.push((c.cpu, pages));
+        v.push((c.cpu, Cow::Owned(pages)));
+    }
+    for (cpu, pages) in &b.packed {
+        if pages.len() % fmt.page_size as usize != 0 {
+            return Err(WriteError(format!(
+                "buffer \"{}\" cpu {cpu}: packed data is not whole pages",
+                b.name
+            )));
+        }
+        v.push((*cpu, Cow::Borrowed(&pages[..])));
     }
     Ok(v)
 }
@@ -145,12 +159,12 @@ fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteE
     if b.page_size.is_some_and(|p| p != f.page_size) {
         return Err(WriteError("v6 buffers use the file's page size".into()));
     }
-    let mut pages: Vec<Vec<u8>> = vec![Vec::new(); f.cpus as usize];
+    let mut pages: Vec<Vec<Cow<[u8]>>> = vec![Vec::new(); f.cpus as usize];
     for (cpu, p) in buffer_pages(f, b)? {
         let slot = pages
             .get_mut(cpu as usize)
             .ok_or_else(|| WriteError(format!("cpu {cpu} not below the CPU count {}", f.cpus)))?;
-        slot.extend_from_slice(&p);
+        slot.push(p);
     }
     o.bytes(b"flyrecord\0");
     let table = o.pos();
@@ -166,11 +180,14 @@ fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteE
     for (i, p) in pages.iter().enumerate() {
         o.align(ps);
         let at = table + 16 * i as u64;
-        if !p.is_empty() {
+        let len: usize = p.iter().map(|x| x.len()).sum();
+        if len > 0 {
             o.patch_u64(at, o.pos());
-            o.patch_u64(at + 8, p.len() as u64);
+            o.patch_u64(at + 8, len as u64);
         }
-        o.bytes(p);
+        for x in p {
+            o.bytes(x);
+        }
     }
     Ok(())
 }

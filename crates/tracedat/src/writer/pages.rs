@@ -175,8 +175,12 @@ impl Packer {
             Time::Abs(t) => t,
             Time::Delta(d) => self.now.wrapping_add(d),
         };
-        let padded = stored_len(ev.payload.len());
-        let long = ev.long_form || padded == 0 || padded > MAX_SHORT_PAYLOAD;
+        self.event_at(ts, &ev.payload, ev.long_form)
+    }
+
+    fn event_at(&mut self, ts: u64, payload: &[u8], long_form: bool) -> Result<(), WriteError> {
+        let padded = stored_len(payload.len());
+        let long = long_form || padded == 0 || padded > MAX_SHORT_PAYLOAD;
         let len = padded + if long { 8 } else { 4 };
         // What has to precede the event to reach `ts`.
         let pre = if ts >= self.now && ts - self.now <= TS_DELTA_MAX {
@@ -212,9 +216,9 @@ impl Packer {
         } else {
             self.word((padded / 4) as u32, delta);
         }
-        self.data.extend_from_slice(&ev.payload);
+        self.data.extend_from_slice(payload);
         self.data
-            .resize(self.data.len() + padded - ev.payload.len(), 0);
+            .resize(self.data.len() + padded - payload.len(), 0);
         self.now = ts;
         Ok(())
     }
@@ -262,30 +266,62 @@ impl Packer {
 /// give no pages. Errors: a record larger than a page, a padding length
 /// that is not a multiple of 4, a time that cannot be encoded.
 pub fn pack_pages(items: &[Item], fmt: PageFormat) -> Result<Vec<u8>, WriteError> {
-    if fmt.commit_size != 4 && fmt.commit_size != 8 {
-        return Err(WriteError(format!(
-            "commit size {} (4 or 8)",
-            fmt.commit_size
-        )));
-    }
-    if (fmt.page_size as usize) < fmt.data_offset() + 16 {
-        return Err(WriteError(format!("page size {} too small", fmt.page_size)));
-    }
-    let mut p = Packer {
-        fmt,
-        out: Vec::new(),
-        data: Vec::new(),
-        open: false,
-        page_ts: 0,
-        page_missed: Missed::None,
-        pending: Missed::None,
-        now: 0,
-    };
+    let mut p = PagePacker::new(fmt)?;
     for item in items {
-        p.item(item)?;
+        p.push(item)?;
     }
-    p.close();
-    Ok(p.out)
+    Ok(p.finish())
+}
+
+/// [`pack_pages`] one item at a time, for callers that do not keep the
+/// items (a converter packing records as it reads them). Pages are
+/// appended to an internal buffer: [`PagePacker::take_pages`] hands over
+/// the pages closed so far, [`PagePacker::finish`] closes the last one.
+pub struct PagePacker(Packer);
+
+impl PagePacker {
+    pub fn new(fmt: PageFormat) -> Result<Self, WriteError> {
+        if fmt.commit_size != 4 && fmt.commit_size != 8 {
+            return Err(WriteError(format!(
+                "commit size {} (4 or 8)",
+                fmt.commit_size
+            )));
+        }
+        if (fmt.page_size as usize) < fmt.data_offset() + 16 {
+            return Err(WriteError(format!("page size {} too small", fmt.page_size)));
+        }
+        Ok(PagePacker(Packer {
+            fmt,
+            out: Vec::new(),
+            data: Vec::new(),
+            open: false,
+            page_ts: 0,
+            page_missed: Missed::None,
+            pending: Missed::None,
+            now: 0,
+        }))
+    }
+
+    pub fn push(&mut self, item: &Item) -> Result<(), WriteError> {
+        self.0.item(item)
+    }
+
+    /// An event at absolute raw time `ts` (the short header when it fits),
+    /// without building an [`Event`].
+    pub fn event(&mut self, ts: u64, payload: &[u8]) -> Result<(), WriteError> {
+        self.0.event_at(ts, payload, false)
+    }
+
+    /// The whole pages closed so far (the open page stays).
+    pub fn take_pages(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0.out)
+    }
+
+    /// Close the open page and return every page not taken yet.
+    pub fn finish(mut self) -> Vec<u8> {
+        self.0.close();
+        self.0.out
+    }
 }
 
 #[cfg(test)]
