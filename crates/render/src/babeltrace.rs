@@ -5,7 +5,9 @@
 //! `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOST system:name: { cpu_id = N }, { context }, { payload }`
 //!
 //! * Times: the event timestamp (ns) plus the offset of the trace's first
-//!   clock, as the UTC time of day (a trace.dat timestamp counts from boot,
+//!   clock, as the UTC time of day (an event earlier than the one before
+//!   it in its stream is shown at that one's time: CTF streams never go
+//!   backwards, and the writer does the same) (a trace.dat timestamp counts from boot,
 //!   so its "time of day" is the time since boot, as babeltrace2 shows
 //!   clocks without an epoch origin). The first event's delta is
 //!   `(+?.?????????)`.
@@ -50,6 +52,9 @@ pub struct BabeltracePrinter {
     head: Option<Vec<u8>>,
     /// Reused frame storage (emptied between events).
     spare: Vec<Frame<'static>>,
+    /// The latest time of each stream: a CTF stream's times never go
+    /// backwards, so the writer writes an earlier event at that time.
+    stream_ts: Vec<u64>,
 }
 
 /// A field name as the CTF writer writes it: characters other than ASCII
@@ -126,6 +131,20 @@ impl BabeltracePrinter {
 
     /// One event line.
     pub fn write_event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        let si = ev.stream as usize;
+        if si < 1 << 16 {
+            if self.stream_ts.len() <= si {
+                self.stream_ts.resize(si + 1, 0);
+            }
+            let t = self.stream_ts[si].max(ev.ts);
+            self.stream_ts[si] = t;
+            let ev = Event { ts: t, ..*ev };
+            return self.write_line(out, meta, &ev);
+        }
+        self.write_line(out, meta, ev)
+    }
+
+    fn write_line(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
         let offset = meta.clocks.first().map_or(0, |c| c.offset_ns);
         out.push(b'[');
         time_of_day(out, (ev.ts as i64).wrapping_add(offset));
@@ -151,7 +170,7 @@ impl BabeltracePrinter {
             self.head = Some(head(meta));
         }
         out.extend_from_slice(self.head.as_deref().unwrap_or_default());
-        let class = ev.class.filter(|c| meta.classes.get(c.id).is_some());
+        let class = ev.class;
         match class {
             Some(c) => {
                 if !c.system.is_empty() {

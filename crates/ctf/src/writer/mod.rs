@@ -37,7 +37,9 @@
 //!   `tracer_name = "tracemux"`, `tracer_version`, `source_format`,
 //!   `source_tracer_version`, `source_uname`.
 //!
-//! Events without a class are written with a class of their own named
+//! Classes that a source makes after it started are added when their
+//! first event comes (the metadata is written last). Events without a
+//! class are written with a class of their own named
 //! `<unknown event N>` holding `payload_size`, as the babeltrace-style
 //! printer shows them.
 
@@ -333,30 +335,10 @@ impl CtfWriter {
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
-            if w.classes.contains_key(&c.id) {
-                continue;
+            if !w.classes.contains_key(&c.id) {
+                w.add_model_class(u64::from(c.id), c);
+                max_id = max_id.max(u64::from(c.id));
             }
-            let name = if c.system.is_empty() {
-                c.name.clone()
-            } else {
-                format!("{}:{}", c.system, c.name)
-            };
-            let schema = c.schema();
-            let ctx: Vec<FieldSchema> = schema
-                .scope(MScope::CommonContext)
-                .iter()
-                .chain(schema.scope(MScope::SpecificContext))
-                .cloned()
-                .collect();
-            let ncommon = schema.scope(MScope::CommonContext).len() as u32;
-            w.add_class(
-                u64::from(c.id),
-                name,
-                &ctx,
-                ncommon,
-                schema.scope(MScope::Payload),
-            );
-            max_id = max_id.max(u64::from(c.id));
         }
         w.next_unknown_id = (max_id + 1).max(1 << 31);
         // streams: one per (buffer, cpu)
@@ -390,6 +372,24 @@ impl CtfWriter {
             });
         }
         Ok(w)
+    }
+
+    /// Add a class of the model under `id`.
+    fn add_model_class(&mut self, id: u64, c: &tracemux_core::model::EventClass) {
+        let name = if c.system.is_empty() {
+            c.name.clone()
+        } else {
+            format!("{}:{}", c.system, c.name)
+        };
+        let schema = c.schema();
+        let ctx: Vec<FieldSchema> = schema
+            .scope(MScope::CommonContext)
+            .iter()
+            .chain(schema.scope(MScope::SpecificContext))
+            .cloned()
+            .collect();
+        let ncommon = schema.scope(MScope::CommonContext).len() as u32;
+        self.add_class(id, name, &ctx, ncommon, schema.scope(MScope::Payload));
     }
 
     /// Add an event class: `ctx` (common then specific context, `ncommon`
@@ -469,7 +469,12 @@ impl CtfWriter {
         let si = self.stream_index(ev.stream, ev.cpu);
         let (id, unknown) = match ev.class {
             Some(c) if self.classes.contains_key(&c.id) => (u64::from(c.id), false),
-            _ => {
+            Some(c) => {
+                // a class the source made after it started
+                self.add_model_class(u64::from(c.id), c);
+                (u64::from(c.id), false)
+            }
+            None => {
                 let id = match self.unknown.get(&ev.type_id) {
                     Some(&id) => id,
                     None => {

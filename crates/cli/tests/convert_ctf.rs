@@ -1,0 +1,218 @@
+//! `convert --to ctf` / `--to ctf2`, checked without babeltrace2: every
+//! fixture that tests/convert/check-ctf.sh ran through babeltrace2 is
+//! converted again, and `tracemux report` of the CTF output (the CTF
+//! reader's printer, byte-identical to babeltrace2 2.0.4) must give what
+//! babeltrace2 printed: the stored first lines (`NAME.head.txt`) and the
+//! `cksum` and line count of the whole output (`NAME.cksum`). The CTF 2
+//! output must read back to the same text.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+/// POSIX `cksum`: CRC-32 (polynomial 0x04C11DB7, MSB first) of the bytes
+/// then of the length, complemented.
+fn cksum(data: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (i, t) in table.iter_mut().enumerate() {
+        let mut c = (i as u32) << 24;
+        for _ in 0..8 {
+            c = if c & 0x8000_0000 != 0 {
+                (c << 1) ^ 0x04C1_1DB7
+            } else {
+                c << 1
+            };
+        }
+        *t = c;
+    }
+    let mut crc = 0u32;
+    let mut step = |b: u8| crc = (crc << 8) ^ table[((crc >> 24) as u8 ^ b) as usize];
+    for &b in data {
+        step(b);
+    }
+    let mut n = data.len() as u64;
+    while n > 0 {
+        step(n as u8);
+        n >>= 8;
+    }
+    !crc
+}
+
+/// The annotated hex of the hand-built LTT trace as bytes (two hex digits
+/// per byte, `#` comments, `XX*N`).
+fn parse_hex(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let data = line.split('#').next().unwrap_or("");
+        for tok in data.split_whitespace() {
+            if let Some((b, n)) = tok.split_once('*') {
+                let b = u8::from_str_radix(b, 16).unwrap();
+                out.extend(std::iter::repeat_n(b, n.parse().unwrap()));
+            } else {
+                out.push(u8::from_str_radix(tok, 16).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "tracemux-convert-ctf-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The fixtures with stored babeltrace2 outputs: (name, trace path).
+fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
+    let root = common::repo_root();
+    let expected = root.join("tests/fixtures/convert");
+    let mut v = Vec::new();
+    for kind in ["tracedat", "synthetic"] {
+        let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures").join(kind)) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for d in dirs {
+            let name = format!("{kind}-{}", d.file_name().unwrap().to_string_lossy());
+            if d.join("trace.dat").exists() && expected.join(format!("{name}.cksum")).exists() {
+                v.push((name, d.join("trace.dat")));
+            }
+        }
+    }
+    if expected.join("ltt-hand-built.cksum").exists() {
+        let src = root.join("tests/fixtures/ltt/hand-built");
+        let dir = scratch.join("ltt-hand-built");
+        std::fs::create_dir_all(dir.join("control")).unwrap();
+        for f in ["control/facilities_0", "cpu_0", "cpu_2"] {
+            let text = std::fs::read_to_string(src.join(format!("{f}.hex"))).unwrap();
+            std::fs::write(dir.join(f), parse_hex(&text)).unwrap();
+        }
+        v.push(("ltt-hand-built".into(), dir));
+    }
+    v
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
+        .args(args)
+        .env("TZ", "UTC")
+        .output()
+        .expect("tracemux runs")
+}
+
+/// Convert `src` to `out` (`to`: ctf or ctf2) and print it with `report`.
+fn convert_and_report(src: &Path, out: &Path, to: &str) -> Result<Vec<u8>, String> {
+    let o = run(&[
+        "convert",
+        "-q",
+        src.to_str().unwrap(),
+        "--to",
+        to,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    if !out.join("metadata").exists() {
+        return Err(format!(
+            "convert --to {to}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    let has_streams = std::fs::read_dir(out)
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name() != "metadata");
+    if !has_streams {
+        return Ok(Vec::new());
+    }
+    let r = run(&["report", out.to_str().unwrap()]);
+    if !r.status.success() {
+        return Err(format!(
+            "report of --to {to}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        ));
+    }
+    Ok(r.stdout)
+}
+
+#[test]
+fn ctf_output_reads_as_babeltrace2_read_it() {
+    let scratch = tmp("ctf");
+    let expected = common::repo_root().join("tests/fixtures/convert");
+    let list = fixtures(&scratch);
+    assert!(
+        list.len() >= 20,
+        "fixtures with stored outputs: {}",
+        list.len()
+    );
+    let mut failures = Vec::new();
+    for (name, src) in &list {
+        let got = match convert_and_report(src, &scratch.join(format!("{name}.ctf")), "ctf") {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let head = std::fs::read(expected.join(format!("{name}.head.txt"))).unwrap();
+        let sum = std::fs::read_to_string(expected.join(format!("{name}.cksum"))).unwrap();
+        let want: Vec<u64> = sum.split_whitespace().map(|w| w.parse().unwrap()).collect();
+        let lines = got.iter().filter(|&&b| b == b'\n').count() as u64;
+        let got_head: Vec<u8> = {
+            let mut n = 0;
+            let end = got
+                .iter()
+                .position(|&b| {
+                    n += (b == b'\n') as usize;
+                    n == 100
+                })
+                .map_or(got.len(), |p| p + 1);
+            got[..end].to_vec()
+        };
+        if got_head != head {
+            failures.push(format!(
+                "{name}: first lines differ: {}",
+                common::first_diff(&head, &got_head)
+            ));
+        } else if [u64::from(cksum(&got)), got.len() as u64, lines] != want[..] {
+            failures.push(format!(
+                "{name}: cksum/bytes/lines {} {} {lines}, babeltrace2 {sum}",
+                cksum(&got),
+                got.len()
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn ctf2_output_reads_back_like_ctf() {
+    let scratch = tmp("ctf2");
+    let list = fixtures(&scratch);
+    let mut failures = Vec::new();
+    for (name, src) in &list {
+        let one = convert_and_report(src, &scratch.join(format!("{name}.ctf")), "ctf");
+        let two = convert_and_report(src, &scratch.join(format!("{name}.ctf2")), "ctf2");
+        match (one, two) {
+            (Ok(a), Ok(b)) if a == b => {}
+            (Ok(a), Ok(b)) => failures.push(format!("{name}: {}", common::first_diff(&a, &b))),
+            (a, b) => failures.push(format!("{name}: {:?} / {:?}", a.err(), b.err())),
+        }
+        let _ = std::fs::remove_dir_all(scratch.join(format!("{name}.ctf")));
+        let _ = std::fs::remove_dir_all(scratch.join(format!("{name}.ctf2")));
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn cksum_is_posix() {
+    // `printf 'hello\n' | cksum` -> 3015617425 6
+    assert_eq!(cksum(b"hello\n"), 3_015_617_425);
+    assert_eq!(cksum(b""), 4_294_967_295);
+}

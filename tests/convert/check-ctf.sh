@@ -1,0 +1,86 @@
+#!/bin/sh
+# Check `tracemux convert --to ctf` against babeltrace2 (needs babeltrace2
+# 2.0 on PATH; not part of `cargo test`).
+#
+# For every trace.dat fixture (tests/fixtures/tracedat/*, tests/fixtures/synthetic/*)
+# and the hand-built LTT trace (tests/fixtures/ltt/hand-built, assembled
+# from its annotated hex), this converts the trace to CTF 1.8, prints the
+# result with `babeltrace2`, and compares that with
+# `tracemux report --style babeltrace` of the original (both with TZ=UTC;
+# stdout only: babeltrace2 reports discarded events on stderr, tracemux's
+# in-band `WARNING: Tracer discarded` lines are left out of the comparison).
+#
+# babeltrace2's output is stored as the expected output of the cargo test
+# crates/cli/tests/convert_ctf.rs, in tests/fixtures/convert/:
+#   NAME.head.txt  its first 100 lines (the whole output when shorter)
+#   NAME.cksum     `cksum` of the whole output (POSIX CRC, bytes) and its line count
+# (whole outputs run to 24 MB per fixture; the head shows the format, the
+# checksum pins every byte).
+#
+# Usage: tests/convert/check-ctf.sh [FIXTURE-NAME...]   (from the repository root)
+# TRACEMUX=path/to/tracemux to use another binary (default: target/debug/tracemux, built if missing).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+command -v babeltrace2 >/dev/null || { echo "babeltrace2 is not installed" >&2; exit 2; }
+tm=${TRACEMUX:-$root/target/debug/tracemux}
+[ -x "$tm" ] || cargo build -q -p tracemux || exit 2
+out=tests/fixtures/convert
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export TZ=UTC
+
+# the hand-built LTT trace, assembled from its hex dumps (two hex digits per
+# byte, `#` comments, `XX*N` = N times byte XX)
+ltt=$tmp/ltt-hand-built
+mkdir -p "$ltt/control"
+for f in control/facilities_0 cpu_0 cpu_2; do
+    sed 's/#.*//' "tests/fixtures/ltt/hand-built/$f.hex" | tr -s ' \t' '\n\n' | grep . |
+        awk '{ if (index($0, "*")) { split($0, a, "*"); for (i = 0; i < a[2]; i++) print a[1] } else print }' |
+        tr -d '\n' | xxd -r -p > "$ltt/$f"
+done
+
+fixtures=""
+for d in tests/fixtures/tracedat/* tests/fixtures/synthetic/*; do
+    [ -f "$d/trace.dat" ] || continue
+    fixtures="$fixtures $(basename "$(dirname "$d")")-$(basename "$d"):$d/trace.dat"
+done
+fixtures="$fixtures ltt-hand-built:$ltt"
+
+same=0 differ=0 failed=0 nothing=0
+for f in $fixtures; do
+    name=${f%%:*} src=${f#*:}
+    if [ $# -gt 0 ]; then
+        case " $* " in *" $name "*) ;; *) continue ;; esac
+    fi
+    ctf=$tmp/$name.ctf
+    # (damaged input converts with a warning and exit code 2)
+    "$tm" convert -q "$src" --to ctf -o "$ctf" 2>"$tmp/conv.err"
+    if [ ! -f "$ctf/metadata" ]; then
+        echo "FAILED    $name: convert: $(head -1 "$tmp/conv.err")"
+        failed=$((failed + 1))
+        continue
+    fi
+    if ! babeltrace2 "$ctf" >"$tmp/bt.txt" 2>"$tmp/bt.err"; then
+        echo "FAILED    $name: babeltrace2: $(grep -m1 -i error "$tmp/bt.err")"
+        failed=$((failed + 1))
+        continue
+    fi
+    "$tm" report --style babeltrace "$src" 2>/dev/null | grep -av '^WARNING: Tracer discarded' >"$tmp/tm.txt"
+    head -n 100 "$tmp/bt.txt" >"$out/$name.head.txt"
+    echo "$(cksum <"$tmp/bt.txt") $(wc -l <"$tmp/bt.txt")" >"$out/$name.cksum"
+    if [ ! -s "$tmp/bt.txt" ] && ! ls "$ctf" | grep -qv metadata; then
+        echo "NO EVENTS $name (a latency trace is text only)"
+        nothing=$((nothing + 1))
+    elif cmp -s "$tmp/bt.txt" "$tmp/tm.txt"; then
+        echo "IDENTICAL $name ($(wc -l <"$tmp/bt.txt") lines)"
+        same=$((same + 1))
+    else
+        echo "DIFFERENT $name"
+        diff "$tmp/bt.txt" "$tmp/tm.txt" | head -6 | cut -c1-300
+        differ=$((differ + 1))
+    fi
+done
+echo "identical: $same, different: $differ, failed: $failed, without events: $nothing"
+[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]
