@@ -17,6 +17,16 @@
 # (whole outputs run to 24 MB per fixture; the head shows the format, the
 # checksum pins every byte).
 #
+# Known differences (last run: 21 identical, 3 different, 4 without events):
+# * synthetic-allevents-v7, synthetic-allevents-be-v7: babeltrace2 2.0 shows an
+#   empty string as the last non-empty value its pooled field object held
+#   (tracemux's CTF reader reproduces that, so the cargo test passes; the
+#   model printer shows "" and cannot know babeltrace2's object pooling);
+# * ltt-hand-built: an event of an unknown LTT facility has no class in the
+#   model (written as `<unknown event N>` with `payload_size`); the LTT
+#   printer shows its raw bytes;
+# * the four latency fixtures hold text, no events: `report` prints the text.
+#
 # Usage: tests/convert/check-ctf.sh [FIXTURE-NAME...]   (from the repository root)
 # TRACEMUX=path/to/tracemux to use another binary (default: target/debug/tracemux, built if missing).
 set -u

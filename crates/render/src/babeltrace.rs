@@ -359,8 +359,22 @@ impl<'s> Fields<'_, 's> {
         }
     }
 
-    /// A `_NAME_length` or `_NAME_tag` member before a field.
-    fn extra(&mut self, name: &str, suffix: &[u8]) {
+    /// A `_NAME_length` or `_NAME_tag` member before a field (not when
+    /// the schema has a member of that name: the source's own length).
+    fn extra(&mut self, name: &str, suffix: &[u8]) -> bool {
+        if let Some(Frame::Struct { list: Some(l), .. }) = self.frames.last() {
+            let mut want = vec![b'_'];
+            ctf_name(&mut want, name);
+            want.extend_from_slice(suffix);
+            let mut tmp = Vec::new();
+            if l.iter().any(|f| {
+                tmp.clear();
+                ctf_name(&mut tmp, &f.name);
+                tmp == want
+            }) {
+                return false;
+            }
+        }
         if let Some(Frame::Struct { n, .. }) = self.frames.last_mut() {
             self.out
                 .extend_from_slice(if *n == 0 { b" _" } else { b", _" });
@@ -368,7 +382,9 @@ impl<'s> Fields<'_, 's> {
             ctf_name(self.out, name);
             self.out.extend_from_slice(suffix);
             self.out.extend_from_slice(b" = ");
+            return true;
         }
+        false
     }
 
     /// The start of any field: block, name from the schema when known,
@@ -397,15 +413,17 @@ impl<'s> Fields<'_, 's> {
                 len: ArrayLen::Dynamic,
             }) => {
                 let n = count(&value);
-                self.extra(name, b"_length");
-                dec(self.out, n);
+                if self.extra(name, b"_length") {
+                    dec(self.out, n);
+                }
                 self.enter(name);
                 array(self.out, elem, base, &value, n);
             }
             Some(FieldType::Blob) => {
                 let n = count(&value);
-                self.extra(name, b"_length");
-                dec(self.out, n);
+                if self.extra(name, b"_length") {
+                    dec(self.out, n);
+                }
                 self.enter(name);
                 array(self.out, &FieldType::u(8), Base::Dec, &value, n);
             }
@@ -672,8 +690,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         };
         let elem = match ty {
             Some(FieldType::Array { elem, len: l }) => {
-                if *l == ArrayLen::Dynamic {
-                    self.extra(name, b"_length");
+                if *l == ArrayLen::Dynamic && self.extra(name, b"_length") {
                     dec(self.out, len);
                 }
                 Some(&**elem)
@@ -707,15 +724,16 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
                 .iter()
                 .position(|o| o.name == option)
                 .unwrap_or_default();
-            self.extra(name, b"_tag");
-            self.out.extend_from_slice(b"( \"");
-            if let Some(o) = opts.get(i) {
-                ctf_name(self.out, &o.name);
-                inner = Some(&o.ty);
+            inner = opts.get(i).map(|o| &o.ty);
+            if self.extra(name, b"_tag") {
+                self.out.extend_from_slice(b"( \"");
+                if let Some(o) = opts.get(i) {
+                    ctf_name(self.out, &o.name);
+                }
+                self.out.extend_from_slice(b"\" : container = ");
+                dec(self.out, i);
+                self.out.extend_from_slice(b" )");
             }
-            self.out.extend_from_slice(b"\" : container = ");
-            dec(self.out, i);
-            self.out.extend_from_slice(b" )");
         }
         self.enter(name);
         self.out.extend_from_slice(b"{ ");

@@ -71,6 +71,9 @@ pub enum Kind {
     Str,
     /// An array: `Some(n)` elements, or a `u32` length then that many.
     Array(Option<u64>),
+    /// An array whose length is a member of the source's own, written
+    /// before it (`_NAME_length` already in the schema).
+    ArrayExt,
     Struct,
     /// A `u32` tag, then the option of that index.
     Variant,
@@ -171,12 +174,16 @@ impl Builder<'_> {
         let mut nodes = Vec::with_capacity(fields.len());
         for f in fields {
             let name = ctf_name(&f.name);
+            let len_name = format!("_{name}_length");
+            let own_len = fields.iter().any(|g| ctf_name(&g.name) == len_name);
             match &f.ty {
                 FieldType::Array {
                     len: ArrayLen::Dynamic,
                     ..
                 }
-                | FieldType::Blob => {
+                | FieldType::Blob
+                    if !own_len =>
+                {
                     members.push(Member {
                         name: format!("_{name}_length"),
                         class: u32_class(),
@@ -198,6 +205,9 @@ impl Builder<'_> {
                 _ => {}
             }
             let (class, node) = self.field(&name, &f.ty);
+            if own_len && matches!(self.arena.nodes[node as usize].kind, Kind::Array(None)) {
+                self.arena.nodes[node as usize].kind = Kind::ArrayExt;
+            }
             members.push(Member { name, class });
             nodes.push(node);
         }

@@ -60,6 +60,7 @@ impl Ser<'_> {
             Kind::Int(b) | Kind::Float(b) => put(self.out, 0, b),
             Kind::Str => self.out.push(0),
             Kind::Array(None) => put(self.out, 0, 4),
+            Kind::ArrayExt => {}
             Kind::Array(Some(len)) => {
                 let elem = self.arena.kids[n.first as usize];
                 for _ in 0..len {
@@ -205,7 +206,11 @@ impl Ser<'_> {
                 }
                 self.out.push(0);
             }
-            Kind::Array(len) => {
+            Kind::Array(_) | Kind::ArrayExt => {
+                let len = match n.kind {
+                    Kind::Array(l) => l,
+                    _ => None,
+                };
                 let elem = self.arena.kids[n.first as usize];
                 let count = match *v {
                     Value::IntArray {
@@ -216,6 +221,7 @@ impl Ser<'_> {
                 } as u64;
                 let count = match len {
                     Some(n) => n,
+                    None if n.kind == Kind::ArrayExt => count,
                     None => {
                         let c = count.min(u64::from(u32::MAX));
                         put(self.out, c, 4);
@@ -336,11 +342,17 @@ impl FieldVisitor for Ser<'_> {
             return;
         }
         match self.slot() {
-            Some(n) if matches!(self.arena.nodes[n as usize].kind, Kind::Array(_)) => {
+            Some(n)
+                if matches!(
+                    self.arena.nodes[n as usize].kind,
+                    Kind::Array(_) | Kind::ArrayExt
+                ) =>
+            {
                 let node = self.arena.nodes[n as usize];
                 let elem = self.arena.kids[node.first as usize];
                 let expect = match node.kind {
                     Kind::Array(Some(k)) => k,
+                    Kind::ArrayExt => len,
                     _ => {
                         let l = len.min(u64::from(u32::MAX));
                         put(self.out, l, 4);
