@@ -369,7 +369,13 @@ pub fn convert(t: &TraceDat<'_>, o: &ConvertOptions) -> Result<(TraceFile, Conve
     for b in t.buffers.iter().filter(|b| !b.latency) {
         let mut out = BufferData::new(&b.name, &buffer_clock(t, b));
         let layout = page_layout(t, b);
-        if o.version == 7 && !b.name.is_empty() {
+        // trace-cmd 3.1.6 cannot read compressed data of a buffer whose
+        // page size differs from the file's ("bad page offset"): such a
+        // buffer is repacked in pages of the file's size when compressing.
+        if o.version == 7
+            && !b.name.is_empty()
+            && (o.compression == Compression::None || layout.page_size == t.page_size)
+        {
             out.page_size = Some(layout.page_size);
         }
         let fmt = f.page_format(&out);
