@@ -605,7 +605,9 @@ pub struct ClockInfo {
     /// Cycles per second of the raw clock values (1e9: nanoseconds;
     /// 0: unknown, a counter).
     pub freq: u64,
-    /// Nanoseconds to add to a timestamp for the time since the origin.
+    /// The clock's offset from its origin, in ns: the part of every
+    /// [`Event::ts`] that is not the clock's own count (event times include
+    /// it already; writers store it as their clock's offset).
     pub offset_ns: i64,
     /// Whether the origin is the Unix epoch (else: an arbitrary point such
     /// as the boot of the machine).

@@ -145,9 +145,9 @@ impl BabeltracePrinter {
     }
 
     fn write_line(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-        let offset = meta.clocks.first().map_or(0, |c| c.offset_ns);
+        // (event times include the clock's offset already)
         out.push(b'[');
-        time_of_day(out, (ev.ts as i64).wrapping_add(offset));
+        time_of_day(out, ev.ts as i64);
         out.push(b']');
         if !self.no_delta {
             out.extend_from_slice(b" (");
@@ -219,6 +219,11 @@ impl BabeltracePrinter {
             skip: 0,
         };
         visit_fields(ev, &ctx, &mut p);
+        // the payload structure is always there, if empty (`{ }`), as the
+        // CTF writer always declares it
+        if p.block != Block::Payload {
+            p.open_block(Block::Payload);
+        }
         p.close_block();
         let frames = std::mem::take(&mut p.frames);
         self.spare = recycle(frames);

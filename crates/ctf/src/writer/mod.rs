@@ -128,6 +128,11 @@ pub struct CtfWriter {
     streams: Vec<StreamOut>,
     frames: Vec<Frame>,
     summary: WriteSummary,
+    /// The clock offset (ns) that event times include
+    /// ([`tracemux_core::model::ClockInfo::offset_ns`]): written as the
+    /// clock's offset and taken off each time, so that the clock values
+    /// plus the offset give the source's times back.
+    clock_offset: u64,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -271,6 +276,8 @@ impl CtfWriter {
             ),
         };
         let mut clock = ClockClass::new(layout::ctf_name(&name));
+        // (a negative offset is not taken off the times: they stay unsigned)
+        let offset_ns = offset_ns.max(0);
         clock.offset_seconds = offset_ns.div_euclid(1_000_000_000);
         clock.offset_cycles = offset_ns.rem_euclid(1_000_000_000) as u64;
         clock.origin_is_unix_epoch = epoch;
@@ -332,6 +339,7 @@ impl CtfWriter {
             streams: Vec::new(),
             frames: Vec::with_capacity(16),
             summary: WriteSummary::default(),
+            clock_offset: offset_ns.max(0) as u64,
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
@@ -414,9 +422,8 @@ impl CtfWriter {
         if !cm.is_empty() {
             ec.specific_context = Some(StructClass::new(cm));
         }
-        if !pm.is_empty() {
-            ec.payload = Some(StructClass::new(pm));
-        }
+        // always a payload structure, if empty (babeltrace2 shows `{ }`)
+        ec.payload = Some(StructClass::new(pm));
         let nctx = cn.len() as u32;
         let mut kids = cn;
         kids.extend_from_slice(&pn);
@@ -497,7 +504,7 @@ impl CtfWriter {
         };
         let st = &mut self.streams[si];
         // times never go backwards in a stream (babeltrace2 requires it)
-        let ts = ev.ts.max(st.last_ts);
+        let ts = ev.ts.saturating_sub(self.clock_offset).max(st.last_ts);
         if st.first_ts.is_none() {
             st.first_ts = Some(ts);
         }
