@@ -108,6 +108,10 @@ pub enum ArrayLen {
     Static(u64),
     /// Given per event (a CTF sequence, an ftrace `__data_loc` array).
     Dynamic,
+    /// Given per event by the value of an earlier member of the same
+    /// structure (or scope): the one at this index. Writers then use that
+    /// member as the length instead of adding one of their own.
+    Sibling(u32),
 }
 
 /// A field class.
@@ -182,6 +186,22 @@ impl ClassSchema {
             .find(|s| s.scope == scope)
             .map_or(&[], |s| s.fields.as_slice())
     }
+    /// Declare `scope` (with no fields yet) if it is not there: for formats
+    /// where an empty scope differs from an absent one (a CTF event whose
+    /// payload is an empty structure).
+    pub fn declare(&mut self, scope: Scope) {
+        if !self.scopes.iter().any(|s| s.scope == scope) {
+            let at = self.scopes.partition_point(|s| s.scope < scope);
+            self.scopes.insert(
+                at,
+                ScopeSchema {
+                    scope,
+                    fields: Vec::new(),
+                },
+            );
+        }
+    }
+
     /// Add (or extend) a scope, keeping scopes in [`Scope`] order.
     pub fn push(&mut self, scope: Scope, fields: Vec<FieldSchema>) {
         if fields.is_empty() {

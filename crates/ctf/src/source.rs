@@ -140,7 +140,23 @@ pub fn field_type(c: &FieldClass) -> FieldType {
 fn members(s: &StructClass) -> Vec<FieldSchema> {
     s.members
         .iter()
-        .map(|m| FieldSchema::new(m.name.clone(), field_type(&m.class)))
+        .enumerate()
+        .map(|(i, m)| {
+            let mut ty = field_type(&m.class);
+            // a length given by an earlier member of this structure
+            if let (FieldClass::Array(a), FieldType::Array { len, .. }) = (&m.class, &mut ty) {
+                if let Length::Dynamic(loc) = &a.length {
+                    if let Some(j) = loc
+                        .path
+                        .last()
+                        .and_then(|n| s.members[..i].iter().rposition(|p| &p.name == n))
+                    {
+                        *len = ArrayLen::Sibling(j as u32);
+                    }
+                }
+            }
+            FieldSchema::new(m.name.clone(), ty)
+        })
         .collect()
 }
 
@@ -156,6 +172,7 @@ pub fn class_schema(sc: &crate::ir::StreamClass, ec: &crate::ir::EventClass) -> 
     ] {
         if let Some(st) = st {
             s.push(scope, members(st));
+            s.declare(scope);
         }
     }
     s

@@ -695,7 +695,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         };
         let elem = match ty {
             Some(FieldType::Array { elem, len: l }) => {
-                if *l == ArrayLen::Dynamic && self.extra(name, b"_length") {
+                if matches!(l, ArrayLen::Dynamic) && self.extra(name, b"_length") {
                     dec(self.out, len);
                 }
                 Some(&**elem)

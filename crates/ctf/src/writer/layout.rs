@@ -174,15 +174,30 @@ impl Builder<'_> {
         let mut nodes = Vec::with_capacity(fields.len());
         for f in fields {
             let name = ctf_name(&f.name);
-            let len_name = format!("_{name}_length");
-            let own_len = fields.iter().any(|g| ctf_name(&g.name) == len_name);
+            // the member that gives a dynamic array its length, when the
+            // source has one: the one the schema names, else `_NAME_length`
+            let own_len: Option<String> = match &f.ty {
+                FieldType::Array {
+                    len: ArrayLen::Sibling(j),
+                    ..
+                } => fields.get(*j as usize).map(|g| ctf_name(&g.name)),
+                FieldType::Array { .. } | FieldType::Blob => {
+                    let len_name = format!("_{name}_length");
+                    fields
+                        .iter()
+                        .any(|g| ctf_name(&g.name) == len_name)
+                        .then_some(len_name)
+                }
+                _ => None,
+            };
+            let own_len_given = own_len.is_some();
             match &f.ty {
                 FieldType::Array {
-                    len: ArrayLen::Dynamic,
+                    len: ArrayLen::Dynamic | ArrayLen::Sibling(_),
                     ..
                 }
                 | FieldType::Blob
-                    if !own_len =>
+                    if !own_len_given =>
                 {
                     members.push(Member {
                         name: format!("_{name}_length"),
@@ -204,9 +219,14 @@ impl Builder<'_> {
                 }
                 _ => {}
             }
-            let (class, node) = self.field(&name, &f.ty);
-            if own_len && matches!(self.arena.nodes[node as usize].kind, Kind::Array(None)) {
-                self.arena.nodes[node as usize].kind = Kind::ArrayExt;
+            let (mut class, node) = self.field(&name, &f.ty);
+            if let Some(len_member) = own_len {
+                if matches!(self.arena.nodes[node as usize].kind, Kind::Array(None)) {
+                    self.arena.nodes[node as usize].kind = Kind::ArrayExt;
+                    if let FieldClass::Array(a) = &mut class {
+                        a.length = Length::Dynamic(self.location(len_member));
+                    }
+                }
             }
             members.push(Member { name, class });
             nodes.push(node);
@@ -320,7 +340,7 @@ impl Builder<'_> {
         self.path.pop();
         let (length, n) = match len {
             ArrayLen::Static(n) => (Length::Static(n), Some(n)),
-            ArrayLen::Dynamic => (
+            ArrayLen::Dynamic | ArrayLen::Sibling(_) => (
                 Length::Dynamic(self.location(format!("_{name}_length"))),
                 None,
             ),

@@ -133,6 +133,12 @@ pub struct CtfWriter {
     /// clock's offset and taken off each time, so that the clock values
     /// plus the offset give the source's times back.
     clock_offset: u64,
+    /// Whether packets say their CPU (`cpu_id`): always, but for a CTF
+    /// source whose packets did not (its events have no CPU to show).
+    with_cpu: bool,
+    /// Whether the source is a CTF trace (whose classes say whether they
+    /// have a payload structure at all; other formats always get one).
+    source_ctf: bool,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -320,8 +326,19 @@ impl CtfWriter {
                 "events_discarded",
                 int(64, Roles::DISCARDED_EVENT_COUNTER_SNAPSHOT),
             ),
-            member("cpu_id", int(32, Roles::NONE)),
         ]));
+        let with_cpu = meta.format != Some(tracemux_core::model::Format::Ctf)
+            || meta.classes.iter().any(|c| {
+                c.schema()
+                    .scope(tracemux_core::typed::Scope::PacketContext)
+                    .iter()
+                    .any(|f| f.name == "cpu_id")
+            });
+        if with_cpu {
+            if let Some(pc) = sc.packet_context.as_mut() {
+                pc.members.push(member("cpu_id", int(32, Roles::NONE)));
+            }
+        }
         sc.event_header = Some(StructClass::new(vec![
             member("id", int(32, Roles::EVENT_CLASS_ID)),
             member("timestamp", clocked(64, Roles::DEFAULT_CLOCK_TIMESTAMP)),
@@ -340,6 +357,8 @@ impl CtfWriter {
             frames: Vec::with_capacity(16),
             summary: WriteSummary::default(),
             clock_offset: offset_ns.max(0) as u64,
+            with_cpu,
+            source_ctf: meta.format == Some(tracemux_core::model::Format::Ctf),
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
@@ -397,7 +416,15 @@ impl CtfWriter {
             .cloned()
             .collect();
         let ncommon = schema.scope(MScope::CommonContext).len() as u32;
-        self.add_class(id, name, &ctx, ncommon, schema.scope(MScope::Payload));
+        let declared = !self.source_ctf || schema.scopes.iter().any(|s| s.scope == MScope::Payload);
+        self.add_class(
+            id,
+            name,
+            &ctx,
+            ncommon,
+            schema.scope(MScope::Payload),
+            declared,
+        );
     }
 
     /// Add an event class: `ctx` (common then specific context, `ncommon`
@@ -409,6 +436,7 @@ impl CtfWriter {
         ctx: &[FieldSchema],
         ncommon: u32,
         payload: &[FieldSchema],
+        payload_declared: bool,
     ) {
         let mut b = Builder {
             arena: &mut self.arena,
@@ -422,8 +450,11 @@ impl CtfWriter {
         if !cm.is_empty() {
             ec.specific_context = Some(StructClass::new(cm));
         }
-        // always a payload structure, if empty (babeltrace2 shows `{ }`)
-        ec.payload = Some(StructClass::new(pm));
+        // a payload structure, if empty (babeltrace2 shows `{ }`), unless
+        // the source's class has none
+        if payload_declared || !pm.is_empty() {
+            ec.payload = Some(StructClass::new(pm));
+        }
         let nctx = cn.len() as u32;
         let mut kids = cn;
         kids.extend_from_slice(&pn);
@@ -495,6 +526,7 @@ impl CtfWriter {
                             &[],
                             0,
                             &fields,
+                            true,
                         );
                         id
                     }
@@ -575,7 +607,8 @@ impl CtfWriter {
         }
         let begin = st.first_ts.unwrap_or(st.last_ts);
         let end = st.last_ts;
-        let total = PACKET_HEADER + PACKET_CONTEXT + st.buf.len();
+        let head_len = PACKET_HEADER + PACKET_CONTEXT - if self.with_cpu { 0 } else { 4 };
+        let total = head_len + st.buf.len();
         let bits = (total as u64) * 8;
         let mut head = [0u8; PACKET_HEADER + PACKET_CONTEXT];
         let mut at = 0;
@@ -595,7 +628,7 @@ impl CtfWriter {
         put(&st.cpu.to_le_bytes());
         let p = self.dir.join(&st.name);
         let f = st.file.as_mut().expect("opened above");
-        f.write_all(&head).map_err(|e| io(&p, e))?;
+        f.write_all(&head[..head_len]).map_err(|e| io(&p, e))?;
         f.write_all(&st.buf).map_err(|e| io(&p, e))?;
         self.summary.bytes += total as u64;
         self.summary.packets += 1;
