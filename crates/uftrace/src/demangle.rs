@@ -39,7 +39,12 @@ pub fn demangle(name: &str, mode: Demangle) -> String {
     let d = match mode {
         Demangle::No => None,
         Demangle::Full => full(name),
-        Demangle::Simple if name.starts_with("_Z") => crate::itanium::demangle(name),
+        // uftrace's simple demangler also takes `_GLOBAL__sub_I_` + a mangled
+        // name (the static initialisation function GCC names after the
+        // file's first global), and keeps the prefix
+        Demangle::Simple if name.starts_with("_Z") || name.starts_with("_GLOBAL__sub_I_") => {
+            crate::itanium::demangle(name)
+        }
         Demangle::Simple => None,
     };
     d.unwrap_or_else(|| name.to_string())
@@ -110,6 +115,120 @@ mod tests {
     fn no_mode_and_simple_mode_are_unchanged() {
         assert_eq!(demangle("_ZN3foo3barEv", Demangle::No), "_ZN3foo3barEv");
         assert_eq!(demangle("i", Demangle::Simple), "i");
+    }
+
+    /// The special names of the GNU toolchain, with uftrace 0.13's own
+    /// outputs (tests/fixtures/uftrace/recorded/cxx-special-names, replay
+    /// with --demangle=simple/full/no): (name, simple, full).
+    const SPECIAL: &[(&str, &str, &str)] = &[
+        // static initialisation: simple mode demangles after the prefix,
+        // libstdc++ rejects the name
+        (
+            "_GLOBAL__sub_I__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_I_srv::Server::framebufferHeight",
+            "_GLOBAL__sub_I__ZNK3srv6Server17framebufferHeightEv",
+        ),
+        // ... and of what follows the prefix only a mangled name
+        (
+            "_GLOBAL__sub_I_plain_c_name",
+            "_GLOBAL__sub_I_plain_c_name",
+            "_GLOBAL__sub_I_plain_c_name",
+        ),
+        (
+            "_GLOBAL__sub_I__Zbad",
+            "_GLOBAL__sub_I__Zbad",
+            "_GLOBAL__sub_I__Zbad",
+        ),
+        // init_priority forms and the destruction functions: as stored
+        (
+            "_GLOBAL__sub_I.00101__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_I.00101__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_I.00101__ZNK3srv6Server17framebufferHeightEv",
+        ),
+        (
+            "_GLOBAL__sub_I_00200_1__ZN5names4prioEv",
+            "_GLOBAL__sub_I_00200_1__ZN5names4prioEv",
+            "_GLOBAL__sub_I_00200_1__ZN5names4prioEv",
+        ),
+        (
+            "_GLOBAL__sub_D__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_D__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_D__ZNK3srv6Server17framebufferHeightEv",
+        ),
+        (
+            "_GLOBAL__sub_D.00101__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_D.00101__ZNK3srv6Server17framebufferHeightEv",
+            "_GLOBAL__sub_D.00101__ZNK3srv6Server17framebufferHeightEv",
+        ),
+        // older GCC / collect2: only libstdc++ knows them
+        (
+            "_GLOBAL__I__ZN5names6legacyEv",
+            "_GLOBAL__I__ZN5names6legacyEv",
+            "global constructors keyed to names::legacy()",
+        ),
+        (
+            "_GLOBAL__D__ZN5names6legacyEv",
+            "_GLOBAL__D__ZN5names6legacyEv",
+            "global destructors keyed to names::legacy()",
+        ),
+        (
+            "_GLOBAL__I_special.cc",
+            "_GLOBAL__I_special.cc",
+            "global constructors keyed to special.cc",
+        ),
+        // clones: simple mode drops the suffixes, full mode names them
+        (
+            "_ZL5powerii.constprop.0",
+            "power",
+            "power(int, int) [clone .constprop.0]",
+        ),
+        (
+            "_ZL6only_cRK3Bigi.isra.0",
+            "only_c",
+            "only_c(Big const&, int) [clone .isra.0]",
+        ),
+        (
+            "_ZN12_GLOBAL__N_16helperEi.constprop.0.isra.0",
+            "_GLOBAL__N_1::helper",
+            "(anonymous namespace)::helper(int) [clone .constprop.0] [clone .isra.0]",
+        ),
+        (
+            "_ZN5names4workEi.part.0.cold",
+            "names::work",
+            "names::work(int) [clone .part.0] [clone .cold]",
+        ),
+        (
+            "_ZN5names5localEv.lto_priv.0",
+            "names::local",
+            "names::local() [clone .lto_priv.0]",
+        ),
+        ("plain_c.isra.0", "plain_c.isra.0", "plain_c.isra.0"),
+        (
+            "_ZN12_GLOBAL__N_16hiddenEi",
+            "_GLOBAL__N_1::hidden",
+            "(anonymous namespace)::hidden(int)",
+        ),
+        // a suffix after a special name's type is not a name: kept as is
+        (
+            "_ZTVN5names4BaseE.localalias",
+            "_ZTVN5names4BaseE.localalias",
+            "vtable for names::Base [clone .localalias]",
+        ),
+    ];
+
+    #[test]
+    fn special_names_as_uftrace_shows_them() {
+        for (name, simple, full) in SPECIAL {
+            assert_eq!(demangle(name, Demangle::Simple), *simple, "simple {name}");
+            assert_eq!(demangle(name, Demangle::Full), *full, "full {name}");
+            assert_eq!(demangle(name, Demangle::No), *name, "no {name}");
+        }
+        // libstdc++ demangles only the encoding after _GLOBAL__I_: a clone
+        // suffix there is dropped (uftrace 0.13, --demangle=full)
+        assert_eq!(
+            demangle("_GLOBAL__I__ZN5names6legacyEv.cold", Demangle::Full),
+            "global constructors keyed to names::legacy()"
+        );
     }
 
     /// Every prefix and a byte-flipped variant of each reference name:

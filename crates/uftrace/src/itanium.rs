@@ -177,6 +177,11 @@ impl D<'_> {
         if self.cur() == b'n' {
             self.pos += 1;
         }
+        // no digit: an error (a `.clone` suffix after a special name's
+        // type, `_ZTV1AE.localalias`, is not a name)
+        if !self.s.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
+            return -1;
+        }
         let rest = &self.s[self.pos.min(self.s.len())..];
         let (radix, skip) = if rest.len() > 2
             && rest[0] == b'0'

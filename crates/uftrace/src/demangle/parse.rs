@@ -477,11 +477,11 @@ impl<'a> Parser<'a> {
             };
             let rest = &s[11..];
             let inner = if rest.starts_with(b"_Z") {
+                // only the encoding: libstdc++ skips whatever follows it
+                // (a clone suffix such as `.cold` is not printed)
                 let mut p = Parser::new(rest);
-                let id = p.top()?;
-                if !p.at_end() {
-                    return None;
-                }
+                p.pos = 2;
+                let id = p.encoding(true)?;
                 // move the inner tree into this arena
                 let base = self.nodes.len() as Id;
                 for n in p.nodes {
