@@ -3,7 +3,9 @@
 //! stays flat); the output is written under a temporary name and renamed
 //! when complete, so a failed run never leaves an output that looks whole.
 
+mod chrome;
 mod ctf;
+mod perfetto;
 mod tracedat;
 
 use std::io::IsTerminal;
@@ -27,6 +29,10 @@ pub enum To {
     Tracedat,
     /// JSON lines (the schema of `report --json`).
     Jsonl,
+    /// Perfetto's protobuf trace format (open in ui.perfetto.dev).
+    Perfetto,
+    /// Chrome Trace Event Format JSON (Perfetto UI, chrome://tracing).
+    Chrome,
 }
 
 #[derive(Args, Debug)]
@@ -157,6 +163,8 @@ fn make_sink(a: &ConvertArgs, meta: &TraceMeta, tmp: &Path) -> Result<Box<dyn Si
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
         To::Ctf2 => ctf::sink(meta, tmp, true),
+        To::Perfetto => perfetto::sink(meta, tmp),
+        To::Chrome => chrome::sink(meta, tmp),
         To::Tracedat => bail!("--to tracedat is written by convert::tracedat"),
     }
 }

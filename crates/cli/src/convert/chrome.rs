@@ -1,0 +1,34 @@
+//! `convert --to chrome`: the Chrome writer of `tracemux-export` as a sink.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use tracemux_core::model::{Event, Lost, TraceMeta};
+use tracemux_export::chrome::ChromeWriter;
+
+use super::Sink;
+
+struct ChromeSink(ChromeWriter<BufWriter<File>>);
+
+impl Sink for ChromeSink {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
+        Ok(self.0.event(meta, ev)?)
+    }
+    fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
+        Ok(self.0.lost(l)?)
+    }
+    fn finish(self: Box<Self>) -> Result<()> {
+        let (f, _stats) = self.0.finish()?;
+        f.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
+        Ok(())
+    }
+}
+
+/// A Chrome Trace Event JSON at `path`.
+pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink>> {
+    let f = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let w = ChromeWriter::new(meta, BufWriter::with_capacity(1 << 20, f))?;
+    Ok(Box::new(ChromeSink(w)))
+}

@@ -1,0 +1,757 @@
+//! Perfetto's protobuf trace format, written as a stream of `TracePacket`s.
+//!
+//! Kernel traces (trace.dat, LTTng kernel and perf CTF traces) become
+//! per-CPU `FtraceEventBundle`s: the events Perfetto knows get their typed
+//! message (mapped by event and field name, LTTng's `*_tid` names included),
+//! every other event a `GenericFtraceEvent` with every payload field; a
+//! loss sets `lost_events` on the CPU's next bundle. User-space traces
+//! (uftrace, CTF user-space traces, LTT) become track events on one packet
+//! sequence per thread (per stream when the event has no thread): uftrace
+//! function entry/exit as slice begin/end, other events as instants, every
+//! field as a debug annotation; event and annotation names are interned on
+//! each sequence after its incremental state was cleared.
+//!
+//! All timestamps are the model's `Event::ts` on Perfetto's default trace
+//! clock, so ftrace bundles and track events line up. Packets are written as
+//! they are produced (bundles hold at most [`BUNDLE_EVENTS`] events); memory
+//! stays flat apart from the per-thread interning tables.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use prost::Message;
+use tracemux_core::model::{visit_fields, Event, Format, Lost, PrintCtx, TraceMeta};
+use tracemux_core::typed::Scope;
+
+use crate::proto::*;
+use crate::tree::{Kind, Tree};
+
+/// Events per `FtraceEventBundle` before it is written.
+pub const BUNDLE_EVENTS: usize = 1000;
+
+/// What a [`PerfettoWriter`] wrote.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PerfettoStats {
+    pub packets: u64,
+    pub bytes: u64,
+    /// Events written in ftrace bundles.
+    pub ftrace_events: u64,
+    /// Of those, the ones written as `GenericFtraceEvent`.
+    pub generic_events: u64,
+    /// Events written as track events.
+    pub track_events: u64,
+    /// Packet sequences (threads and streams) of track events.
+    pub sequences: u32,
+}
+
+struct Pending {
+    cpu: u32,
+    events: Vec<FtraceEvent>,
+    lost: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum TrackKey {
+    Thread(i32),
+    Stream(u32),
+}
+
+struct Seq {
+    id: u32,
+    names: HashMap<String, u64>,
+    ann_names: HashMap<String, u64>,
+}
+
+/// A sink of the model writing Perfetto's protobuf format to `W`.
+pub struct PerfettoWriter<W: Write> {
+    out: W,
+    kernel: bool,
+    uftrace_pid: Option<i32>,
+    tree: Tree,
+    buf: Vec<u8>,
+    pending: Vec<Option<Pending>>,
+    seqs: HashMap<TrackKey, Seq>,
+    /// Names newly interned by the event being built.
+    new_names: Vec<EventName>,
+    new_ann_names: Vec<DebugAnnotationName>,
+    stats: PerfettoStats,
+}
+
+/// Whether a trace's events go to ftrace bundles: trace.dat, and CTF
+/// traces of the kernel (LTTng's `domain = kernel`, or perf's converted
+/// sched events).
+pub fn is_kernel_trace(meta: &TraceMeta) -> bool {
+    match meta.format {
+        Some(Format::TraceDat) => true,
+        Some(Format::Uftrace) | Some(Format::Ltt) => false,
+        _ => {
+            meta.env.iter().any(|(k, v)| k == "domain" && v == "kernel")
+                || meta
+                    .classes
+                    .iter()
+                    .any(|c| c.name == "sched_switch" || c.name == "sched_waking")
+        }
+    }
+}
+
+impl<W: Write> PerfettoWriter<W> {
+    /// Start the trace: `SystemInfo` (uname) and a `ProcessTree` of the
+    /// trace's task names.
+    pub fn new(meta: &TraceMeta, out: W) -> std::io::Result<Self> {
+        let uftrace_pid = if meta.format == Some(Format::Uftrace) {
+            meta.tasks.sorted().first().map(|t| t.0)
+        } else {
+            None
+        };
+        let mut w = PerfettoWriter {
+            out,
+            kernel: is_kernel_trace(meta),
+            uftrace_pid,
+            tree: Tree::default(),
+            buf: Vec::with_capacity(1 << 16),
+            pending: Vec::new(),
+            seqs: HashMap::new(),
+            new_names: Vec::new(),
+            new_ann_names: Vec::new(),
+            stats: PerfettoStats::default(),
+        };
+        w.packet(&TracePacket {
+            data: Some(Data::SystemInfo(system_info(meta))),
+            ..Default::default()
+        })?;
+        let mut tree = ProcessTree::default();
+        for (tid, comm) in meta.tasks.sorted() {
+            tree.threads.push(Thread {
+                tid: Some(tid),
+                name: Some(comm.to_string()),
+                tgid: w.uftrace_pid,
+            });
+        }
+        if let Some(pid) = w.uftrace_pid {
+            tree.processes.push(Process {
+                pid: Some(pid),
+                ppid: None,
+                cmdline: meta
+                    .tasks
+                    .get(pid)
+                    .map(|c| vec![c.to_string()])
+                    .unwrap_or_default(),
+                cmdline_is_comm: Some(true),
+            });
+        }
+        if !tree.threads.is_empty() {
+            w.packet(&TracePacket {
+                data: Some(Data::ProcessTree(tree)),
+                ..Default::default()
+            })?;
+        }
+        Ok(w)
+    }
+
+    /// Frame one packet as `Trace.packet` (field 1, length-delimited).
+    fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
+        self.buf.push(0x0a);
+        p.encode_length_delimited(&mut self.buf)
+            .map_err(std::io::Error::other)?;
+        self.stats.packets += 1;
+        if self.buf.len() >= 1 << 16 {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    fn drain(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.stats.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// One event of the model.
+    pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        self.tree.clear();
+        let ctx = PrintCtx::new(
+            ev.endian,
+            meta.long_size,
+            &meta.symbols,
+            &meta.printk,
+            ev.cpu,
+        );
+        visit_fields(ev, &ctx, &mut self.tree);
+        let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
+        if self.kernel && !uftrace {
+            self.ftrace(ev)
+        } else {
+            self.track_event(meta, ev)
+        }
+    }
+
+    /// Events were lost before `l.ts` on a CPU: the CPU's next bundle says so.
+    pub fn lost(&mut self, l: &Lost) -> std::io::Result<()> {
+        let s = l.stream as usize;
+        if self.pending.len() <= s {
+            self.pending.resize_with(s + 1, || None);
+        }
+        if let Some(p) = &self.pending[s] {
+            if !p.events.is_empty() || p.lost {
+                self.flush_bundle(s)?;
+            }
+        }
+        let p = self.pending[s].get_or_insert_with(|| Pending {
+            cpu: l.cpu,
+            events: Vec::new(),
+            lost: false,
+        });
+        p.lost = true;
+        Ok(())
+    }
+
+    /// Write what is pending and flush; returns what was written.
+    pub fn finish(mut self) -> std::io::Result<(W, PerfettoStats)> {
+        for s in 0..self.pending.len() {
+            self.flush_bundle(s)?;
+        }
+        self.drain()?;
+        self.out.flush()?;
+        self.stats.sequences = self.seqs.len() as u32;
+        Ok((self.out, self.stats))
+    }
+
+    fn flush_bundle(&mut self, s: usize) -> std::io::Result<()> {
+        let Some(p) = self.pending.get_mut(s).and_then(|p| p.as_mut()) else {
+            return Ok(());
+        };
+        if p.events.is_empty() && !p.lost {
+            return Ok(());
+        }
+        let bundle = FtraceEventBundle {
+            cpu: Some(p.cpu),
+            event: std::mem::take(&mut p.events),
+            lost_events: p.lost.then_some(true),
+        };
+        p.lost = false;
+        let mut pk = TracePacket {
+            data: Some(Data::FtraceEvents(bundle)),
+            ..Default::default()
+        };
+        self.packet(&pk)?;
+        if let (Some(Data::FtraceEvents(b)), Some(Some(p))) =
+            (pk.data.take(), self.pending.get_mut(s))
+        {
+            p.events = b.event;
+            p.events.clear();
+        }
+        Ok(())
+    }
+
+    fn ftrace(&mut self, ev: &Event<'_>) -> std::io::Result<()> {
+        let t = &self.tree;
+        let pid = if ev.pid >= 0 {
+            Some(ev.pid as u32)
+        } else {
+            ["common_pid", "perf_tid"]
+                .iter()
+                .find_map(|n| t.find(Scope::Payload, n).and_then(|i| t.int(i)))
+                .map(|v| v as u32)
+        };
+        let common_flags = t
+            .find(Scope::CommonContext, "common_flags")
+            .and_then(|i| t.int(i))
+            .map(|v| v as u32);
+        let kind = typed(ev, t).unwrap_or_else(|| {
+            self.stats.generic_events += 1;
+            FtraceKind::Generic(generic(ev, t))
+        });
+        let fe = FtraceEvent {
+            timestamp: Some(ev.ts),
+            pid,
+            common_flags,
+            event: Some(kind),
+        };
+        self.stats.ftrace_events += 1;
+        let s = ev.stream as usize;
+        if self.pending.len() <= s {
+            self.pending.resize_with(s + 1, || None);
+        }
+        let p = self.pending[s].get_or_insert_with(|| Pending {
+            cpu: ev.cpu,
+            events: Vec::with_capacity(BUNDLE_EVENTS),
+            lost: false,
+        });
+        p.cpu = ev.cpu;
+        p.events.push(fe);
+        if p.events.len() >= BUNDLE_EVENTS {
+            self.flush_bundle(s)?;
+        }
+        Ok(())
+    }
+
+    fn track_event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        let key = if ev.pid >= 0 {
+            TrackKey::Thread(ev.pid)
+        } else {
+            TrackKey::Stream(ev.stream)
+        };
+        if !self.seqs.contains_key(&key) {
+            self.new_sequence(meta, ev, key)?;
+        }
+        let class = ev.class;
+        let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
+        let t = &self.tree;
+        let (ty, title, skip_name) = match (sys, name) {
+            ("uftrace", "entry") => (
+                TYPE_SLICE_BEGIN,
+                t.find(Scope::Payload, "name").map(|i| t.text(i)),
+                true,
+            ),
+            ("uftrace", "exit") => (TYPE_SLICE_END, None, true),
+            _ if class.is_none() => (TYPE_INSTANT, Some(format!("type {}", ev.type_id)), false),
+            _ if sys.is_empty() => (TYPE_INSTANT, Some(name.to_string()), false),
+            _ => (TYPE_INSTANT, Some(format!("{sys}:{name}")), false),
+        };
+        let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
+        let seq = self.seqs.get_mut(&key).expect("sequence made above");
+        let seq_id = seq.id;
+        self.new_names.clear();
+        self.new_ann_names.clear();
+        let name_iid = title.map(|title| {
+            let n = seq.names.len() as u64 + 1;
+            *seq.names.entry(title).or_insert_with_key(|k| {
+                self.new_names.push(EventName {
+                    iid: Some(n),
+                    name: Some(k.clone()),
+                });
+                n
+            })
+        });
+        let mut anns = Vec::new();
+        let mut names = Interner {
+            map: &mut seq.ann_names,
+            new: &mut self.new_ann_names,
+        };
+        for i in t.top(Scope::Payload) {
+            if skip_name && t.name(i) == "name" {
+                continue;
+            }
+            anns.push(annotation(t, i, &mut names));
+        }
+        if !uftrace {
+            for scope in [Scope::CommonContext, Scope::SpecificContext] {
+                let mut entries = Vec::new();
+                for i in t.top(scope) {
+                    entries.push(annotation(t, i, &mut names));
+                }
+                if !entries.is_empty() {
+                    anns.push(DebugAnnotation {
+                        name_iid: Some(names.iid(scope.name())),
+                        dict_entries: entries,
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let interned =
+            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
+                event_names: std::mem::take(&mut self.new_names),
+                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+            });
+        let pk = TracePacket {
+            timestamp: Some(ev.ts),
+            trusted_packet_sequence_id: Some(seq_id),
+            interned_data: interned,
+            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            data: Some(Data::TrackEvent(TrackEvent {
+                debug_annotations: anns,
+                r#type: Some(ty),
+                name_iid,
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        self.stats.track_events += 1;
+        self.packet(&pk)
+    }
+
+    /// A packet sequence for a thread or stream: its first packet clears
+    /// the incremental state, describes its track and makes it the default
+    /// track of the sequence's events.
+    fn new_sequence(
+        &mut self,
+        meta: &TraceMeta,
+        ev: &Event<'_>,
+        key: TrackKey,
+    ) -> std::io::Result<()> {
+        let id = self.seqs.len() as u32 + 1;
+        let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
+        let desc = match key {
+            TrackKey::Thread(tid) => {
+                let t = &self.tree;
+                let pid = self
+                    .uftrace_pid
+                    .or_else(|| {
+                        t.find(Scope::CommonContext, "vpid")
+                            .or_else(|| t.find(Scope::CommonContext, "pid"))
+                            .and_then(|i| t.int(i))
+                            .map(|v| v as i32)
+                    })
+                    .unwrap_or(tid);
+                TrackDescriptor {
+                    uuid: Some(uuid),
+                    thread: Some(ThreadDescriptor {
+                        pid: Some(pid),
+                        tid: Some(i64::from(tid)),
+                        thread_name: meta.tasks.get(tid).map(str::to_string),
+                    }),
+                    ..Default::default()
+                }
+            }
+            TrackKey::Stream(s) => {
+                let buffer = meta
+                    .streams
+                    .get(s as usize)
+                    .and_then(|st| meta.buffers.get(st.buffer as usize))
+                    .map_or("", |b| b.name.as_str());
+                let name = if buffer.is_empty() {
+                    format!("cpu {}", ev.cpu)
+                } else {
+                    format!("{buffer} cpu {}", ev.cpu)
+                };
+                TrackDescriptor {
+                    uuid: Some(uuid),
+                    name: Some(name),
+                    ..Default::default()
+                }
+            }
+        };
+        self.seqs.insert(
+            key,
+            Seq {
+                id,
+                names: HashMap::new(),
+                ann_names: HashMap::new(),
+            },
+        );
+        self.packet(&TracePacket {
+            trusted_packet_sequence_id: Some(id),
+            sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+            first_packet_on_sequence: Some(true),
+            trace_packet_defaults: Some(TracePacketDefaults {
+                track_event_defaults: Some(TrackEventDefaults {
+                    track_uuid: Some(uuid),
+                }),
+            }),
+            data: Some(Data::TrackDescriptor(desc)),
+            ..Default::default()
+        })
+    }
+}
+
+/// Debug annotation names interned on a sequence.
+struct Interner<'a> {
+    map: &'a mut HashMap<String, u64>,
+    new: &'a mut Vec<DebugAnnotationName>,
+}
+
+impl Interner<'_> {
+    fn iid(&mut self, name: &str) -> u64 {
+        if let Some(&i) = self.map.get(name) {
+            return i;
+        }
+        let i = self.map.len() as u64 + 1;
+        self.map.insert(name.to_string(), i);
+        self.new.push(DebugAnnotationName {
+            iid: Some(i),
+            name: Some(name.to_string()),
+        });
+        i
+    }
+}
+
+/// Node `i` as a debug annotation (values nested as `report --json` nests
+/// them: structures as dictionaries, arrays as arrays, a variant as a
+/// dictionary of its option, an enumeration as `{value, labels}`; an absent
+/// optional has no value).
+fn annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnotation {
+    let mut a = value_annotation(t, i, names);
+    a.name_iid = Some(names.iid(t.name(i)));
+    a
+}
+
+fn value_annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnotation {
+    let mut a = DebugAnnotation::default();
+    match t.nodes[i].kind {
+        Kind::U(x) => a.uint_value = Some(x),
+        Kind::S(x) => a.int_value = Some(x),
+        Kind::F(x) => a.double_value = Some(x),
+        Kind::B(x) => a.bool_value = Some(x),
+        Kind::Str(..) => a.string_value = Some(t.text(i)),
+        Kind::Null => {}
+        Kind::Obj => a.dict_entries = t.children(i).map(|c| annotation(t, c, names)).collect(),
+        Kind::Arr => {
+            a.array_values = t
+                .children(i)
+                .map(|c| value_annotation(t, c, names))
+                .collect()
+        }
+        Kind::Variant(..) => {
+            let mut entries = Vec::new();
+            if let Some(c) = t.children(i).next() {
+                let mut e = value_annotation(t, c, names);
+                e.name_iid = Some(names.iid(&String::from_utf8_lossy(t.bytes(i))));
+                entries.push(e);
+            }
+            a.dict_entries = entries;
+        }
+        Kind::Enum => {
+            let mut ch = t.children(i);
+            let mut entries = Vec::new();
+            if let Some(v) = ch.next() {
+                let mut e = value_annotation(t, v, names);
+                e.name_iid = Some(names.iid("value"));
+                entries.push(e);
+            }
+            entries.push(DebugAnnotation {
+                name_iid: Some(names.iid("labels")),
+                array_values: ch.map(|c| value_annotation(t, c, names)).collect(),
+                ..Default::default()
+            });
+            a.dict_entries = entries;
+        }
+    }
+    a
+}
+
+/// `SystemInfo` from the trace's uname (and environment, for CTF).
+fn system_info(meta: &TraceMeta) -> SystemInfo {
+    let env = |k: &str| {
+        meta.env
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+    };
+    let words: Vec<&str> = meta
+        .uname
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let mut u = Utsname::default();
+    if let Some(rel) = env("kernel_release") {
+        u.sysname = env("sysname");
+        u.release = Some(rel);
+        u.version = env("kernel_version");
+    } else if meta.format == Some(Format::Uftrace) {
+        u.sysname = words.first().map(|s| s.to_string());
+        u.release = words.get(1).map(|s| s.to_string());
+    } else if words.len() >= 3 {
+        // trace-cmd: "sysname nodename release machine"
+        u.sysname = Some(words[0].to_string());
+        u.release = Some(words[2].to_string());
+        if words.len() >= 4 {
+            u.machine = words.last().map(|s| s.to_string());
+        }
+    }
+    let page_size = meta.buffers.first().map(|b| b.page_size).filter(|&p| p > 0);
+    SystemInfo {
+        utsname: (u != Utsname::default()).then_some(u),
+        page_size,
+        num_cpus: (meta.cpus > 0).then_some(meta.cpus),
+    }
+}
+
+/// Every payload field of `ev` as a `GenericFtraceEvent`: integers as
+/// integers, strings as strings, anything else as its JSON text.
+fn generic(ev: &Event<'_>, t: &Tree) -> GenericFtraceEvent {
+    let mut g = GenericFtraceEvent {
+        event_name: Some(
+            ev.class
+                .map_or_else(|| format!("type_{}", ev.type_id), |c| c.name.clone()),
+        ),
+        field: Vec::new(),
+    };
+    let mut json = Vec::new();
+    for i in t.top(Scope::Payload) {
+        let value = match t.nodes[i].kind {
+            Kind::U(x) => GenericValue::UintValue(x),
+            Kind::S(x) => GenericValue::IntValue(x),
+            Kind::Str(..) => GenericValue::StrValue(t.text(i)),
+            _ => {
+                json.clear();
+                t.json(i, &mut json);
+                GenericValue::StrValue(String::from_utf8_lossy(&json).into_owned())
+            }
+        };
+        g.field.push(GenericField {
+            name: Some(t.name(i).to_string()),
+            value: Some(value),
+        });
+    }
+    g
+}
+
+/// Field lookups for the typed messages: the first of `names` present in the
+/// payload (LTTng names threads `tid` where ftrace says `pid`).
+struct Fields<'a>(&'a Tree);
+
+impl Fields<'_> {
+    fn node(&self, names: &[&str]) -> Option<usize> {
+        names.iter().find_map(|n| self.0.find(Scope::Payload, n))
+    }
+    fn int(&self, names: &[&str]) -> Option<i128> {
+        self.node(names).and_then(|i| self.0.int(i))
+    }
+    fn i32(&self, names: &[&str]) -> Option<i32> {
+        self.int(names).map(|v| v as i32)
+    }
+    fn u32(&self, names: &[&str]) -> Option<u32> {
+        self.int(names).map(|v| v as u32)
+    }
+    fn i64(&self, names: &[&str]) -> Option<i64> {
+        self.int(names).map(|v| v as i64)
+    }
+    fn u64(&self, names: &[&str]) -> Option<u64> {
+        self.int(names).map(|v| v as u64)
+    }
+    fn str(&self, names: &[&str]) -> Option<String> {
+        self.node(names)
+            .filter(|&i| matches!(self.0.nodes[i].kind, Kind::Str(..)))
+            .map(|i| self.0.text(i))
+    }
+    fn ints(&self, name: &str) -> Vec<u64> {
+        match self.0.find(Scope::Payload, name) {
+            Some(i) if self.0.nodes[i].kind == Kind::Arr => self
+                .0
+                .children(i)
+                .filter_map(|c| self.0.int(c))
+                .map(|v| v as u64)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The typed message of an event Perfetto knows, by its ftrace (or LTTng)
+/// name; `None`: written as a generic event.
+fn typed(ev: &Event<'_>, t: &Tree) -> Option<FtraceKind> {
+    let c = ev.class?;
+    let f = Fields(t);
+    let wake = || SchedWakeupFtraceEvent {
+        comm: f.str(&["comm"]),
+        pid: f.i32(&["tid", "pid"]),
+        prio: f.i32(&["prio"]),
+        success: f.i32(&["success"]),
+        target_cpu: f.i32(&["target_cpu"]),
+    };
+    let cpu = || CpuFtraceEvent {
+        state: f.u32(&["state"]),
+        cpu_id: f.u32(&["cpu_id"]),
+    };
+    let wq = || WorkqueueFtraceEvent {
+        work: f.u64(&["work"]),
+        function: f.u64(&["function"]),
+    };
+    Some(match c.name.as_str() {
+        "sched_switch" => FtraceKind::SchedSwitch(SchedSwitchFtraceEvent {
+            prev_comm: f.str(&["prev_comm"]),
+            prev_pid: f.i32(&["prev_tid", "prev_pid"]),
+            prev_prio: f.i32(&["prev_prio"]),
+            prev_state: f.i64(&["prev_state"]),
+            next_comm: f.str(&["next_comm"]),
+            next_pid: f.i32(&["next_tid", "next_pid"]),
+            next_prio: f.i32(&["next_prio"]),
+        }),
+        "sched_wakeup" => FtraceKind::SchedWakeup(wake()),
+        "sched_wakeup_new" => FtraceKind::SchedWakeupNew(wake()),
+        "sched_waking" => FtraceKind::SchedWaking(wake()),
+        "sched_process_fork" => FtraceKind::SchedProcessFork(SchedProcessForkFtraceEvent {
+            parent_comm: f.str(&["parent_comm"]),
+            parent_pid: f.i32(&["parent_tid", "parent_pid"]),
+            child_comm: f.str(&["child_comm"]),
+            child_pid: f.i32(&["child_tid", "child_pid"]),
+        }),
+        "sched_process_exit" => FtraceKind::SchedProcessExit(SchedProcessExitFtraceEvent {
+            comm: f.str(&["comm"]),
+            pid: f.i32(&["tid", "pid"]),
+            tgid: f.i32(&["tgid"]),
+            prio: f.i32(&["prio"]),
+        }),
+        "sched_process_free" => FtraceKind::SchedProcessFree(SchedProcessFreeFtraceEvent {
+            comm: f.str(&["comm"]),
+            pid: f.i32(&["tid", "pid"]),
+            prio: f.i32(&["prio"]),
+        }),
+        "sched_process_exec" => FtraceKind::SchedProcessExec(SchedProcessExecFtraceEvent {
+            filename: f.str(&["filename"]),
+            pid: f.i32(&["tid", "pid"]),
+            old_pid: f.i32(&["old_tid", "old_pid"]),
+        }),
+        "task_newtask" => FtraceKind::TaskNewtask(TaskNewtaskFtraceEvent {
+            pid: f.i32(&["tid", "pid"]),
+            comm: f.str(&["comm"]),
+            clone_flags: f.u64(&["clone_flags"]),
+            oom_score_adj: f.i32(&["oom_score_adj"]),
+        }),
+        "task_rename" => FtraceKind::TaskRename(TaskRenameFtraceEvent {
+            pid: f.i32(&["tid", "pid"]),
+            oldcomm: f.str(&["oldcomm"]),
+            newcomm: f.str(&["newcomm"]),
+            oom_score_adj: f.i32(&["oom_score_adj"]),
+        }),
+        "sched_migrate_task" => FtraceKind::SchedMigrateTask(SchedMigrateTaskFtraceEvent {
+            comm: f.str(&["comm"]),
+            pid: f.i32(&["tid", "pid"]),
+            prio: f.i32(&["prio"]),
+            orig_cpu: f.i32(&["orig_cpu"]),
+            dest_cpu: f.i32(&["dest_cpu"]),
+            running: f.i32(&["running"]),
+            load: f.u32(&["load"]),
+        }),
+        "cpu_frequency" | "power_cpu_frequency" => FtraceKind::CpuFrequency(cpu()),
+        "cpu_idle" | "power_cpu_idle" => FtraceKind::CpuIdle(cpu()),
+        "irq_handler_entry" => FtraceKind::IrqHandlerEntry(IrqHandlerEntryFtraceEvent {
+            irq: f.i32(&["irq"]),
+            name: f.str(&["name"]),
+            handler: f.u32(&["handler"]),
+        }),
+        "irq_handler_exit" => FtraceKind::IrqHandlerExit(IrqHandlerExitFtraceEvent {
+            irq: f.i32(&["irq"]),
+            ret: f.i32(&["ret"]),
+        }),
+        "softirq_entry" | "irq_softirq_entry" => FtraceKind::SoftirqEntry(SoftirqFtraceEvent {
+            vec: f.u32(&["vec"]),
+        }),
+        "softirq_exit" | "irq_softirq_exit" => FtraceKind::SoftirqExit(SoftirqFtraceEvent {
+            vec: f.u32(&["vec"]),
+        }),
+        "sys_enter" if c.system == "raw_syscalls" => FtraceKind::SysEnter(SysEnterFtraceEvent {
+            id: f.i64(&["id"]),
+            args: f.ints("args"),
+        }),
+        "sys_exit" if c.system == "raw_syscalls" => FtraceKind::SysExit(SysExitFtraceEvent {
+            id: f.i64(&["id"]),
+            ret: f.i64(&["ret"]),
+        }),
+        "workqueue_execute_start" => FtraceKind::WorkqueueExecuteStart(wq()),
+        "workqueue_execute_end" => FtraceKind::WorkqueueExecuteEnd(wq()),
+        "print" if c.system == "ftrace" => FtraceKind::Print(PrintFtraceEvent {
+            ip: f.u64(&["ip"]),
+            buf: f.str(&["buf"]),
+        }),
+        "funcgraph_entry" if c.system == "ftrace" => {
+            FtraceKind::FuncgraphEntry(FuncgraphEntryFtraceEvent {
+                depth: f.i32(&["depth"]),
+                func: f.u64(&["func"]),
+            })
+        }
+        "funcgraph_exit" if c.system == "ftrace" => {
+            FtraceKind::FuncgraphExit(FuncgraphExitFtraceEvent {
+                calltime: f.u64(&["calltime"]),
+                depth: f.i32(&["depth"]),
+                func: f.u64(&["func"]),
+                overrun: f.u64(&["overrun"]),
+                rettime: f.u64(&["rettime"]),
+            })
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,552 @@
+//! The subset of Perfetto's trace schema that tracemux writes, as prost
+//! messages. Field numbers are those of Perfetto's public schema
+//! (`protos/perfetto/trace/...`, package `perfetto.protos`); message and field
+//! names follow it so that a reader of both can match them up. Only the
+//! fields we write (or read back in tests) are declared: protobuf readers
+//! skip the rest.
+
+#![allow(missing_docs)]
+
+/// `Trace`: the whole file, a stream of packets (field 1). Never built in
+/// memory by the writer: it frames each packet as this message's field 1.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Trace {
+    #[prost(message, repeated, tag = "1")]
+    pub packet: Vec<TracePacket>,
+}
+
+/// `TracePacket`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TracePacket {
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "10")]
+    pub trusted_packet_sequence_id: Option<u32>,
+    #[prost(message, optional, tag = "12")]
+    pub interned_data: Option<InternedData>,
+    /// `SequenceFlags`: 1 incremental state cleared, 2 needs incremental state.
+    #[prost(uint32, optional, tag = "13")]
+    pub sequence_flags: Option<u32>,
+    #[prost(message, optional, tag = "59")]
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
+    #[prost(bool, optional, tag = "87")]
+    pub first_packet_on_sequence: Option<bool>,
+    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 60")]
+    pub data: Option<Data>,
+}
+
+/// `TracePacketDefaults`: defaults of a sequence's packets.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TracePacketDefaults {
+    #[prost(message, optional, tag = "11")]
+    pub track_event_defaults: Option<TrackEventDefaults>,
+}
+
+/// `TrackEventDefaults`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackEventDefaults {
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+}
+
+pub const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+pub const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
+
+/// `TracePacket.data` (a oneof).
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum Data {
+    #[prost(message, tag = "1")]
+    FtraceEvents(FtraceEventBundle),
+    #[prost(message, tag = "2")]
+    ProcessTree(ProcessTree),
+    #[prost(message, tag = "11")]
+    TrackEvent(TrackEvent),
+    #[prost(message, tag = "45")]
+    SystemInfo(SystemInfo),
+    #[prost(message, tag = "60")]
+    TrackDescriptor(TrackDescriptor),
+}
+
+/// `FtraceEventBundle`: the events of one CPU.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FtraceEventBundle {
+    #[prost(uint32, optional, tag = "1")]
+    pub cpu: Option<u32>,
+    #[prost(message, repeated, tag = "2")]
+    pub event: Vec<FtraceEvent>,
+    /// Events were lost on this CPU before this bundle.
+    #[prost(bool, optional, tag = "3")]
+    pub lost_events: Option<bool>,
+}
+
+/// `FtraceEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: Option<u32>,
+    #[prost(uint32, optional, tag = "5")]
+    pub common_flags: Option<u32>,
+    #[prost(
+        oneof = "FtraceKind",
+        tags = "3, 4, 11, 13, 17, 20, 24, 25, 36, 37, 57, 58, 114, 235, 236, 237, 238, 239, 240, 327, 329, 330, 437, 438, 491"
+    )]
+    pub event: Option<FtraceKind>,
+}
+
+/// `FtraceEvent.event` (a oneof): the typed event messages we write.
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum FtraceKind {
+    #[prost(message, tag = "3")]
+    Print(PrintFtraceEvent),
+    #[prost(message, tag = "4")]
+    SchedSwitch(SchedSwitchFtraceEvent),
+    #[prost(message, tag = "11")]
+    CpuFrequency(CpuFtraceEvent),
+    #[prost(message, tag = "13")]
+    CpuIdle(CpuFtraceEvent),
+    #[prost(message, tag = "17")]
+    SchedWakeup(SchedWakeupFtraceEvent),
+    #[prost(message, tag = "20")]
+    SchedWaking(SchedWakeupFtraceEvent),
+    #[prost(message, tag = "24")]
+    SoftirqEntry(SoftirqFtraceEvent),
+    #[prost(message, tag = "25")]
+    SoftirqExit(SoftirqFtraceEvent),
+    #[prost(message, tag = "36")]
+    IrqHandlerEntry(IrqHandlerEntryFtraceEvent),
+    #[prost(message, tag = "37")]
+    IrqHandlerExit(IrqHandlerExitFtraceEvent),
+    #[prost(message, tag = "57")]
+    WorkqueueExecuteEnd(WorkqueueFtraceEvent),
+    #[prost(message, tag = "58")]
+    WorkqueueExecuteStart(WorkqueueFtraceEvent),
+    #[prost(message, tag = "114")]
+    SchedWakeupNew(SchedWakeupFtraceEvent),
+    #[prost(message, tag = "235")]
+    TaskNewtask(TaskNewtaskFtraceEvent),
+    #[prost(message, tag = "236")]
+    TaskRename(TaskRenameFtraceEvent),
+    #[prost(message, tag = "237")]
+    SchedProcessExec(SchedProcessExecFtraceEvent),
+    #[prost(message, tag = "238")]
+    SchedProcessExit(SchedProcessExitFtraceEvent),
+    #[prost(message, tag = "239")]
+    SchedProcessFork(SchedProcessForkFtraceEvent),
+    #[prost(message, tag = "240")]
+    SchedProcessFree(SchedProcessFreeFtraceEvent),
+    #[prost(message, tag = "327")]
+    Generic(GenericFtraceEvent),
+    #[prost(message, tag = "329")]
+    SysEnter(SysEnterFtraceEvent),
+    #[prost(message, tag = "330")]
+    SysExit(SysExitFtraceEvent),
+    #[prost(message, tag = "437")]
+    FuncgraphEntry(FuncgraphEntryFtraceEvent),
+    #[prost(message, tag = "438")]
+    FuncgraphExit(FuncgraphExitFtraceEvent),
+    #[prost(message, tag = "491")]
+    SchedMigrateTask(SchedMigrateTaskFtraceEvent),
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PrintFtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub ip: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub buf: Option<String>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedSwitchFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub prev_comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub prev_pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub prev_prio: Option<i32>,
+    #[prost(int64, optional, tag = "4")]
+    pub prev_state: Option<i64>,
+    #[prost(string, optional, tag = "5")]
+    pub next_comm: Option<String>,
+    #[prost(int32, optional, tag = "6")]
+    pub next_pid: Option<i32>,
+    #[prost(int32, optional, tag = "7")]
+    pub next_prio: Option<i32>,
+}
+
+/// `SchedWakeupFtraceEvent`, `SchedWakeupNewFtraceEvent` and
+/// `SchedWakingFtraceEvent` (the same fields and numbers).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedWakeupFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub prio: Option<i32>,
+    #[prost(int32, optional, tag = "4")]
+    pub success: Option<i32>,
+    #[prost(int32, optional, tag = "5")]
+    pub target_cpu: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedProcessForkFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub parent_comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub parent_pid: Option<i32>,
+    #[prost(string, optional, tag = "3")]
+    pub child_comm: Option<String>,
+    #[prost(int32, optional, tag = "4")]
+    pub child_pid: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedProcessExitFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub tgid: Option<i32>,
+    #[prost(int32, optional, tag = "4")]
+    pub prio: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedProcessFreeFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub prio: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedProcessExecFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub filename: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub old_pid: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TaskNewtaskFtraceEvent {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "2")]
+    pub comm: Option<String>,
+    #[prost(uint64, optional, tag = "3")]
+    pub clone_flags: Option<u64>,
+    #[prost(int32, optional, tag = "4")]
+    pub oom_score_adj: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TaskRenameFtraceEvent {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "2")]
+    pub oldcomm: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub newcomm: Option<String>,
+    #[prost(int32, optional, tag = "4")]
+    pub oom_score_adj: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SchedMigrateTaskFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub comm: Option<String>,
+    #[prost(int32, optional, tag = "2")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "3")]
+    pub prio: Option<i32>,
+    #[prost(int32, optional, tag = "4")]
+    pub orig_cpu: Option<i32>,
+    #[prost(int32, optional, tag = "5")]
+    pub dest_cpu: Option<i32>,
+    #[prost(int32, optional, tag = "6")]
+    pub running: Option<i32>,
+    #[prost(uint32, optional, tag = "7")]
+    pub load: Option<u32>,
+}
+
+/// `CpuFrequencyFtraceEvent` and `CpuIdleFtraceEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CpuFtraceEvent {
+    #[prost(uint32, optional, tag = "1")]
+    pub state: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub cpu_id: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct IrqHandlerEntryFtraceEvent {
+    #[prost(int32, optional, tag = "1")]
+    pub irq: Option<i32>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(uint32, optional, tag = "3")]
+    pub handler: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct IrqHandlerExitFtraceEvent {
+    #[prost(int32, optional, tag = "1")]
+    pub irq: Option<i32>,
+    #[prost(int32, optional, tag = "2")]
+    pub ret: Option<i32>,
+}
+
+/// `SoftirqEntryFtraceEvent` and `SoftirqExitFtraceEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SoftirqFtraceEvent {
+    #[prost(uint32, optional, tag = "1")]
+    pub vec: Option<u32>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SysEnterFtraceEvent {
+    #[prost(int64, optional, tag = "1")]
+    pub id: Option<i64>,
+    #[prost(uint64, repeated, packed = "false", tag = "2")]
+    pub args: Vec<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SysExitFtraceEvent {
+    #[prost(int64, optional, tag = "1")]
+    pub id: Option<i64>,
+    #[prost(int64, optional, tag = "2")]
+    pub ret: Option<i64>,
+}
+
+/// `WorkqueueExecuteStartFtraceEvent` and `WorkqueueExecuteEndFtraceEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct WorkqueueFtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub work: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub function: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FuncgraphEntryFtraceEvent {
+    #[prost(int32, optional, tag = "1")]
+    pub depth: Option<i32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub func: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FuncgraphExitFtraceEvent {
+    #[prost(uint64, optional, tag = "1")]
+    pub calltime: Option<u64>,
+    #[prost(int32, optional, tag = "2")]
+    pub depth: Option<i32>,
+    #[prost(uint64, optional, tag = "3")]
+    pub func: Option<u64>,
+    #[prost(uint64, optional, tag = "4")]
+    pub overrun: Option<u64>,
+    #[prost(uint64, optional, tag = "5")]
+    pub rettime: Option<u64>,
+}
+
+/// `GenericFtraceEvent`: any event, its fields by name.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GenericFtraceEvent {
+    #[prost(string, optional, tag = "1")]
+    pub event_name: Option<String>,
+    #[prost(message, repeated, tag = "2")]
+    pub field: Vec<GenericField>,
+}
+
+/// `GenericFtraceEvent.Field`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GenericField {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(oneof = "GenericValue", tags = "3, 4, 5")]
+    pub value: Option<GenericValue>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum GenericValue {
+    #[prost(string, tag = "3")]
+    StrValue(String),
+    #[prost(int64, tag = "4")]
+    IntValue(i64),
+    #[prost(uint64, tag = "5")]
+    UintValue(u64),
+}
+
+/// `ProcessTree`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ProcessTree {
+    #[prost(message, repeated, tag = "1")]
+    pub processes: Vec<Process>,
+    #[prost(message, repeated, tag = "2")]
+    pub threads: Vec<Thread>,
+}
+
+/// `ProcessTree.Process`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Process {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "2")]
+    pub ppid: Option<i32>,
+    #[prost(string, repeated, tag = "3")]
+    pub cmdline: Vec<String>,
+    #[prost(bool, optional, tag = "9")]
+    pub cmdline_is_comm: Option<bool>,
+}
+
+/// `ProcessTree.Thread`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Thread {
+    #[prost(int32, optional, tag = "1")]
+    pub tid: Option<i32>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(int32, optional, tag = "3")]
+    pub tgid: Option<i32>,
+}
+
+/// `SystemInfo`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct SystemInfo {
+    #[prost(message, optional, tag = "1")]
+    pub utsname: Option<Utsname>,
+    #[prost(uint32, optional, tag = "6")]
+    pub page_size: Option<u32>,
+    #[prost(uint32, optional, tag = "8")]
+    pub num_cpus: Option<u32>,
+}
+
+/// `Utsname`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Utsname {
+    #[prost(string, optional, tag = "1")]
+    pub sysname: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub version: Option<String>,
+    #[prost(string, optional, tag = "3")]
+    pub release: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub machine: Option<String>,
+}
+
+/// `TrackDescriptor`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackDescriptor {
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(message, optional, tag = "3")]
+    pub process: Option<ProcessDescriptor>,
+    #[prost(message, optional, tag = "4")]
+    pub thread: Option<ThreadDescriptor>,
+    #[prost(uint64, optional, tag = "5")]
+    pub parent_uuid: Option<u64>,
+}
+
+/// `ProcessDescriptor`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ProcessDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "6")]
+    pub process_name: Option<String>,
+}
+
+/// `ThreadDescriptor`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ThreadDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(int64, optional, tag = "2")]
+    pub tid: Option<i64>,
+    #[prost(string, optional, tag = "5")]
+    pub thread_name: Option<String>,
+}
+
+/// `TrackEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct TrackEvent {
+    #[prost(uint64, repeated, packed = "false", tag = "3")]
+    pub category_iids: Vec<u64>,
+    #[prost(message, repeated, tag = "4")]
+    pub debug_annotations: Vec<DebugAnnotation>,
+    /// `TrackEvent.Type`: see the `TYPE_*` constants.
+    #[prost(int32, optional, tag = "9")]
+    pub r#type: Option<i32>,
+    #[prost(uint64, optional, tag = "10")]
+    pub name_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+    #[prost(string, optional, tag = "23")]
+    pub name: Option<String>,
+}
+
+pub const TYPE_SLICE_BEGIN: i32 = 1;
+pub const TYPE_SLICE_END: i32 = 2;
+pub const TYPE_INSTANT: i32 = 3;
+
+/// `DebugAnnotation`: a named value, possibly nested.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DebugAnnotation {
+    #[prost(uint64, optional, tag = "1")]
+    pub name_iid: Option<u64>,
+    #[prost(string, optional, tag = "10")]
+    pub name: Option<String>,
+    #[prost(bool, optional, tag = "2")]
+    pub bool_value: Option<bool>,
+    #[prost(uint64, optional, tag = "3")]
+    pub uint_value: Option<u64>,
+    #[prost(int64, optional, tag = "4")]
+    pub int_value: Option<i64>,
+    #[prost(double, optional, tag = "5")]
+    pub double_value: Option<f64>,
+    #[prost(string, optional, tag = "6")]
+    pub string_value: Option<String>,
+    #[prost(message, repeated, tag = "11")]
+    pub dict_entries: Vec<DebugAnnotation>,
+    #[prost(message, repeated, tag = "12")]
+    pub array_values: Vec<DebugAnnotation>,
+}
+
+/// `InternedData`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InternedData {
+    #[prost(message, repeated, tag = "2")]
+    pub event_names: Vec<EventName>,
+    #[prost(message, repeated, tag = "3")]
+    pub debug_annotation_names: Vec<DebugAnnotationName>,
+}
+
+/// `DebugAnnotationName`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DebugAnnotationName {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+}
+
+/// `EventName`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct EventName {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+}

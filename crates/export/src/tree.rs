@@ -1,0 +1,364 @@
+//! The values of one event as a small tree, collected from a
+//! [`FieldVisitor`] into reusable buffers (no allocation per event once they
+//! have grown). The writers look fields up by name (typed Perfetto
+//! messages), turn them into debug annotations, or write them as JSON in the
+//! shape of `report --json` (objects for structures, arrays, `{"OPTION": v}`
+//! for variants, `null` for an absent optional, `{"value","labels"}` for
+//! enumerations; byte blobs as arrays of numbers).
+
+use tracemux_core::model::{Base, Value};
+use tracemux_core::typed::{FieldVisitor, Scope};
+
+/// What a node holds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    U(u64),
+    S(i64),
+    F(f64),
+    B(bool),
+    /// Text (a range of the tree's bytes).
+    Str(u32, u32),
+    /// Members follow, up to the node's `end`.
+    Obj,
+    /// Elements follow, up to the node's `end`.
+    Arr,
+    /// The chosen option's name (a range of the bytes); its value follows.
+    Variant(u32, u32),
+    /// An absent optional.
+    Null,
+    /// An enumeration: the value is the next node, then its labels (strings).
+    Enum,
+}
+
+/// One value, in preorder; `end` is the index after its subtree.
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    pub scope: Scope,
+    /// 0 for a field of a scope.
+    pub depth: u16,
+    name: (u32, u32),
+    pub kind: Kind,
+    pub end: u32,
+}
+
+/// The tree of one event.
+#[derive(Debug, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    text: Vec<u8>,
+    open: Vec<usize>,
+    scope: Option<Scope>,
+}
+
+impl Tree {
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+        self.text.clear();
+        self.open.clear();
+        self.scope = None;
+    }
+    fn span(&mut self, b: &[u8]) -> (u32, u32) {
+        let s = self.text.len() as u32;
+        self.text.extend_from_slice(b);
+        (s, self.text.len() as u32)
+    }
+    fn get(&self, s: (u32, u32)) -> &[u8] {
+        self.text.get(s.0 as usize..s.1 as usize).unwrap_or(&[])
+    }
+    /// The name of node `i`.
+    pub fn name(&self, i: usize) -> &str {
+        std::str::from_utf8(self.get(self.nodes[i].name)).unwrap_or("")
+    }
+    /// The bytes of a string node (or of a variant's option name).
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        match self.nodes[i].kind {
+            Kind::Str(a, b) | Kind::Variant(a, b) => self.get((a, b)),
+            _ => &[],
+        }
+    }
+    /// A string node's text (invalid UTF-8 replaced).
+    pub fn text(&self, i: usize) -> String {
+        String::from_utf8_lossy(self.bytes(i)).into_owned()
+    }
+    fn push(&mut self, name: &str, kind: Kind) -> usize {
+        let name = self.span(name.as_bytes());
+        let i = self.nodes.len();
+        self.nodes.push(Node {
+            scope: self.scope.unwrap_or(Scope::Payload),
+            depth: self.open.len() as u16,
+            name,
+            kind,
+            end: i as u32 + 1,
+        });
+        i
+    }
+    fn begin(&mut self, name: &str, kind: Kind) {
+        let i = self.push(name, kind);
+        self.open.push(i);
+    }
+    fn finish(&mut self) {
+        if let Some(i) = self.open.pop() {
+            self.nodes[i].end = self.nodes.len() as u32;
+        }
+    }
+    fn leaf(&mut self, name: &str, v: Value<'_>) {
+        match v {
+            Value::Unsigned(x) => {
+                self.push(name, Kind::U(x));
+            }
+            Value::Signed(x) => {
+                self.push(name, Kind::S(x));
+            }
+            Value::Float(x) => {
+                self.push(name, Kind::F(x));
+            }
+            Value::Bool(x) => {
+                self.push(name, Kind::B(x));
+            }
+            Value::Str(s) => {
+                let (a, b) = self.span(s);
+                self.push(name, Kind::Str(a, b));
+            }
+            Value::Bytes(b) => {
+                self.begin(name, Kind::Arr);
+                for &x in b {
+                    self.push("", Kind::U(u64::from(x)));
+                }
+                self.finish();
+            }
+            v @ Value::IntArray {
+                data,
+                elem_size,
+                signed,
+                ..
+            } => {
+                self.begin(name, Kind::Arr);
+                let n = data.len() / elem_size.max(1) as usize;
+                for j in 0..n {
+                    match v.array_elem(j) {
+                        Some(x) if signed => self.push("", Kind::S(x as i64)),
+                        Some(x) => self.push("", Kind::U(x as u64)),
+                        None => self.push("", Kind::Null),
+                    };
+                }
+                self.finish();
+            }
+        }
+    }
+
+    /// The fields of `scope` at its top level: indices of nodes.
+    pub fn top(&self, scope: Scope) -> impl Iterator<Item = usize> + '_ {
+        let mut i = 0usize;
+        std::iter::from_fn(move || {
+            while i < self.nodes.len() {
+                let n = &self.nodes[i];
+                let at = i;
+                i = (n.end as usize).max(i + 1);
+                if n.depth == 0 && n.scope == scope {
+                    return Some(at);
+                }
+            }
+            None
+        })
+    }
+    /// The top-level field `name` of `scope`.
+    pub fn find(&self, scope: Scope, name: &str) -> Option<usize> {
+        self.top(scope).find(|&i| self.name(i) == name)
+    }
+    /// The children of a container node.
+    pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.nodes[i].end as usize;
+        let mut j = i + 1;
+        std::iter::from_fn(move || {
+            if j >= end {
+                return None;
+            }
+            let at = j;
+            j = (self.nodes[j].end as usize).max(j + 1);
+            Some(at)
+        })
+    }
+    /// An integer node as i128 (enumerations: their value).
+    pub fn int(&self, i: usize) -> Option<i128> {
+        match self.nodes[i].kind {
+            Kind::U(x) => Some(x as i128),
+            Kind::S(x) => Some(x as i128),
+            Kind::B(x) => Some(x as i128),
+            Kind::Enum => self.int(i + 1),
+            _ => None,
+        }
+    }
+
+    /// Node `i` as JSON (the shape of `report --json`).
+    pub fn json(&self, i: usize, out: &mut Vec<u8>) {
+        match self.nodes[i].kind {
+            Kind::U(x) => out.extend_from_slice(x.to_string().as_bytes()),
+            Kind::S(x) => out.extend_from_slice(x.to_string().as_bytes()),
+            Kind::F(x) if x.is_finite() => out.extend_from_slice(x.to_string().as_bytes()),
+            Kind::F(_) | Kind::Null => out.extend_from_slice(b"null"),
+            Kind::B(x) => out.extend_from_slice(if x { b"true" } else { b"false" }),
+            Kind::Str(..) => json_str(out, self.bytes(i)),
+            Kind::Obj => {
+                out.push(b'{');
+                for (k, c) in self.children(i).enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    json_str(out, self.name(c).as_bytes());
+                    out.push(b':');
+                    self.json(c, out);
+                }
+                out.push(b'}');
+            }
+            Kind::Arr => {
+                out.push(b'[');
+                for (k, c) in self.children(i).enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    self.json(c, out);
+                }
+                out.push(b']');
+            }
+            Kind::Variant(..) => {
+                out.push(b'{');
+                json_str(out, self.bytes(i));
+                out.push(b':');
+                match self.children(i).next() {
+                    Some(c) => self.json(c, out),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.push(b'}');
+            }
+            Kind::Enum => {
+                out.extend_from_slice(b"{\"value\":");
+                let mut ch = self.children(i);
+                match ch.next() {
+                    Some(c) => self.json(c, out),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.extend_from_slice(b",\"labels\":[");
+                for (k, c) in ch.enumerate() {
+                    if k > 0 {
+                        out.push(b',');
+                    }
+                    self.json(c, out);
+                }
+                out.extend_from_slice(b"]}");
+            }
+        }
+    }
+}
+
+/// A JSON string literal (invalid UTF-8 bytes as U+FFFD).
+pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for ch in String::from_utf8_lossy(s).chars() {
+        match ch {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            c if (c as u32) < 0x20 => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes());
+            }
+            c => {
+                let mut b = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+impl FieldVisitor for Tree {
+    fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+        self.leaf(name, value);
+    }
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        self.begin(name, Kind::Enum);
+        self.leaf("value", value);
+        for l in labels {
+            let (a, b) = self.span(l.as_bytes());
+            self.push("", Kind::Str(a, b));
+        }
+        self.finish();
+    }
+    fn scope_begin(&mut self, scope: Scope) {
+        self.open.clear();
+        self.scope = Some(scope);
+    }
+    fn scope_end(&mut self, _scope: Scope) {
+        while !self.open.is_empty() {
+            self.finish();
+        }
+    }
+    fn struct_begin(&mut self, name: &str) {
+        self.begin(name, Kind::Obj);
+    }
+    fn struct_end(&mut self) {
+        self.finish();
+    }
+    fn array_begin(&mut self, name: &str, _len: u64) {
+        self.begin(name, Kind::Arr);
+    }
+    fn array_end(&mut self) {
+        self.finish();
+    }
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        let (a, b) = self.span(option.as_bytes());
+        self.begin(name, Kind::Variant(a, b));
+    }
+    fn variant_end(&mut self) {
+        self.finish();
+    }
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        if !present {
+            self.push(name, Kind::Null);
+        }
+        // A present optional's value comes with the optional's own name.
+    }
+    fn optional_end(&mut self) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_values_as_json() {
+        let mut t = Tree::default();
+        t.scope_begin(Scope::Payload);
+        t.field("a", Base::Dec, Value::Signed(-1));
+        t.struct_begin("s");
+        t.field("x", Base::Dec, Value::Str(b"q\""));
+        t.array_begin("arr", 2);
+        t.field("", Base::Dec, Value::Unsigned(1));
+        t.enum_field("", Value::Unsigned(3), &["X"]);
+        t.array_end();
+        t.struct_end();
+        t.variant_begin("v", "o");
+        t.field("v", Base::Dec, Value::Bool(true));
+        t.variant_end();
+        t.optional_begin("n", false);
+        t.optional_end();
+        t.field("b", Base::Dec, Value::Bytes(&[1, 2]));
+        t.scope_end(Scope::Payload);
+        let mut out = Vec::new();
+        let names: Vec<_> = t
+            .top(Scope::Payload)
+            .map(|i| t.name(i).to_string())
+            .collect();
+        assert_eq!(names, ["a", "s", "v", "n", "b"]);
+        for i in t.top(Scope::Payload) {
+            t.json(i, &mut out);
+            out.push(b' ');
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"-1 {"x":"q\"","arr":[1,{"value":3,"labels":["X"]}]} {"o":true} null [1,2] "#
+        );
+        assert_eq!(t.int(t.find(Scope::Payload, "a").unwrap()), Some(-1));
+    }
+}
