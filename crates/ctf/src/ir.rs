@@ -39,7 +39,9 @@
 //!    The CTF 1.8 frontend derives them from names and scopes, as
 //!    babeltrace2 does: packet header `magic` (PACKET_MAGIC), `uuid`
 //!    (METADATA_STREAM_UUID, on the array/BLOB field), `stream_id`
-//!    (DATA_STREAM_CLASS_ID), `stream_instance_id` (DATA_STREAM_ID); packet
+//!    (DATA_STREAM_CLASS_ID; at any depth, the last one decoded wins, as
+//!    yactfr does, where babeltrace2 reads only the top-level one),
+//!    `stream_instance_id` (DATA_STREAM_ID); packet
 //!    context `packet_size` (PACKET_TOTAL_LENGTH), `content_size`
 //!    (PACKET_CONTENT_LENGTH), `timestamp_begin` (PACKET_BEGIN_DEFAULT_CLOCK_TIMESTAMP
 //!    | DEFAULT_CLOCK_TIMESTAMP), `timestamp_end`

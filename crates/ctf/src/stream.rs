@@ -65,9 +65,12 @@ fn perr(file: usize, offset: u64, bit: u64, msg: String) -> StreamError {
 /// Decode a packet header and context at `offset` and work out the
 /// packet's sizes. Returns the entry and the cursor position after the
 /// context (bits).
+///
+/// The packet header's UUID is not compared with the trace's: babeltrace2
+/// 2.0.4 and yactfr both read a packet whose UUID differs (silently) as a
+/// packet of the trace whose metadata describes it.
 pub fn read_packet_start<'d, V: Visitor>(
     p: &Program,
-    uuid: Option<[u8; 16]>,
     file: usize,
     data: &'d [u8],
     offset: u64,
@@ -91,16 +94,6 @@ pub fn read_packet_start<'d, V: Visitor>(
                     offset,
                     0,
                     format!("bad packet magic number {m:#x} (expected 0xc1fc1fc1)"),
-                ));
-            }
-        }
-        if let (Some(want), Some(got)) = (uuid, c.info.uuid) {
-            if want != got {
-                return Err(perr(
-                    file,
-                    offset,
-                    c.pos,
-                    "packet UUID differs from the trace UUID".into(),
                 ));
             }
         }
@@ -194,10 +187,11 @@ pub fn read_packet_start<'d, V: Visitor>(
 
 /// The packets of one stream file, in file order. Stops at the first
 /// packet that cannot be read; that error is returned beside the packets
-/// read before it.
+/// read before it. `_uuid` (the trace UUID) is not compared with the
+/// packets' (see [`read_packet_start`]).
 pub fn index_file(
     p: &Program,
-    uuid: Option<[u8; 16]>,
+    _uuid: Option<[u8; 16]>,
     file: usize,
     data: &[u8],
 ) -> (Vec<PacketEntry>, Option<StreamError>) {
@@ -205,7 +199,7 @@ pub fn index_file(
     let mut c = Cursor::new(data, p.slots);
     let mut off = 0u64;
     while off < data.len() as u64 {
-        match read_packet_start(p, uuid, file, data, off, &mut c, &mut NullVisitor) {
+        match read_packet_start(p, file, data, off, &mut c, &mut NullVisitor) {
             Ok((e, _)) => {
                 let next = off + e.total_bytes;
                 let truncated = e.truncated;
@@ -282,7 +276,6 @@ pub struct StreamDecoder<'d> {
     /// A packet was opened and its `PacketBegin` is still to be returned.
     pending_begin: bool,
     prev: Option<PacketInfo>,
-    uuid: Option<[u8; 16]>,
     /// Number of event records decoded (headers).
     pub events: u64,
     quirk_crash: bool,
@@ -291,10 +284,11 @@ pub struct StreamDecoder<'d> {
 
 impl<'d> StreamDecoder<'d> {
     /// A decoder over `packets` (from [`index_file`] on `files`, in the
-    /// order they must be read).
+    /// order they must be read). `_uuid` (the trace UUID) is not compared
+    /// with the packets' (see [`read_packet_start`]).
     pub fn new(
         prog: &'d Program,
-        uuid: Option<[u8; 16]>,
+        _uuid: Option<[u8; 16]>,
         files: Vec<&'d [u8]>,
         packets: Vec<PacketEntry>,
     ) -> Self {
@@ -310,7 +304,6 @@ impl<'d> StreamDecoder<'d> {
             pending: [None, None],
             pending_begin: false,
             prev: None,
-            uuid,
             events: 0,
             quirk_crash: false,
             quirk_after_packet: false,
@@ -367,8 +360,7 @@ impl<'d> StreamDecoder<'d> {
         };
         self.next_packet += 1;
         let data = self.files[e.file];
-        let (entry, _) =
-            read_packet_start(self.prog, self.uuid, e.file, data, e.offset, &mut self.c, v)?;
+        let (entry, _) = read_packet_start(self.prog, e.file, data, e.offset, &mut self.c, v)?;
         let sc = &self.prog.streams.get(entry.stream);
         // babeltrace2's discarded events / packets (msg-iter rules).
         let info = entry.info;
@@ -561,10 +553,11 @@ impl<'d> StreamDecoder<'d> {
 
 /// Decode every packet of one stream file in file order with `v`, as yactfr
 /// does (no sorting, no discarded-data notices). Returns the number of
-/// event records; stops at the first error.
+/// event records; stops at the first error. `_uuid` (the trace UUID) is
+/// not compared with the packets' (see [`read_packet_start`]).
 pub fn decode_file<V: Visitor>(
     p: &Program,
-    uuid: Option<[u8; 16]>,
+    _uuid: Option<[u8; 16]>,
     data: &[u8],
     v: &mut V,
 ) -> Result<u64, StreamError> {
@@ -574,7 +567,7 @@ pub fn decode_file<V: Visitor>(
     while off < data.len() as u64 {
         // yactfr: the default clock starts over with each packet.
         c.clock = 0;
-        let (e, _) = read_packet_start(p, uuid, 0, data, off, &mut c, v)?;
+        let (e, _) = read_packet_start(p, 0, data, off, &mut c, v)?;
         let fail = |er: DecodeError| StreamError {
             file: 0,
             packet_offset: off,

@@ -897,8 +897,7 @@ pub fn lower(entries: &[Entry]) -> Result<TraceClass, TsdlError> {
                 Some(id) => {
                     let has = packet_header
                         .as_ref()
-                        .and_then(|h| h.members.iter().find(|m| m.name == "stream_id"))
-                        .is_some_and(|m| matches!(m.t, T::Int(_)));
+                        .is_some_and(|h| has_stream_id(&h.members));
                     if !has {
                         return Err(err(
                             *pos,
@@ -1231,6 +1230,48 @@ fn set_role(s: &mut Option<StructT>, name: &str, r: Roles) {
             i.class.roles |= r;
         }
     }
+}
+
+/// Packet header `stream_id` at any depth: every integer member named
+/// `stream_id`, in nested structures too (through arrays, sequences and
+/// variant options, which are not named themselves), selects the data
+/// stream class, the last one decoded winning. CTF 1.8 names "the
+/// `stream_id` packet header field" without saying it must be a direct
+/// member; yactfr gives the role at any depth (its conformance case with
+/// several such fields is valid). babeltrace2 2.0.4 reads only the
+/// top-level member (see the README's deliberate differences).
+fn set_stream_id_roles(named: &mut [Named]) {
+    fn walk(t: &mut T) {
+        match t {
+            T::Struct(s) => set_stream_id_roles(&mut s.members),
+            T::Variant(v) => v.options.iter_mut().for_each(|o| walk(&mut o.t)),
+            T::Array(e, _) | T::Seq(e, _, _) => walk(e),
+            _ => {}
+        }
+    }
+    for n in named {
+        match &mut n.t {
+            T::Int(i) if n.name == "stream_id" => i.class.roles |= Roles::DATA_STREAM_CLASS_ID,
+            t => walk(t),
+        }
+    }
+}
+
+/// Whether a packet header has a `stream_id` integer at any depth (see
+/// [`set_stream_id_roles`]).
+fn has_stream_id(named: &[Named]) -> bool {
+    fn walk(t: &T) -> bool {
+        match t {
+            T::Struct(s) => has_stream_id(&s.members),
+            T::Variant(v) => v.options.iter().any(|o| walk(&o.t)),
+            T::Array(e, _) | T::Seq(e, _, _) => walk(e),
+            _ => false,
+        }
+    }
+    named.iter().any(|n| match &n.t {
+        T::Int(_) => n.name == "stream_id",
+        t => walk(t),
+    })
 }
 
 /// Event header `id` at any depth (variant options and array elements
@@ -1637,7 +1678,9 @@ fn finish(
 ) -> Result<TraceClass, TsdlError> {
     // Meanings.
     set_role(&mut ph, "magic", Roles::PACKET_MAGIC);
-    set_role(&mut ph, "stream_id", Roles::DATA_STREAM_CLASS_ID);
+    if let Some(h) = &mut ph {
+        set_stream_id_roles(&mut h.members);
+    }
     set_role(&mut ph, "stream_instance_id", Roles::DATA_STREAM_ID);
     let mut uuid_field = false;
     if let Some(h) = &ph {
