@@ -87,12 +87,15 @@ pub struct CtfReportArgs {
 pub enum CtfStyle {
     Babeltrace,
     Json,
+    /// trace-cmd report's line layout, payload fields as ` name=value`.
+    #[value(name = "trace-cmd")]
+    TraceCmd,
 }
 
 impl CtfReportArgs {
     /// JSON lines output (`--json` or `--style json`).
     pub fn wants_json(&self) -> bool {
-        self.json || self.style == Some(CtfStyle::Json)
+        self.json || matches!(self.style, Some(CtfStyle::Json | CtfStyle::TraceCmd))
     }
 }
 
@@ -359,38 +362,14 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
     if let Some((_, opt)) = text_only.iter().find(|(set, _)| *set) {
         anyhow::bail!("{opt} applies to the babeltrace2 text output, not to --json");
     }
-    let strict = a.strict;
-    with_model_source(&a.traces, strict, &mut |src| {
-        let mut out = Out::new();
-        let mut outcome = Outcome::Ok;
-        // (records borrow the source: its description is copied once)
-        let meta = src.meta().clone();
-        loop {
-            let rec = match src.next_record() {
-                Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(e) => {
-                    out.flush()?;
-                    anyhow::bail!("{e}");
-                }
-            };
-            match rec {
-                tracemux_core::model::Record::Event(ev) => {
-                    tracemux_render::jsonl::write_event(out.buf(), &meta, &ev)
-                }
-                tracemux_core::model::Record::Lost(l) => {
-                    tracemux_render::jsonl::write_lost(out.buf(), &meta, &l)
-                }
-                tracemux_core::model::Record::Damage(e) => {
-                    out.flush()?;
-                    eprintln!("tracemux: warning: {e} (rest of this stream skipped)");
-                    outcome = Outcome::Damaged;
-                }
-            }
-            out.maybe_flush()?;
-        }
-        out.flush()?;
-        Ok(outcome)
+    let style = if a.style == Some(CtfStyle::TraceCmd) {
+        crate::source::ModelStyle::TraceCmd
+    } else {
+        crate::source::ModelStyle::Json
+    };
+    let first = a.traces.first().cloned().unwrap_or_default();
+    with_model_source(&a.traces, a.strict, &mut |src| {
+        crate::source::print_model(src, style, &first, a.strict)
     })
 }
 

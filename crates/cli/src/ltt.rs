@@ -52,7 +52,8 @@ pub struct LttReportArgs {
     /// One JSON object per event (the schema of `report --json`).
     #[arg(long)]
     pub json: bool,
-    /// Output style: babeltrace (the default) or json (as --json).
+    /// Output style: babeltrace (the default), json (as --json) or
+    /// trace-cmd (trace-cmd report's layout).
     #[arg(long, value_enum)]
     pub style: Option<LttStyle>,
 }
@@ -61,6 +62,8 @@ pub struct LttReportArgs {
 pub enum LttStyle {
     Babeltrace,
     Json,
+    #[value(name = "trace-cmd")]
+    TraceCmd,
 }
 
 #[derive(Args, Debug)]
@@ -82,9 +85,17 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
     let mut out = Out::new();
     let mut warn = std::io::stderr();
     match cli.cmd {
-        LttCmd::Report(a) if a.json || a.style == Some(LttStyle::Json) => {
+        LttCmd::Report(a)
+            if a.json || matches!(a.style, Some(LttStyle::Json | LttStyle::TraceCmd)) =>
+        {
+            use crate::source::ModelStyle;
+            let style = if a.json || a.style == Some(LttStyle::Json) {
+                ModelStyle::Json
+            } else {
+                ModelStyle::TraceCmd
+            };
             crate::source::with_source(std::slice::from_ref(&a.trace), a.strict, &mut |src| {
-                crate::source::print_json(src, &a.trace, a.strict)
+                crate::source::print_model(src, style, &a.trace, a.strict)
             })
         }
         LttCmd::Report(a) => {

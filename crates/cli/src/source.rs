@@ -65,13 +65,35 @@ fn ltt(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
     f(&mut s)
 }
 
-/// Print every record of `src` as JSON lines on stdout; damage is
-/// reported on stderr (an error with `strict`).
-pub fn print_json(src: &mut dyn RecordSource, path: &Path, strict: bool) -> Result<Outcome> {
+/// The printers of the common model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelStyle {
+    /// JSON lines (`schema/jsonl.schema.json`).
+    Json,
+    /// babeltrace2's text style.
+    Babeltrace,
+    /// trace-cmd report's line layout, fields as ` name=value`.
+    TraceCmd,
+}
+
+/// Print every record of `src` on stdout in `style`; damage is reported on
+/// stderr (an error with `strict`).
+pub fn print_model(
+    src: &mut dyn RecordSource,
+    style: ModelStyle,
+    path: &Path,
+    strict: bool,
+) -> Result<Outcome> {
+    use tracemux_core::model::Record;
     let mut out = crate::Out::new();
     let mut outcome = Outcome::Ok;
     // (the records borrow the source, so its description is copied once)
     let meta = src.meta().clone();
+    let mut bt = tracemux_render::babeltrace::BabeltracePrinter::new();
+    let mut tc = tracemux_render::tracecmd::TraceCmdPrinter::new(
+        &meta,
+        tracemux_core::model::TimeFormat::Usecs,
+    );
     loop {
         let rec = match src.next_record() {
             Ok(Some(r)) => r,
@@ -81,14 +103,20 @@ pub fn print_json(src: &mut dyn RecordSource, path: &Path, strict: bool) -> Resu
                 bail!("{}: {}", path.display(), e);
             }
         };
-        match rec {
-            tracemux_core::model::Record::Event(ev) => {
+        match (rec, style) {
+            (Record::Event(ev), ModelStyle::Json) => {
                 tracemux_render::jsonl::write_event(out.buf(), &meta, &ev)
             }
-            tracemux_core::model::Record::Lost(l) => {
+            (Record::Event(ev), ModelStyle::Babeltrace) => bt.write_event(out.buf(), &meta, &ev),
+            (Record::Event(ev), ModelStyle::TraceCmd) => {
+                tc.write_pretty(out.buf(), &meta, &ev, None);
+            }
+            (Record::Lost(l), ModelStyle::Json) => {
                 tracemux_render::jsonl::write_lost(out.buf(), &meta, &l)
             }
-            tracemux_core::model::Record::Damage(e) => {
+            (Record::Lost(l), ModelStyle::Babeltrace) => bt.write_lost(out.buf(), &l),
+            (Record::Lost(l), ModelStyle::TraceCmd) => tc.write_lost(out.buf(), &meta, &l),
+            (Record::Damage(e), _) => {
                 out.flush()?;
                 if strict {
                     bail!("{}: {}", path.display(), e);

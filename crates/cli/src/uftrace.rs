@@ -192,10 +192,11 @@ pub struct ReplayArgs {
     /// event model.
     #[arg(long)]
     pub json: bool,
-    /// uftrace (`uftrace replay`, the default), json (JSON lines) or
-    /// babeltrace (babeltrace2's text lines); the last two go through the
-    /// common event model and take --demangle and --strict only.
-    #[arg(long, value_name = "STYLE", value_parser = ["uftrace", "json", "babeltrace"])]
+    /// uftrace (`uftrace replay`, the default), json (JSON lines),
+    /// babeltrace (babeltrace2's text lines) or trace-cmd (trace-cmd
+    /// report's layout); all but the first go through the common event
+    /// model and take --demangle and --strict only.
+    #[arg(long, value_name = "STYLE", value_parser = ["uftrace", "json", "babeltrace", "trace-cmd"])]
     pub style: Option<String>,
     /// With --json/--style json|babeltrace: stop at the first damage
     /// instead of reporting it.
@@ -205,11 +206,13 @@ pub struct ReplayArgs {
 
 impl ReplayArgs {
     /// The model style asked for (`None`: uftrace's replay).
-    fn model_style(&self) -> Option<&str> {
+    fn model_style(&self) -> Option<crate::source::ModelStyle> {
+        use crate::source::ModelStyle;
         match self.style.as_deref() {
-            Some("json") => Some("json"),
-            Some("babeltrace") => Some("babeltrace"),
-            _ if self.json => Some("json"),
+            Some("json") => Some(ModelStyle::Json),
+            Some("babeltrace") => Some(ModelStyle::Babeltrace),
+            Some("trace-cmd") => Some(ModelStyle::TraceCmd),
+            _ if self.json => Some(ModelStyle::Json),
             _ => None,
         }
     }
@@ -329,7 +332,9 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
             if let Some(style) = a.model_style() {
                 let demangle = demangle_mode(a.demangle.as_deref())?;
                 let data = open_data(&a.trace, demangle, a.strict)?;
-                return print_model(&data, &a.trace, style, a.strict, out);
+                drop(out);
+                let mut src = tracemux_uftrace::source::UftraceSource::new(&data, a.strict);
+                return crate::source::print_model(&mut src, style, &a.trace, a.strict);
             }
             let raw = without_model_options(raw);
             let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
@@ -447,52 +452,6 @@ fn open_data(
     let oo = tracemux_uftrace::OpenOptions { demangle, strict };
     tracemux_uftrace::UftraceData::open_with(trace, oo, &MapLoader)
         .map_err(|e| anyhow!("{}: {}", trace.display(), e))
-}
-
-/// `report --json` / `--style json|babeltrace`: every record of the
-/// recording through the common event model.
-fn print_model(
-    data: &tracemux_uftrace::UftraceData,
-    trace: &Path,
-    style: &str,
-    strict: bool,
-    mut out: Out,
-) -> Result<Outcome> {
-    use tracemux_core::model::{Record, RecordSource};
-    let mut src = tracemux_uftrace::source::UftraceSource::new(data, strict);
-    let mut bt = (style == "babeltrace").then(tracemux_render::babeltrace::BabeltracePrinter::new);
-    let mut damaged = false;
-    // (the records borrow the source: the printers get a copy of its meta)
-    let meta = src.meta().clone();
-    let meta = &meta;
-    loop {
-        let rec = match src.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) => {
-                out.flush()?;
-                anyhow::bail!("{}: {}", trace.display(), e);
-            }
-        };
-        match (&rec, bt.as_mut()) {
-            (Record::Event(ev), Some(bt)) => bt.write_event(out.buf(), meta, ev),
-            (Record::Event(ev), None) => tracemux_render::jsonl::write_event(out.buf(), meta, ev),
-            (Record::Lost(l), Some(bt)) => bt.write_lost(out.buf(), l),
-            (Record::Lost(l), None) => tracemux_render::jsonl::write_lost(out.buf(), meta, l),
-            (Record::Damage(e), _) => {
-                out.flush()?;
-                crate::warn(trace, e);
-                damaged = true;
-            }
-        }
-        out.maybe_flush()?;
-    }
-    out.flush()?;
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
 }
 
 /// uftrace's common options; `-F`/`-N` keep their command-line order.

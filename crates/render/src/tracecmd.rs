@@ -465,29 +465,143 @@ fn write_task(out: &mut Vec<u8>, comm: &[u8], pid: i32, cpu: u32) {
 }
 
 /// ` name=value` for each field, from the decoded values (used when the
-/// format provides no printer of its own).
+/// format provides no printer of its own): the fixed-layout fields, or for
+/// typed formats (CTF, uftrace) every payload value, structure members as
+/// `outer.inner=v`, arrays as `name=[v, v]`.
 pub fn generic_fields(out: &mut Vec<u8>, class: &tracemux_core::model::EventClass, ev: &Event<'_>) {
+    if ev.tape.is_some() || class.schema.is_some() {
+        let symbols = tracemux_core::tables::SymbolTable::default();
+        let printk = tracemux_core::tables::PrintkTable::default();
+        let ctx = PrintCtx::new(ev.endian, 8, &symbols, &printk, ev.cpu);
+        let mut v = TypedFields {
+            out,
+            in_payload: false,
+            path: Vec::new(),
+            array_depth: 0,
+            first_in_array: false,
+        };
+        tracemux_core::model::visit_fields(ev, &ctx, &mut v);
+        return;
+    }
     for f in &class.fields {
         out.push(b' ');
         out.extend_from_slice(f.name.as_bytes());
         out.push(b'=');
-        match f.value(ev.data, ev.endian) {
-            Some(Value::Unsigned(v)) => dec(out, v),
-            Some(Value::Signed(v)) => dec(out, v),
-            Some(Value::Float(v)) => out.extend_from_slice(v.to_string().as_bytes()),
-            Some(Value::Bool(b)) => dec(out, u8::from(b)),
-            Some(Value::Str(s)) => out.extend_from_slice(s),
-            Some(Value::Bytes(b)) | Some(Value::IntArray { data: b, .. }) => {
-                out.extend_from_slice(b"ARRAY[");
-                for (i, x) in b.iter().enumerate() {
-                    if i > 0 {
-                        out.extend_from_slice(b", ");
-                    }
-                    out.extend_from_slice(format!("{x:02x}").as_bytes());
-                }
-                out.push(b']');
-            }
-            None => {}
+        if let Some(v) = f.value(ev.data, ev.endian) {
+            plain_value(out, v);
         }
+    }
+}
+
+fn plain_value(out: &mut Vec<u8>, v: Value<'_>) {
+    match v {
+        Value::Unsigned(v) => dec(out, v),
+        Value::Signed(v) => dec(out, v),
+        Value::Float(v) => out.extend_from_slice(v.to_string().as_bytes()),
+        Value::Bool(b) => dec(out, u8::from(b)),
+        Value::Str(s) => out.extend_from_slice(s),
+        Value::Bytes(b) | Value::IntArray { data: b, .. } => {
+            out.extend_from_slice(b"ARRAY[");
+            for (i, x) in b.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                out.extend_from_slice(format!("{x:02x}").as_bytes());
+            }
+            out.push(b']');
+        }
+    }
+}
+
+/// The payload of a typed event as ` name=value` pairs.
+struct TypedFields<'o> {
+    out: &'o mut Vec<u8>,
+    in_payload: bool,
+    /// Names of the enclosing structures (prefixes of member names).
+    path: Vec<String>,
+    array_depth: u32,
+    first_in_array: bool,
+}
+
+impl TypedFields<'_> {
+    fn name(&mut self, name: &str) {
+        if self.array_depth > 0 {
+            if !self.first_in_array {
+                self.out.extend_from_slice(b", ");
+            }
+            self.first_in_array = false;
+            return;
+        }
+        self.out.push(b' ');
+        for p in &self.path {
+            self.out.extend_from_slice(p.as_bytes());
+            self.out.push(b'.');
+        }
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.push(b'=');
+    }
+}
+
+impl tracemux_core::model::FieldVisitor for TypedFields<'_> {
+    fn field(&mut self, name: &str, base: tracemux_core::model::Base, value: Value<'_>) {
+        if !self.in_payload {
+            return;
+        }
+        self.name(name);
+        match (base, value) {
+            (tracemux_core::model::Base::Hex, Value::Unsigned(v)) => {
+                self.out.extend_from_slice(format!("0x{v:x}").as_bytes())
+            }
+            (_, v) => plain_value(self.out, v),
+        }
+    }
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        if !self.in_payload {
+            return;
+        }
+        self.name(name);
+        match labels.first() {
+            Some(l) => self.out.extend_from_slice(l.as_bytes()),
+            None => plain_value(self.out, value),
+        }
+    }
+    fn scope_begin(&mut self, scope: tracemux_core::typed::Scope) {
+        self.in_payload = scope == tracemux_core::typed::Scope::Payload;
+        self.path.clear();
+        self.array_depth = 0;
+    }
+    fn scope_end(&mut self, _scope: tracemux_core::typed::Scope) {
+        self.in_payload = false;
+    }
+    fn struct_begin(&mut self, name: &str) {
+        if self.in_payload && self.array_depth == 0 {
+            self.path.push(name.to_string());
+        }
+    }
+    fn struct_end(&mut self) {
+        if self.in_payload && self.array_depth == 0 {
+            self.path.pop();
+        }
+    }
+    fn array_begin(&mut self, name: &str, _len: u64) {
+        if !self.in_payload {
+            return;
+        }
+        if self.array_depth == 0 {
+            self.name(name);
+        } else {
+            self.name("");
+        }
+        self.out.push(b'[');
+        self.array_depth += 1;
+        self.first_in_array = true;
+    }
+    fn array_end(&mut self) {
+        if !self.in_payload {
+            return;
+        }
+        self.array_depth = self.array_depth.saturating_sub(1);
+        self.first_in_array = false;
+        self.out.push(b']');
     }
 }
