@@ -89,6 +89,8 @@ pub struct WriteSummary {
     pub streams: u64,
     pub event_classes: u64,
     pub discarded: u64,
+    /// Losses of unknown size, written as gaps in the packet sequence.
+    pub discarded_packets: u64,
     pub bytes: u64,
 }
 
@@ -578,7 +580,17 @@ impl CtfWriter {
     /// Events lost on a stream: counted in the next packet's context.
     pub fn lost(&mut self, l: &Lost) -> Result<(), Error> {
         let si = self.stream_index(l.stream, l.cpu);
-        let n = l.count.unwrap_or(0);
+        let Some(n) = l.count else {
+            // a loss of unknown size (discarded packets, a damaged part of
+            // the source): a gap in the packet sequence numbers, which
+            // babeltrace2 reports as discarded packets
+            if self.streams[si].first_ts.is_some() {
+                self.flush(si)?;
+            }
+            self.streams[si].seq += 1;
+            self.summary.discarded_packets += 1;
+            return Ok(());
+        };
         if n == 0 {
             return Ok(());
         }
