@@ -587,8 +587,10 @@ fn report_cpus(
             o.extend_from_slice(label);
             let mut tmp = Vec::new();
             p.write_time(&mut tmp, v);
-            // no leading space, no colon
-            let s = if tmp.first() == Some(&b' ') {
+            // no colon; a time in seconds without the leading space of
+            // the event lines, a raw clock count (counter, x86-tsc, ...)
+            // padded to 12 columns as there
+            let s = if time != TimeFormat::Raw && tmp.first() == Some(&b' ') {
                 &tmp[1..]
             } else {
                 &tmp[..]
