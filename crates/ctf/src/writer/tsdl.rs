@@ -129,7 +129,9 @@ impl Emitter<'_> {
                 let _ = writeln!(self.out, "variant <_{tag}> {{");
                 for o in &v.options {
                     self.indent(depth + 1);
-                    self.decl(o.name.as_deref().unwrap_or(""), &o.class, depth + 1, false);
+                    // (options too get the leading `_`: `char`, `enum`,
+                    // `struct` are option names of uftrace's values)
+                    self.decl(o.name.as_deref().unwrap_or(""), &o.class, depth + 1, true);
                 }
                 self.indent(depth);
                 self.out.push('}');
