@@ -220,7 +220,7 @@ impl<W: Write> ChromeWriter<W> {
             t.json(i, &mut self.buf);
         }
         let typed_schema = ev.class.is_some_and(|c| c.schema.is_some());
-        if typed_schema && sys != "uftrace" {
+        if typed_schema && self.uftrace_pid.is_none() {
             for scope in [Scope::CommonContext, Scope::SpecificContext] {
                 let mut m = 0;
                 for i in t.top(scope) {

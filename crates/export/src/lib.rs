@@ -14,6 +14,9 @@
 //! ```
 #![forbid(unsafe_code)]
 
+/// The protobuf library of [`proto`] (to decode what the writer wrote).
+pub use prost;
+
 pub mod chrome;
 pub mod perfetto;
 pub mod proto;

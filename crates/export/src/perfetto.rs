@@ -84,12 +84,15 @@ pub fn is_kernel_trace(meta: &TraceMeta) -> bool {
     match meta.format {
         Some(Format::TraceDat) => true,
         Some(Format::Uftrace) | Some(Format::Ltt) => false,
+        // trace.dat sources do not name their format: ftrace layouts
+        // (classes with `common_*` fields) say it.
         _ => {
             meta.env.iter().any(|(k, v)| k == "domain" && v == "kernel")
-                || meta
-                    .classes
-                    .iter()
-                    .any(|c| c.name == "sched_switch" || c.name == "sched_waking")
+                || meta.classes.iter().any(|c| {
+                    !c.common_fields.is_empty()
+                        || c.name == "sched_switch"
+                        || c.name == "sched_waking"
+                })
         }
     }
 }
@@ -486,6 +489,18 @@ fn value_annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnota
         Kind::B(x) => a.bool_value = Some(x),
         Kind::Str(..) => a.string_value = Some(t.text(i)),
         Kind::Null => {}
+        // Protobuf cannot tell an empty container from no value: empty ones
+        // are written as their JSON text.
+        Kind::Obj | Kind::Arr if t.children(i).next().is_none() => {
+            a.legacy_json_value = Some(
+                if t.nodes[i].kind == Kind::Obj {
+                    "{}"
+                } else {
+                    "[]"
+                }
+                .into(),
+            )
+        }
         Kind::Obj => a.dict_entries = t.children(i).map(|c| annotation(t, c, names)).collect(),
         Kind::Arr => {
             a.array_values = t
@@ -510,9 +525,11 @@ fn value_annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnota
                 e.name_iid = Some(names.iid("value"));
                 entries.push(e);
             }
+            let labels: Vec<_> = ch.map(|c| value_annotation(t, c, names)).collect();
             entries.push(DebugAnnotation {
                 name_iid: Some(names.iid("labels")),
-                array_values: ch.map(|c| value_annotation(t, c, names)).collect(),
+                legacy_json_value: labels.is_empty().then(|| "[]".to_string()),
+                array_values: labels,
                 ..Default::default()
             });
             a.dict_entries = entries;

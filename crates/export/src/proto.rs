@@ -518,6 +518,9 @@ pub struct DebugAnnotation {
     pub double_value: Option<f64>,
     #[prost(string, optional, tag = "6")]
     pub string_value: Option<String>,
+    /// A value as JSON text (we write empty arrays and objects so).
+    #[prost(string, optional, tag = "9")]
+    pub legacy_json_value: Option<String>,
     #[prost(message, repeated, tag = "11")]
     pub dict_entries: Vec<DebugAnnotation>,
     #[prost(message, repeated, tag = "12")]

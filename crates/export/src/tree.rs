@@ -48,6 +48,8 @@ pub struct Tree {
     text: Vec<u8>,
     open: Vec<usize>,
     scope: Option<Scope>,
+    /// The name of a present optional: its value comes next.
+    optional_name: Option<(u32, u32)>,
 }
 
 impl Tree {
@@ -56,6 +58,7 @@ impl Tree {
         self.text.clear();
         self.open.clear();
         self.scope = None;
+        self.optional_name = None;
     }
     fn span(&mut self, b: &[u8]) -> (u32, u32) {
         let s = self.text.len() as u32;
@@ -81,7 +84,10 @@ impl Tree {
         String::from_utf8_lossy(self.bytes(i)).into_owned()
     }
     fn push(&mut self, name: &str, kind: Kind) -> usize {
-        let name = self.span(name.as_bytes());
+        let name = match self.optional_name.take() {
+            Some(n) => n,
+            None => self.span(name.as_bytes()),
+        };
         let i = self.nodes.len();
         self.nodes.push(Node {
             scope: self.scope.unwrap_or(Scope::Payload),
@@ -314,12 +320,16 @@ impl FieldVisitor for Tree {
         self.finish();
     }
     fn optional_begin(&mut self, name: &str, present: bool) {
-        if !present {
+        if present {
+            // Its value is named after the optional.
+            self.optional_name = Some(self.span(name.as_bytes()));
+        } else {
             self.push(name, Kind::Null);
         }
-        // A present optional's value comes with the optional's own name.
     }
-    fn optional_end(&mut self) {}
+    fn optional_end(&mut self) {
+        self.optional_name = None;
+    }
 }
 
 #[cfg(test)]

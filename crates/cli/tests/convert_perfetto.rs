@@ -1,0 +1,1003 @@
+//! `convert --to perfetto` and `--to chrome` on a fixture of every format,
+//! checked against `report --json` of the same trace: the Perfetto output
+//! is decoded packet by packet with the writer's own prost messages, the
+//! Chrome output with serde_json. Every event must be there once, with its
+//! time, CPU, task and fields (typed ftrace messages field by field under
+//! Perfetto's names, generic events and debug annotations whole); sequences
+//! must clear their incremental state before using interned names; uftrace
+//! slices must come per thread in the order of the recording. The same
+//! checks against Perfetto's official schema live in
+//! tests/convert/check-perfetto.sh.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+use tracemux_export::prost::{self, Message};
+use tracemux_export::proto::*;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    TraceDat,
+    KernelCtf,
+    Ctf,
+    Uftrace,
+    Ltt,
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tracemux-perfetto-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn parse_hex(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        for tok in line.split('#').next().unwrap_or("").split_whitespace() {
+            if let Some((b, n)) = tok.split_once('*') {
+                let b = u8::from_str_radix(b, 16).unwrap();
+                out.extend(std::iter::repeat_n(b, n.parse().unwrap()));
+            } else {
+                out.push(u8::from_str_radix(tok, 16).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Every fixture of every format: (name, path, kind).
+fn fixtures(scratch: &Path) -> Vec<(String, PathBuf, Kind)> {
+    let root = common::repo_root().join("tests/fixtures");
+    let mut v = Vec::new();
+    for kind in ["tracedat", "synthetic"] {
+        for d in common::fixture_dirs(kind) {
+            if d.starts_with(root.as_path()) {
+                let n = format!("{kind}-{}", d.file_name().unwrap().to_string_lossy());
+                v.push((n, d.join("trace.dat"), Kind::TraceDat));
+            }
+        }
+    }
+    let mut ctf: Vec<PathBuf> = std::fs::read_dir(root.join("ctf"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("trace"))
+        .filter(|p| p.is_dir())
+        .collect();
+    ctf.sort();
+    for p in ctf {
+        let n = p
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let k = if n.starts_with("perf-") {
+            Kind::KernelCtf
+        } else {
+            Kind::Ctf
+        };
+        v.push((format!("ctf-{n}"), p, k));
+    }
+    for sub in ["recorded", "corpus"] {
+        let Ok(rd) = std::fs::read_dir(root.join("uftrace").join(sub)) else {
+            continue;
+        };
+        let mut ds: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path().join("uftrace.data"))
+            .filter(|p| p.join("info").exists())
+            .collect();
+        ds.sort();
+        for p in ds {
+            let n = p
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            v.push((format!("uftrace-{n}"), p, Kind::Uftrace));
+        }
+    }
+    let src = root.join("ltt/hand-built");
+    let dir = scratch.join("ltt-hand-built");
+    std::fs::create_dir_all(dir.join("control")).unwrap();
+    for f in ["control/facilities_0", "cpu_0", "cpu_2"] {
+        let text = std::fs::read_to_string(src.join(format!("{f}.hex"))).unwrap();
+        std::fs::write(dir.join(f), parse_hex(&text)).unwrap();
+    }
+    v.push(("ltt-hand-built".into(), dir, Kind::Ltt));
+    v
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
+        .args(args)
+        .env("TZ", "UTC")
+        .output()
+        .expect("tracemux runs")
+}
+
+/// `report --json` of a trace: its event and lost lines.
+fn report(src: &Path) -> Vec<Value> {
+    let o = run(&["report", "--json", src.to_str().unwrap()]);
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("report --json line parses"))
+        .collect()
+}
+
+fn convert(src: &Path, out: &Path, to: &str) {
+    let o = run(&[
+        "convert",
+        "-q",
+        "--force",
+        src.to_str().unwrap(),
+        "--to",
+        to,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        out.exists(),
+        "{}: no output: {}",
+        src.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The packets of a Perfetto trace, framed as `Trace.packet` one by one.
+fn packets(data: &[u8]) -> Vec<TracePacket> {
+    let mut v = Vec::new();
+    let mut b = data;
+    while !b.is_empty() {
+        assert_eq!(b[0], 0x0a, "a Trace.packet field");
+        b = &b[1..];
+        let len = prost::encoding::decode_varint(&mut b).unwrap() as usize;
+        v.push(TracePacket::decode(&b[..len]).expect("packet decodes"));
+        b = &b[len..];
+    }
+    v
+}
+
+/// The source fields a typed message carries, under Perfetto's names
+/// (alternatives: LTTng's names first).
+fn typed_fields(name: &str) -> &'static [(&'static str, &'static [&'static str])] {
+    const WAKE: &[(&str, &[&str])] = &[
+        ("comm", &["comm"]),
+        ("pid", &["tid", "pid"]),
+        ("prio", &["prio"]),
+        ("success", &["success"]),
+        ("target_cpu", &["target_cpu"]),
+    ];
+    match name {
+        "sched_switch" => &[
+            ("prev_comm", &["prev_comm"]),
+            ("prev_pid", &["prev_tid", "prev_pid"]),
+            ("prev_prio", &["prev_prio"]),
+            ("prev_state", &["prev_state"]),
+            ("next_comm", &["next_comm"]),
+            ("next_pid", &["next_tid", "next_pid"]),
+            ("next_prio", &["next_prio"]),
+        ],
+        "sched_wakeup" | "sched_wakeup_new" | "sched_waking" => WAKE,
+        "sched_process_fork" => &[
+            ("parent_comm", &["parent_comm"]),
+            ("parent_pid", &["parent_tid", "parent_pid"]),
+            ("child_comm", &["child_comm"]),
+            ("child_pid", &["child_tid", "child_pid"]),
+        ],
+        "sched_process_exit" | "sched_process_free" => &[
+            ("comm", &["comm"]),
+            ("pid", &["tid", "pid"]),
+            ("prio", &["prio"]),
+        ],
+        "sched_process_exec" => &[
+            ("filename", &["filename"]),
+            ("pid", &["tid", "pid"]),
+            ("old_pid", &["old_tid", "old_pid"]),
+        ],
+        "task_newtask" => &[
+            ("pid", &["tid", "pid"]),
+            ("comm", &["comm"]),
+            ("clone_flags", &["clone_flags"]),
+            ("oom_score_adj", &["oom_score_adj"]),
+        ],
+        "task_rename" => &[
+            ("pid", &["tid", "pid"]),
+            ("oldcomm", &["oldcomm"]),
+            ("newcomm", &["newcomm"]),
+            ("oom_score_adj", &["oom_score_adj"]),
+        ],
+        "sched_migrate_task" => &[
+            ("comm", &["comm"]),
+            ("pid", &["tid", "pid"]),
+            ("prio", &["prio"]),
+            ("orig_cpu", &["orig_cpu"]),
+            ("dest_cpu", &["dest_cpu"]),
+        ],
+        "cpu_frequency" | "cpu_idle" => &[("state", &["state"]), ("cpu_id", &["cpu_id"])],
+        "irq_handler_entry" => &[("irq", &["irq"]), ("name", &["name"])],
+        "irq_handler_exit" => &[("irq", &["irq"]), ("ret", &["ret"])],
+        "softirq_entry" | "softirq_exit" => &[("vec", &["vec"])],
+        "sys_enter" => &[("id", &["id"]), ("args", &["args"])],
+        "sys_exit" => &[("id", &["id"]), ("ret", &["ret"])],
+        "workqueue_execute_start" | "workqueue_execute_end" => {
+            &[("work", &["work"]), ("function", &["function"])]
+        }
+        "print" => &[("ip", &["ip"]), ("buf", &["buf"])],
+        "funcgraph_entry" => &[("depth", &["depth"]), ("func", &["func"])],
+        "funcgraph_exit" => &[
+            ("calltime", &["calltime"]),
+            ("depth", &["depth"]),
+            ("func", &["func"]),
+            ("overrun", &["overrun"]),
+            ("rettime", &["rettime"]),
+        ],
+        _ => &[],
+    }
+}
+
+macro_rules! obj {
+    ($($k:literal => $v:expr),* $(,)?) => {{
+        let mut m = Map::new();
+        $( if let Some(x) = $v.clone() { m.insert($k.to_string(), json!(x)); } )*
+        m
+    }};
+}
+
+/// A decoded ftrace event: its name and fields (typed: under Perfetto's
+/// names; generic: under the source's, non-scalars parsed from their JSON).
+fn ftrace_fields(k: &FtraceKind) -> (String, Map<String, Value>, bool) {
+    use FtraceKind as F;
+    let w = |n: &str, e: &SchedWakeupFtraceEvent| {
+        (
+            n.to_string(),
+            obj!("comm" => e.comm, "pid" => e.pid, "prio" => e.prio, "success" => e.success, "target_cpu" => e.target_cpu),
+        )
+    };
+    let (n, m) = match k {
+        F::SchedSwitch(e) => (
+            "sched_switch".to_string(),
+            obj!("prev_comm" => e.prev_comm, "prev_pid" => e.prev_pid, "prev_prio" => e.prev_prio, "prev_state" => e.prev_state, "next_comm" => e.next_comm, "next_pid" => e.next_pid, "next_prio" => e.next_prio),
+        ),
+        F::SchedWakeup(e) => w("sched_wakeup", e),
+        F::SchedWakeupNew(e) => w("sched_wakeup_new", e),
+        F::SchedWaking(e) => w("sched_waking", e),
+        F::SchedProcessFork(e) => (
+            "sched_process_fork".into(),
+            obj!("parent_comm" => e.parent_comm, "parent_pid" => e.parent_pid, "child_comm" => e.child_comm, "child_pid" => e.child_pid),
+        ),
+        F::SchedProcessExit(e) => (
+            "sched_process_exit".into(),
+            obj!("comm" => e.comm, "pid" => e.pid, "prio" => e.prio),
+        ),
+        F::SchedProcessFree(e) => (
+            "sched_process_free".into(),
+            obj!("comm" => e.comm, "pid" => e.pid, "prio" => e.prio),
+        ),
+        F::SchedProcessExec(e) => (
+            "sched_process_exec".into(),
+            obj!("filename" => e.filename, "pid" => e.pid, "old_pid" => e.old_pid),
+        ),
+        F::TaskNewtask(e) => (
+            "task_newtask".into(),
+            obj!("pid" => e.pid, "comm" => e.comm, "clone_flags" => e.clone_flags, "oom_score_adj" => e.oom_score_adj),
+        ),
+        F::TaskRename(e) => (
+            "task_rename".into(),
+            obj!("pid" => e.pid, "oldcomm" => e.oldcomm, "newcomm" => e.newcomm, "oom_score_adj" => e.oom_score_adj),
+        ),
+        F::SchedMigrateTask(e) => (
+            "sched_migrate_task".into(),
+            obj!("comm" => e.comm, "pid" => e.pid, "prio" => e.prio, "orig_cpu" => e.orig_cpu, "dest_cpu" => e.dest_cpu),
+        ),
+        F::CpuFrequency(e) => (
+            "cpu_frequency".into(),
+            obj!("state" => e.state, "cpu_id" => e.cpu_id),
+        ),
+        F::CpuIdle(e) => (
+            "cpu_idle".into(),
+            obj!("state" => e.state, "cpu_id" => e.cpu_id),
+        ),
+        F::IrqHandlerEntry(e) => (
+            "irq_handler_entry".into(),
+            obj!("irq" => e.irq, "name" => e.name),
+        ),
+        F::IrqHandlerExit(e) => (
+            "irq_handler_exit".into(),
+            obj!("irq" => e.irq, "ret" => e.ret),
+        ),
+        F::SoftirqEntry(e) => ("softirq_entry".into(), obj!("vec" => e.vec)),
+        F::SoftirqExit(e) => ("softirq_exit".into(), obj!("vec" => e.vec)),
+        F::SysEnter(e) => (
+            "sys_enter".into(),
+            obj!("id" => e.id, "args" => Some(e.args.clone())),
+        ),
+        F::SysExit(e) => ("sys_exit".into(), obj!("id" => e.id, "ret" => e.ret)),
+        F::WorkqueueExecuteStart(e) => (
+            "workqueue_execute_start".into(),
+            obj!("work" => e.work, "function" => e.function),
+        ),
+        F::WorkqueueExecuteEnd(e) => (
+            "workqueue_execute_end".into(),
+            obj!("work" => e.work, "function" => e.function),
+        ),
+        F::Print(e) => ("print".into(), obj!("ip" => e.ip, "buf" => e.buf)),
+        F::FuncgraphEntry(e) => (
+            "funcgraph_entry".into(),
+            obj!("depth" => e.depth, "func" => e.func),
+        ),
+        F::FuncgraphExit(e) => (
+            "funcgraph_exit".into(),
+            obj!("calltime" => e.calltime, "depth" => e.depth, "func" => e.func, "overrun" => e.overrun, "rettime" => e.rettime),
+        ),
+        F::Generic(g) => {
+            let mut m = Map::new();
+            for f in &g.field {
+                let v = match &f.value {
+                    Some(GenericValue::IntValue(x)) => json!(x),
+                    Some(GenericValue::UintValue(x)) => json!(x),
+                    Some(GenericValue::StrValue(s)) => json!(s),
+                    None => Value::Null,
+                };
+                m.insert(f.name.clone().unwrap_or_default(), v);
+            }
+            return (g.event_name.clone().unwrap_or_default(), m, false);
+        }
+    };
+    (n, m, true)
+}
+
+/// Two JSON values equal, numbers by value (an i64 and a u64 of the same
+/// number are equal; a typed message's narrower integers are compared
+/// after the same truncation the writer does), a generic field's JSON text
+/// against the source's value.
+fn same(src: &Value, out: &Value) -> bool {
+    match (src, out) {
+        (Value::Number(a), Value::Number(b)) => {
+            if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+                return x == y || x as i32 == y as i32 || x as u32 as i64 == y;
+            }
+            if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+                return x == y;
+            }
+            if let (Some(x), Some(y)) = (a.as_u64(), b.as_i64()) {
+                return x as i64 == y || x as u32 as i64 == y || x as i32 as i64 == y;
+            }
+            a.as_f64() == b.as_f64()
+        }
+        (Value::String(s), Value::String(t)) => s == t,
+        // A field the source could not decode (`null` in JSON lines) is an
+        // empty byte string in the model.
+        (Value::Null, Value::Array(a)) => a.is_empty(),
+        (Value::Null, Value::String(t)) => t == "[]",
+        (v, Value::String(t)) if !v.is_string() => {
+            serde_json::from_str::<Value>(t).is_ok_and(|p| same(v, &p))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| same(x, y)))
+        }
+        (a, b) => a == b,
+    }
+}
+
+/// A debug annotation's value as JSON (no value: null).
+fn ann_json(a: &DebugAnnotation, names: &HashMap<u64, String>) -> Value {
+    if let Some(x) = a.uint_value {
+        json!(x)
+    } else if let Some(x) = a.int_value {
+        json!(x)
+    } else if let Some(x) = a.double_value {
+        json!(x)
+    } else if let Some(x) = a.bool_value {
+        json!(x)
+    } else if let Some(x) = &a.string_value {
+        json!(x)
+    } else if let Some(x) = &a.legacy_json_value {
+        serde_json::from_str(x).expect("legacy JSON value parses")
+    } else if !a.dict_entries.is_empty() {
+        let mut m = Map::new();
+        for e in &a.dict_entries {
+            m.insert(ann_name(e, names), ann_json(e, names));
+        }
+        Value::Object(m)
+    } else if !a.array_values.is_empty() {
+        Value::Array(a.array_values.iter().map(|e| ann_json(e, names)).collect())
+    } else {
+        Value::Null
+    }
+}
+
+fn ann_name(a: &DebugAnnotation, names: &HashMap<u64, String>) -> String {
+    match (&a.name, a.name_iid) {
+        (Some(n), _) => n.clone(),
+        (None, Some(i)) => names
+            .get(&i)
+            .cloned()
+            .unwrap_or_else(|| panic!("annotation name {i} not interned")),
+        _ => String::new(),
+    }
+}
+
+/// An event as both sides are compared: time, cpu (ftrace) or thread
+/// (track events), name, fields.
+type Row = (u64, i64, i64, String, String);
+
+/// Numbers as one form: a float with an integral value as that integer
+/// (JSON lines write `99767` for a float that a debug annotation keeps as
+/// `99767.0`).
+fn canon(v: &Value) -> Value {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap();
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                json!(f as i64)
+            } else {
+                v.clone()
+            }
+        }
+        Value::Array(a) => Value::Array(a.iter().map(canon).collect()),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), canon(v))).collect()),
+        _ => v.clone(),
+    }
+}
+
+fn row_key(ts: u64, a: i64, b: i64, name: &str, fields: &Map<String, Value>) -> Row {
+    let fields = match canon(&Value::Object(fields.clone())) {
+        Value::Object(m) => m,
+        _ => unreachable!(),
+    };
+    (
+        ts,
+        a,
+        b,
+        name.to_string(),
+        Value::Object(fields.clone()).to_string(),
+    )
+}
+
+/// The expected fields of a source event: its payload, plus its context
+/// scopes for CTF/LTT instants.
+fn src_fields(e: &Value, with_contexts: bool, drop_name: bool) -> Map<String, Value> {
+    let mut m = e["fields"].as_object().cloned().unwrap_or_default();
+    if drop_name {
+        m.remove("name");
+    }
+    if with_contexts {
+        for s in ["common_context", "specific_context"] {
+            if let Some(o) = e
+                .get(s)
+                .filter(|o| o.as_object().is_some_and(|o| !o.is_empty()))
+            {
+                m.insert(s.to_string(), o.clone());
+            }
+        }
+    }
+    m
+}
+
+fn event_title(e: &Value) -> String {
+    if e["event"].is_null() {
+        return format!("type {}", e["type_id"]);
+    }
+    let sys = e["system"].as_str().unwrap_or("");
+    let name = e["event"].as_str().unwrap_or("");
+    if sys.is_empty() {
+        name.to_string()
+    } else {
+        format!("{sys}:{name}")
+    }
+}
+
+/// Interned names of a sequence by iid.
+type Interned = HashMap<u64, String>;
+
+struct Checked {
+    events: usize,
+    typed: usize,
+    generic: usize,
+    track: usize,
+    lost: usize,
+}
+
+/// Decode a Perfetto output and check it against the source's JSON lines.
+fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<Checked, String> {
+    let pk = packets(data);
+    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
+    let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
+    let mut lost_out: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut seq_tid: HashMap<u32, i64> = HashMap::new();
+    let mut seq_names: HashMap<u32, (Interned, Interned)> = HashMap::new();
+    // per thread: the entry/exit sequence in packet order
+    let mut slices: HashMap<i64, Vec<(u64, i32, String)>> = HashMap::new();
+    let mut open: HashMap<i64, Vec<String>> = HashMap::new();
+    let (mut typed, mut generic, mut track) = (0, 0, 0);
+    for p in &pk {
+        match &p.data {
+            Some(Data::FtraceEvents(b)) => {
+                let cpu = b.cpu.ok_or("bundle without cpu")?;
+                if b.lost_events == Some(true) {
+                    *lost_out.entry(cpu).or_default() += 1;
+                }
+                for e in &b.event {
+                    let k = e.event.as_ref().ok_or("ftrace event without payload")?;
+                    let (n, m, is_typed) = ftrace_fields(k);
+                    if is_typed {
+                        typed += 1;
+                    } else {
+                        generic += 1;
+                    }
+                    let pid = e.pid.map_or(-1, i64::from);
+                    got.push((
+                        row_key(
+                            e.timestamp.ok_or("no timestamp")?,
+                            cpu.into(),
+                            pid,
+                            &n,
+                            &Map::new(),
+                        ),
+                        m,
+                        is_typed,
+                    ));
+                }
+            }
+            Some(Data::TrackDescriptor(d)) => {
+                let seq = p
+                    .trusted_packet_sequence_id
+                    .ok_or("descriptor without sequence")?;
+                if p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED == 0 {
+                    return Err(format!(
+                        "{name}: sequence {seq} starts without clearing its state"
+                    ));
+                }
+                if seq_names.insert(seq, Default::default()).is_some() {
+                    return Err(format!("{name}: sequence {seq} described twice"));
+                }
+                let tid = d.thread.as_ref().and_then(|t| t.tid).unwrap_or(-1);
+                seq_tid.insert(seq, tid);
+            }
+            Some(Data::TrackEvent(te)) => {
+                track += 1;
+                let seq = p
+                    .trusted_packet_sequence_id
+                    .ok_or("track event without sequence")?;
+                let Some(names) = seq_names.get_mut(&seq) else {
+                    return Err(format!("{name}: track event on undescribed sequence {seq}"));
+                };
+                if let Some(i) = &p.interned_data {
+                    for n in &i.event_names {
+                        names.0.insert(n.iid.unwrap(), n.name.clone().unwrap());
+                    }
+                    for n in &i.debug_annotation_names {
+                        names.1.insert(n.iid.unwrap(), n.name.clone().unwrap());
+                    }
+                }
+                let title = match te.name_iid {
+                    Some(i) => names
+                        .0
+                        .get(&i)
+                        .cloned()
+                        .ok_or(format!("{name}: event name {i} not interned"))?,
+                    None => String::new(),
+                };
+                let mut m = Map::new();
+                for a in &te.debug_annotations {
+                    m.insert(ann_name(a, &names.1), ann_json(a, &names.1));
+                }
+                let tid = seq_tid[&seq];
+                let ts = p.timestamp.ok_or("track event without time")?;
+                let ty = te.r#type.unwrap_or(0);
+                if ty == TYPE_SLICE_BEGIN || ty == TYPE_SLICE_END {
+                    slices.entry(tid).or_default().push((ts, ty, title.clone()));
+                    let st = open.entry(tid).or_default();
+                    if ty == TYPE_SLICE_BEGIN {
+                        st.push(title.clone());
+                    } else {
+                        // an exit without its entry (a fork child's
+                        // returns): as in the source, which the order
+                        // check below compares
+                        st.pop();
+                    }
+                }
+                let label = match ty {
+                    TYPE_SLICE_BEGIN => format!("B {title}"),
+                    TYPE_SLICE_END => "E".to_string(),
+                    _ => title,
+                };
+                got.push((row_key(ts, tid, 0, &label, &m), Map::new(), false));
+            }
+            _ => {}
+        }
+    }
+    // The expected rows.
+    let mut want: Vec<(Row, Map<String, Value>, String)> = Vec::new();
+    let mut lost_src: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut want_slices: HashMap<i64, Vec<(u64, i32, String)>> = HashMap::new();
+    for e in src {
+        if e["type"] == "lost" {
+            *lost_src
+                .entry(e["cpu"].as_u64().unwrap() as u32)
+                .or_default() += 1;
+            continue;
+        }
+        let ts = e["ts"].as_u64().unwrap();
+        let sys = e["system"].as_str().unwrap_or("");
+        let ev = e["event"].as_str().unwrap_or("");
+        let pid = e["pid"].as_i64().unwrap();
+        if kernel && sys != "uftrace" {
+            let fields = e["fields"].as_object().cloned().unwrap_or_default();
+            let pid = if pid >= 0 {
+                pid
+            } else {
+                ["common_pid", "perf_tid"]
+                    .iter()
+                    .find_map(|k| fields.get(*k).and_then(Value::as_i64))
+                    .unwrap_or(-1)
+            };
+            let ev = if e["event"].is_null() {
+                format!("type_{}", e["type_id"])
+            } else {
+                ev.to_string()
+            };
+            want.push((
+                row_key(ts, e["cpu"].as_i64().unwrap(), pid, &ev, &Map::new()),
+                fields,
+                ev,
+            ));
+        } else {
+            let uf = kind == Kind::Uftrace;
+            let tid = if pid >= 0 { pid } else { -1 };
+            let (label, drop) = match (sys, ev) {
+                ("uftrace", "entry") => (
+                    format!("B {}", e["fields"]["name"].as_str().unwrap_or("")),
+                    true,
+                ),
+                ("uftrace", "exit") => ("E".to_string(), true),
+                _ => (event_title(e), false),
+            };
+            if drop {
+                let ty = if ev == "entry" {
+                    TYPE_SLICE_BEGIN
+                } else {
+                    TYPE_SLICE_END
+                };
+                let t = if ty == TYPE_SLICE_BEGIN {
+                    label[2..].to_string()
+                } else {
+                    String::new()
+                };
+                want_slices.entry(tid).or_default().push((ts, ty, t));
+            }
+            let m = src_fields(e, !uf, drop);
+            want.push((row_key(ts, tid, 0, &label, &m), Map::new(), String::new()));
+        }
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "{name}: {} events written, {} in the source",
+            got.len(),
+            want.len()
+        ));
+    }
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    want.sort_by(|a, b| a.0.cmp(&b.0));
+    // ftrace rows with the same (ts, cpu, pid, name) are compared as
+    // groups: fields decide within a group.
+    let mut i = 0;
+    while i < got.len() {
+        let key = |r: &Row| (r.0, r.1, r.2, r.3.clone(), r.4.clone());
+        let mut j = i;
+        while j < got.len() && key(&got[j].0) == key(&got[i].0) {
+            j += 1;
+        }
+        if j > want.len() || want[i..j].iter().any(|w| key(&w.0) != key(&got[i].0)) {
+            return Err(format!(
+                "{name}: event differs: wrote {:?}, source {:?}",
+                got[i].0, want[i].0
+            ));
+        }
+        let mut used = vec![false; j - i];
+        for g in &got[i..j] {
+            let hit = want[i..j].iter().enumerate().position(|(k, w)| {
+                !used[k] && {
+                    let exp = if g.2 {
+                        let mut m = Map::new();
+                        for (pf, names) in typed_fields(&w.2) {
+                            if let Some(v) = names.iter().find_map(|n| w.1.get(*n)) {
+                                m.insert(pf.to_string(), v.clone());
+                            }
+                        }
+                        m
+                    } else {
+                        w.1.clone()
+                    };
+                    same(&Value::Object(exp), &Value::Object(g.1.clone()))
+                }
+            });
+            match hit {
+                Some(k) => used[k] = true,
+                None => {
+                    return Err(format!(
+                        "{name}: fields differ at {:?}: wrote {:?}, source {:?}",
+                        g.0,
+                        g.1,
+                        want[i..j].iter().map(|w| &w.1).collect::<Vec<_>>()
+                    ))
+                }
+            }
+        }
+        i = j;
+    }
+    if lost_out != lost_src {
+        return Err(format!(
+            "{name}: lost markers per cpu {lost_out:?}, source {lost_src:?}"
+        ));
+    }
+    if slices != want_slices {
+        return Err(format!(
+            "{name}: uftrace slices not in the recording's order per thread"
+        ));
+    }
+    Ok(Checked {
+        events: got.len(),
+        typed,
+        generic,
+        track,
+        lost: lost_out.values().sum(),
+    })
+}
+
+/// Check a Chrome JSON output against the source's JSON lines.
+fn check_chrome(name: &str, kind: Kind, src: &[Value], text: &str) -> Result<usize, String> {
+    let doc: Value = serde_json::from_str(text).map_err(|e| format!("{name}: JSON: {e}"))?;
+    let evs = doc["traceEvents"].as_array().ok_or("no traceEvents")?;
+    // exact times: the raw text of each event line's "ts"
+    let raw_ts: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("{\"name\""))
+        .map(|l| {
+            let at = l.find("\"ph\":\"").unwrap();
+            let rest = &l[at..];
+            let t = &rest[rest.find("\"ts\":").unwrap() + 5..];
+            t[..t.find(',').unwrap()].to_string()
+        })
+        .collect();
+    if raw_ts.len() != evs.len() {
+        return Err(format!("{name}: one event per line expected"));
+    }
+    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
+    let mut got = Vec::new();
+    let mut stacks: HashMap<(i64, i64), i64> = HashMap::new();
+    let mut unmatched = 0;
+    for (e, ts) in evs.iter().zip(&raw_ts) {
+        let ph = e["ph"].as_str().unwrap_or("");
+        let cat = e["cat"].as_str().unwrap_or("");
+        let key = (
+            e["pid"].as_i64().unwrap_or(0),
+            e["tid"].as_i64().unwrap_or(0),
+        );
+        match ph {
+            "B" => *stacks.entry(key).or_default() += 1,
+            "E" => {
+                let d = stacks.entry(key).or_default();
+                *d -= 1;
+                if *d < 0 && cat != "cpu" {
+                    unmatched += 1;
+                    *d = 0;
+                }
+                if *d < 0 && cat == "cpu" {
+                    return Err(format!("{name}: E without B on {key:?} at {ts}"));
+                }
+            }
+            _ => {}
+        }
+        if ph == "M" || cat == "cpu" || cat == "lost" {
+            continue;
+        }
+        let label = match ph {
+            "B" => format!("B {}", e["name"].as_str().unwrap()),
+            "E" => format!("E {}", e["name"].as_str().unwrap()),
+            _ => e["name"].as_str().unwrap().to_string(),
+        };
+        let tid = if key.0 == tracemux_export::chrome::STREAM_PID {
+            -1
+        } else {
+            key.1
+        };
+        got.push((
+            ts.clone(),
+            e["cpu"].as_i64().unwrap(),
+            tid,
+            label,
+            canon(&e["args"]).to_string(),
+        ));
+    }
+    let mut want = Vec::new();
+    let mut src_depth: HashMap<i64, i64> = HashMap::new();
+    let mut src_unmatched = 0;
+    for e in src
+        .iter()
+        .filter(|e| e["type"] == "event" && e["system"] == "uftrace")
+    {
+        let d = src_depth.entry(e["pid"].as_i64().unwrap()).or_default();
+        if e["event"] == "entry" {
+            *d += 1;
+        } else if e["event"] == "exit" {
+            *d -= 1;
+            if *d < 0 {
+                src_unmatched += 1;
+                *d = 0;
+            }
+        }
+    }
+    if unmatched != src_unmatched {
+        return Err(format!("{name}: chrome: {unmatched} E without B, {src_unmatched} exits without entry in the source"));
+    }
+    for e in src.iter().filter(|e| e["type"] == "event") {
+        let ts = e["ts"].as_u64().unwrap();
+        let sys = e["system"].as_str().unwrap_or("");
+        let ev = e["event"].as_str().unwrap_or("");
+        let (label, drop) = match (sys, ev) {
+            ("uftrace", "entry") => (
+                format!("B {}", e["fields"]["name"].as_str().unwrap_or("")),
+                true,
+            ),
+            ("uftrace", "exit") => (
+                format!("E {}", e["fields"]["name"].as_str().unwrap_or("")),
+                true,
+            ),
+            _ => (event_title(e), false),
+        };
+        let ctx = !matches!(kind, Kind::TraceDat | Kind::Uftrace);
+        let m = src_fields(e, ctx, drop);
+        let pid = e["pid"].as_i64().unwrap();
+        want.push((
+            format!("{}.{:03}", ts / 1000, ts % 1000),
+            e["cpu"].as_i64().unwrap(),
+            pid.max(-1),
+            label,
+            canon(&Value::Object(m)).to_string(),
+        ));
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "{name}: chrome: {} events written, {} in the source",
+            got.len(),
+            want.len()
+        ));
+    }
+    got.sort();
+    want.sort();
+    for (g, w) in got.iter().zip(&want) {
+        let same_fields = same(
+            &serde_json::from_str(&w.4).unwrap(),
+            &serde_json::from_str(&g.4).unwrap(),
+        );
+        if (&g.0, g.1, g.2, &g.3) != (&w.0, w.1, w.2, &w.3) || !same_fields {
+            return Err(format!(
+                "{name}: chrome event differs: wrote {g:?}, source {w:?}"
+            ));
+        }
+    }
+    let _ = kernel;
+    Ok(got.len())
+}
+
+#[test]
+fn perfetto_and_chrome_of_every_fixture() {
+    let scratch = tmp("all");
+    let mut failures = Vec::new();
+    let mut summary = Vec::new();
+    let (mut n_events, mut n_fixtures) = (0, 0);
+    for (name, src, kind) in fixtures(&scratch) {
+        let lines = report(&src);
+        if lines.is_empty() {
+            continue;
+        }
+        n_fixtures += 1;
+        let pf = scratch.join(format!("{name}.pftrace"));
+        convert(&src, &pf, "perfetto");
+        let data = std::fs::read(&pf).unwrap();
+        match check_perfetto(&name, kind, &lines, &data) {
+            Ok(c) => {
+                n_events += c.events;
+                summary.push(format!(
+                    "{name}: {} events ({} typed, {} generic, {} track), {} lost markers, {} bytes",
+                    c.events,
+                    c.typed,
+                    c.generic,
+                    c.track,
+                    c.lost,
+                    data.len()
+                ));
+            }
+            Err(e) => failures.push(e),
+        }
+        let cj = scratch.join(format!("{name}.json"));
+        convert(&src, &cj, "chrome");
+        let text = std::fs::read_to_string(&cj).unwrap();
+        if let Err(e) = check_chrome(&name, kind, &lines, &text) {
+            failures.push(e);
+        }
+    }
+    eprintln!("{}", summary.join("\n"));
+    eprintln!("{n_fixtures} fixtures, {n_events} events checked");
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert!(n_fixtures >= 30, "only {n_fixtures} fixtures found");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The acceptance case: a sched trace's switches carry prev/next comm, pid,
+/// prio and state as the source has them, in per-CPU bundles.
+#[test]
+fn sched_switch_fields_and_bundles() {
+    let root = common::repo_root();
+    let src = root.join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat");
+    let scratch = tmp("sched");
+    let pf = scratch.join("t.pftrace");
+    convert(&src, &pf, "perfetto");
+    let pk = packets(&std::fs::read(&pf).unwrap());
+    let mut switches = Vec::new();
+    for p in &pk {
+        if let Some(Data::FtraceEvents(b)) = &p.data {
+            assert!(b.event.len() <= tracemux_export::perfetto::BUNDLE_EVENTS);
+            let mut last = 0;
+            for e in &b.event {
+                assert!(e.timestamp.unwrap() >= last, "a bundle is in time order");
+                last = e.timestamp.unwrap();
+                if let Some(FtraceKind::SchedSwitch(s)) = &e.event {
+                    switches.push((b.cpu.unwrap(), e.timestamp.unwrap(), s.clone()));
+                }
+            }
+        }
+    }
+    let first: Vec<Value> = report(&src)
+        .into_iter()
+        .filter(|e| e["event"] == "sched_switch")
+        .collect();
+    assert_eq!(switches.len(), first.len());
+    switches.sort_by_key(|s| (s.1, s.0));
+    let (cpu, ts, s) = &switches[0];
+    let e = first
+        .iter()
+        .find(|e| e["ts"] == json!(ts) && e["cpu"] == json!(cpu))
+        .unwrap();
+    let f = &e["fields"];
+    assert_eq!(s.prev_comm.as_deref(), f["prev_comm"].as_str());
+    assert_eq!(s.prev_pid.map(i64::from), f["prev_pid"].as_i64());
+    assert_eq!(s.prev_prio.map(i64::from), f["prev_prio"].as_i64());
+    assert_eq!(s.prev_state, f["prev_state"].as_i64());
+    assert_eq!(s.next_comm.as_deref(), f["next_comm"].as_str());
+    assert_eq!(s.next_pid.map(i64::from), f["next_pid"].as_i64());
+    assert_eq!(s.next_prio.map(i64::from), f["next_prio"].as_i64());
+    let info = pk.iter().find_map(|p| match &p.data {
+        Some(Data::SystemInfo(s)) => Some(s.clone()),
+        _ => None,
+    });
+    let u = info.and_then(|i| i.utsname).expect("utsname");
+    assert_eq!(u.release.as_deref(), Some("6.18.44-fc-v669"));
+    assert_eq!(u.machine.as_deref(), Some("x86_64"));
+    let tree = pk.iter().find_map(|p| match &p.data {
+        Some(Data::ProcessTree(t)) => Some(t.clone()),
+        _ => None,
+    });
+    assert!(tree.is_some_and(|t| t
+        .threads
+        .iter()
+        .any(|t| t.name.as_deref() == Some("trace-cmd"))));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
