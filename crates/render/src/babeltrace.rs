@@ -25,7 +25,12 @@
 //!   strings quoted with babeltrace2's escapes, structures `{ a = 1 }`,
 //!   arrays `[ [0] = 1, [1] = 2 ]`, dynamic arrays and blobs preceded by a
 //!   `_NAME_length` member, variants and optionals preceded by a
-//!   `_NAME_tag` enumeration member and shown as `NAME = { VALUE }`.
+//!   `_NAME_tag` enumeration member and shown as `NAME = { VALUE }` (the
+//!   tag's label is the option's name, with a leading `_` when it is a
+//!   TSDL keyword: `"_char"`). A variant, optional, dynamic array or blob
+//!   that is no member of a structure (an array element, a variant's
+//!   option, an optional's value) is written inside a structure of its
+//!   own, `{ _value_tag = ..., value = { VALUE } }` (`_value_length`).
 //!   Field names are made identifiers as the writer makes them.
 //!
 //! CTF traces are printed by the CTF reader's own printer; this one is for
@@ -39,6 +44,47 @@ use tracemux_core::model::{
 use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
 
 use crate::fmt::{dec, dec_pad};
+
+/// The value member of the structure the CTF writer puts around a
+/// variant, optional or dynamic array that is no member of a structure.
+const WRAP_VALUE: &str = "value";
+
+/// TSDL's keywords: a variant option of one of these names is written
+/// (and its tag's label shown) with a leading `_`.
+const KEYWORDS: [&str; 32] = [
+    "align",
+    "callsite",
+    "const",
+    "char",
+    "clock",
+    "double",
+    "enum",
+    "env",
+    "event",
+    "floating_point",
+    "float",
+    "integer",
+    "int",
+    "long",
+    "short",
+    "signed",
+    "stream",
+    "string",
+    "struct",
+    "trace",
+    "typealias",
+    "typedef",
+    "unsigned",
+    "variant",
+    "void",
+    "_Bool",
+    "_Complex",
+    "_Imaginary",
+    "TRUE",
+    "FALSE",
+    "true",
+    "false",
+];
 
 /// Prints events of one trace in the babeltrace2 text style.
 #[derive(Debug, Default)]
@@ -271,6 +317,10 @@ enum Frame<'s> {
         n: u32,
         list: Option<&'s [FieldSchema]>,
         pos: usize,
+        /// The structure the CTF writer puts around a variant, optional
+        /// or dynamic array that is no member of a structure (closed with
+        /// that field).
+        wrap: bool,
     },
     /// Array elements.
     Array { n: u64, elem: Option<&'s FieldType> },
@@ -308,6 +358,7 @@ impl<'s> Fields<'_, 's> {
                 n: 0,
                 list: None,
                 pos: 0,
+                wrap: false,
             });
         }
     }
@@ -392,6 +443,50 @@ impl<'s> Fields<'_, 's> {
         false
     }
 
+    /// The structure the CTF writer puts around a field of type `ty`
+    /// that needs a tag or length member but is no member of a structure:
+    /// opened (`{`, and the field's name becomes `value`) when it does.
+    fn wrap<'n>(&mut self, name: &'n str, ty: Option<&FieldType>) -> &'n str {
+        let needs = matches!(
+            ty,
+            Some(
+                FieldType::Variant(_)
+                    | FieldType::Optional(_)
+                    | FieldType::Blob
+                    | FieldType::Array {
+                        len: ArrayLen::Dynamic | ArrayLen::Sibling(_),
+                        ..
+                    }
+            )
+        );
+        if !needs || matches!(self.frames.last(), Some(Frame::Struct { .. }) | None) {
+            return name;
+        }
+        self.enter(name);
+        self.out.push(b'{');
+        self.frames.push(Frame::Struct {
+            n: 0,
+            list: None,
+            pos: 0,
+            wrap: true,
+        });
+        WRAP_VALUE
+    }
+
+    /// Whether the innermost open value is the writer's structure around
+    /// a field.
+    fn wrapped(&self) -> bool {
+        matches!(self.frames.last(), Some(Frame::Struct { wrap: true, .. }))
+    }
+
+    /// Close the structure around a field, if there is one.
+    fn unwrap(&mut self) {
+        if let Some(Frame::Struct { wrap: true, .. }) = self.frames.last() {
+            self.frames.pop();
+            self.out.extend_from_slice(b" }");
+        }
+    }
+
     /// The start of any field: block, name from the schema when known,
     /// and its type.
     fn start<'n>(&mut self, name: &'n str) -> Option<(&'n str, Option<&'s FieldType>)>
@@ -412,11 +507,21 @@ impl<'s> Fields<'_, 's> {
         let Some((name, ty)) = self.start(name) else {
             return;
         };
+        let name = self.wrap(name, ty);
+        let wrapped = self.wrapped();
         match ty {
             Some(FieldType::Array {
                 elem,
-                len: ArrayLen::Dynamic,
-            }) => {
+                len: ArrayLen::Dynamic | ArrayLen::Sibling(_),
+            }) if wrapped
+                || matches!(
+                    ty,
+                    Some(FieldType::Array {
+                        len: ArrayLen::Dynamic,
+                        ..
+                    })
+                ) =>
+            {
                 let n = count(&value);
                 if self.extra(name, b"_length") {
                     dec(self.out, n);
@@ -444,6 +549,7 @@ impl<'s> Fields<'_, 's> {
                 scalar(self.out, ty, base, &value, labels);
             }
         }
+        self.unwrap();
     }
 }
 
@@ -674,7 +780,12 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             Some(FieldType::Struct(f)) => Some(f.as_slice()),
             _ => None,
         };
-        self.frames.push(Frame::Struct { n: 0, list, pos: 0 });
+        self.frames.push(Frame::Struct {
+            n: 0,
+            list,
+            pos: 0,
+            wrap: false,
+        });
     }
 
     fn struct_end(&mut self) {
@@ -693,9 +804,18 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             self.skip += 1;
             return;
         };
+        let name = self.wrap(name, ty);
+        let wrapped = self.wrapped();
         let elem = match ty {
             Some(FieldType::Array { elem, len: l }) => {
-                if matches!(l, ArrayLen::Dynamic) && self.extra(name, b"_length") {
+                // (a length member of the source's own: none in the
+                // writer's structure around the array)
+                let dynamic = match l {
+                    ArrayLen::Dynamic => true,
+                    ArrayLen::Sibling(_) => wrapped,
+                    ArrayLen::Static(_) => false,
+                };
+                if dynamic && self.extra(name, b"_length") {
                     dec(self.out, len);
                 }
                 Some(&**elem)
@@ -715,6 +835,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         if self.frames.len() > 1 {
             self.frames.pop();
             self.out.extend_from_slice(b" ]");
+            self.unwrap();
         }
     }
 
@@ -723,6 +844,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             self.skip += 1;
             return;
         };
+        let name = self.wrap(name, ty);
         let mut inner = None;
         if let Some(FieldType::Variant(opts)) = ty {
             let i = opts
@@ -733,7 +855,11 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             if self.extra(name, b"_tag") {
                 self.out.extend_from_slice(b"( \"");
                 if let Some(o) = opts.get(i) {
+                    let at = self.out.len();
                     ctf_name(self.out, &o.name);
+                    if KEYWORDS.iter().any(|k| k.as_bytes() == &self.out[at..]) {
+                        self.out.insert(at, b'_');
+                    }
                 }
                 self.out.extend_from_slice(b"\" : container = ");
                 dec(self.out, i);
@@ -756,6 +882,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         if self.frames.len() > 1 {
             self.frames.pop();
             self.out.extend_from_slice(b" }");
+            self.unwrap();
         }
     }
 
@@ -764,6 +891,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             self.skip += 1;
             return;
         };
+        let name = self.wrap(name, ty);
         let inner = match ty {
             Some(FieldType::Optional(t)) => {
                 self.extra(name, b"_tag");

@@ -18,7 +18,14 @@
 //!   `_NAME_tag` just before them (one label per option, the option's
 //!   name, mapped to its index);
 //! * optionals -> the same, with the two options `absent` (an empty
-//!   structure) and `present`, tag `_NAME_tag`.
+//!   structure) and `present`, tag `_NAME_tag`;
+//! * a variant, optional, dynamic array or blob with no enclosing
+//!   structure to hold its tag or length (an array element, a variant
+//!   option, an optional's value) -> a structure of two members, the tag
+//!   `_value_tag` (the length `_value_length`) and the field itself,
+//!   `value` (CTF 1.8 finds a variant's tag and a sequence's length by
+//!   name in an enclosing structure: babeltrace2 rejects one it cannot
+//!   find).
 //!
 //! Names are made identifiers: characters other than ASCII letters, digits
 //! and `_` become `_`, and a name that is empty or starts with a digit gets
@@ -79,6 +86,10 @@ pub enum Kind {
     Variant,
     /// A `u32` tag (0 absent, 1 present), then the value when present.
     Optional,
+    /// The structure around a variant, optional or dynamic array that has
+    /// no enclosing structure for its tag or length: its one child is that
+    /// field (the tag or length is written with it).
+    Wrap,
 }
 
 /// A node: its kind and its children (`kids[first..first + n]`): members
@@ -135,6 +146,11 @@ impl Arena {
         (self.nodes.len() - 1) as u32
     }
 }
+
+/// The name of the value member of the structure around a variant,
+/// optional or dynamic array without an enclosing structure (its tag:
+/// `_value_tag`, its length: `_value_length`).
+pub const WRAP_VALUE: &str = "value";
 
 /// Builds IR field classes and arena nodes from model field classes.
 pub struct Builder<'a> {
@@ -219,7 +235,7 @@ impl Builder<'_> {
                 }
                 _ => {}
             }
-            let (mut class, node) = self.field(&name, &f.ty);
+            let (mut class, node) = self.typed(&name, &f.ty);
             if let Some(len_member) = own_len {
                 if matches!(self.arena.nodes[node as usize].kind, Kind::Array(None)) {
                     self.arena.nodes[node as usize].kind = Kind::ArrayExt;
@@ -240,8 +256,36 @@ impl Builder<'_> {
         FieldLocation::new(self.scope, path)
     }
 
-    /// The IR class and arena node of one field called `name`.
+    /// The IR class and arena node of one field called `name` that is no
+    /// member of a structure (an array element, a variant option, an
+    /// optional's value): a variant, optional, dynamic array or blob
+    /// becomes a structure `{ _value_tag, value }` (`_value_length`; see
+    /// the module documentation).
     pub fn field(&mut self, name: &str, ty: &FieldType) -> (FieldClass, u32) {
+        let ty = match ty {
+            FieldType::Variant(_) | FieldType::Optional(_) | FieldType::Blob => ty.clone(),
+            // (no sibling to give the length here)
+            FieldType::Array {
+                elem,
+                len: ArrayLen::Dynamic | ArrayLen::Sibling(_),
+            } => FieldType::Array {
+                elem: elem.clone(),
+                len: ArrayLen::Dynamic,
+            },
+            _ => return self.typed(name, ty),
+        };
+        // (the wrapper is no member: the path stays that of the field)
+        let (members, nodes) = self.members(&[FieldSchema::new(WRAP_VALUE, ty)]);
+        (
+            FieldClass::Struct(StructClass::new(members)),
+            self.arena.push(Kind::Wrap, &nodes),
+        )
+    }
+
+    /// The IR class and arena node of one field called `name` (a member
+    /// of a structure when it is a variant or optional: the structure
+    /// holds its tag).
+    fn typed(&mut self, name: &str, ty: &FieldType) -> (FieldClass, u32) {
         match ty {
             FieldType::Int(it) => (
                 FieldClass::Int(int_ir(it)),

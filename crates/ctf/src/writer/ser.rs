@@ -24,6 +24,10 @@ pub enum Frame {
     One { node: u32, done: bool },
     /// Values that have no place in the schema (nesting depth).
     Skip { depth: u32 },
+    /// The structure around the variant, optional or array of the frame
+    /// above (its tag or length and value: nothing else to write), closed
+    /// with it.
+    Wrapped,
 }
 
 /// The serializer of one event.
@@ -79,6 +83,11 @@ impl Ser<'_> {
                 }
             }
             Kind::Optional => put(self.out, 0, 4),
+            Kind::Wrap => {
+                if n.n > 0 {
+                    self.default(self.arena.kids[n.first as usize]);
+                }
+            }
         }
     }
 
@@ -106,7 +115,23 @@ impl Ser<'_> {
                     Some(*node)
                 }
             }
-            Frame::Skip { .. } => None,
+            Frame::Skip { .. } | Frame::Wrapped => None,
+        }
+    }
+
+    /// The variant, optional or array inside `node` when it is the
+    /// structure around one (a [`Frame::Wrapped`] is pushed, closed with it), else
+    /// `node`.
+    fn unwrap(&mut self, node: u32) -> u32 {
+        if self.arena.nodes[node as usize].kind != Kind::Wrap {
+            return node;
+        }
+        match self.arena.kid(node, 0) {
+            Some(k) => {
+                self.frames.push(Frame::Wrapped);
+                k
+            }
+            None => node,
         }
     }
 
@@ -146,13 +171,18 @@ impl Ser<'_> {
         match self.frames.last_mut() {
             Some(Frame::Skip { depth }) => {
                 *depth -= 1;
-                if *depth == 0 {
-                    self.frames.pop();
+                if *depth > 0 {
+                    return;
                 }
+                self.frames.pop();
             }
             // never close the root here
             Some(_) if deep => self.close(),
-            _ => {}
+            _ => return,
+        }
+        // the structure around a variant or optional ends with it
+        if let Some(Frame::Wrapped) = self.frames.last() {
+            self.frames.pop();
         }
     }
 
@@ -240,6 +270,8 @@ impl Ser<'_> {
                     }
                 }
             }
+            // a dynamic array around which the writer put a structure
+            Kind::Wrap if n.n > 0 => self.leaf(self.arena.kids[n.first as usize], v),
             _ => self.default(node),
         }
     }
@@ -341,7 +373,8 @@ impl FieldVisitor for Ser<'_> {
         if self.nested_skip() {
             return;
         }
-        match self.slot() {
+        let slot = self.slot().map(|n| self.unwrap(n));
+        match slot {
             Some(n)
                 if matches!(
                     self.arena.nodes[n as usize].kind,
@@ -382,7 +415,8 @@ impl FieldVisitor for Ser<'_> {
         if self.nested_skip() {
             return;
         }
-        match self.slot() {
+        let slot = self.slot().map(|n| self.unwrap(n));
+        match slot {
             Some(n) if self.arena.nodes[n as usize].kind == Kind::Variant => {
                 let i = self.arena.option_index(n, option).unwrap_or(0);
                 match self.arena.kid(n, i) {
@@ -416,7 +450,8 @@ impl FieldVisitor for Ser<'_> {
         if self.nested_skip() {
             return;
         }
-        match self.slot() {
+        let slot = self.slot().map(|n| self.unwrap(n));
+        match slot {
             Some(n) if self.arena.nodes[n as usize].kind == Kind::Optional => {
                 let k = self.arena.kid(n, 0).unwrap_or(n);
                 put(self.out, present as u64, 4);

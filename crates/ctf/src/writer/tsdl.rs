@@ -5,12 +5,64 @@
 //! `typealias`, no named structures), and every member name gets one
 //! leading `_` that readers strip again, so no name can clash with a TSDL
 //! keyword.
+//!
+//! Variant options are written as they are named, but for TSDL keywords
+//! (uftrace's `char`, `enum`, `struct`), which get a leading `_`
+//! ([`option_name`]), and so are the labels of their tag: babeltrace2 2.0
+//! finds an option's mapping by the option's name as written, leading `_`
+//! included.
 
 use std::fmt::Write as _;
 
 use crate::ir::{
     ByteOrder, DisplayBase, EnvValue, FieldClass, IntClass, Length, StructClass, TraceClass,
 };
+
+/// TSDL's keywords (babeltrace2's CTF 1.8 lexer).
+const KEYWORDS: [&str; 32] = [
+    "align",
+    "callsite",
+    "const",
+    "char",
+    "clock",
+    "double",
+    "enum",
+    "env",
+    "event",
+    "floating_point",
+    "float",
+    "integer",
+    "int",
+    "long",
+    "short",
+    "signed",
+    "stream",
+    "string",
+    "struct",
+    "trace",
+    "typealias",
+    "typedef",
+    "unsigned",
+    "variant",
+    "void",
+    "_Bool",
+    "_Complex",
+    "_Imaginary",
+    "TRUE",
+    "FALSE",
+    "true",
+    "false",
+];
+
+/// A variant option's name as written (and the label of its tag): with a
+/// leading `_` when it is a TSDL keyword.
+pub fn option_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if KEYWORDS.contains(&name) {
+        format!("_{name}").into()
+    } else {
+        name.into()
+    }
+}
 
 /// A TSDL string literal.
 fn lit(out: &mut String, s: &str) {
@@ -129,9 +181,8 @@ impl Emitter<'_> {
                 let _ = writeln!(self.out, "variant <_{tag}> {{");
                 for o in &v.options {
                     self.indent(depth + 1);
-                    // (options too get the leading `_`: `char`, `enum`,
-                    // `struct` are option names of uftrace's values)
-                    self.decl(o.name.as_deref().unwrap_or(""), &o.class, depth + 1, true);
+                    let name = option_name(o.name.as_deref().unwrap_or(""));
+                    self.decl(&name, &o.class, depth + 1, false);
                 }
                 self.indent(depth);
                 self.out.push('}');
@@ -148,8 +199,24 @@ impl Emitter<'_> {
             return;
         }
         self.out.push_str("struct {\n");
-        for m in &s.members {
+        for (i, m) in s.members.iter().enumerate() {
             self.indent(depth + 1);
+            // the tag of a variant: its labels are the options' names
+            // as written
+            if let FieldClass::Int(c) = &m.class {
+                let tag = s.members[i + 1..].iter().any(|v| {
+                    matches!(&v.class, FieldClass::Variant(v)
+                        if v.selector.path.last() == Some(&m.name))
+                });
+                if tag && c.mappings.iter().any(|l| option_name(&l.name) != l.name) {
+                    let mut c = c.clone();
+                    for l in &mut c.mappings {
+                        l.name = option_name(&l.name).into_owned();
+                    }
+                    self.decl(&m.name, &FieldClass::Int(c), depth + 1, true);
+                    continue;
+                }
+            }
             self.decl(&m.name, &m.class, depth + 1, true);
         }
         self.indent(depth);
