@@ -594,6 +594,14 @@ fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<
                     m.insert(ann_name(a, &names.1), ann_json(a, &names.1));
                 }
                 let tid = seq_tid[&seq];
+                if title == "lost events" && te.r#type == Some(TYPE_INSTANT) {
+                    let cpu = m
+                        .get("cpu")
+                        .and_then(Value::as_u64)
+                        .ok_or("lost without cpu")?;
+                    *lost_out.entry(cpu as u32).or_default() += 1;
+                    continue;
+                }
                 let ts = p.timestamp.ok_or("track event without time")?;
                 let ty = te.r#type.unwrap_or(0);
                 if ty == TYPE_SLICE_BEGIN || ty == TYPE_SLICE_END {

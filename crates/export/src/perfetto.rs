@@ -189,8 +189,13 @@ impl<W: Write> PerfettoWriter<W> {
         }
     }
 
-    /// Events were lost before `l.ts` on a CPU: the CPU's next bundle says so.
-    pub fn lost(&mut self, l: &Lost) -> std::io::Result<()> {
+    /// Events were lost before `l.ts` on a CPU: the CPU's next bundle says
+    /// so (kernel traces), or an instant `lost events` on the stream's track
+    /// with the `cpu` and `count` (others).
+    pub fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> std::io::Result<()> {
+        if !self.kernel {
+            return self.lost_instant(meta, l);
+        }
         let s = l.stream as usize;
         if self.pending.len() <= s {
             self.pending.resize_with(s + 1, || None);
@@ -207,6 +212,75 @@ impl<W: Write> PerfettoWriter<W> {
         });
         p.lost = true;
         Ok(())
+    }
+
+    fn lost_instant(&mut self, meta: &TraceMeta, l: &Lost) -> std::io::Result<()> {
+        let key = TrackKey::Stream(l.stream);
+        if !self.seqs.contains_key(&key) {
+            self.new_stream_sequence(meta, l.stream, l.cpu)?;
+        }
+        let seq = self.seqs.get_mut(&key).expect("sequence made above");
+        let seq_id = seq.id;
+        self.new_names.clear();
+        self.new_ann_names.clear();
+        let n = seq.names.len() as u64 + 1;
+        let name_iid = *seq
+            .names
+            .entry("lost events".into())
+            .or_insert_with_key(|k| {
+                self.new_names.push(EventName {
+                    iid: Some(n),
+                    name: Some(k.clone()),
+                });
+                n
+            });
+        let mut names = Interner {
+            map: &mut seq.ann_names,
+            new: &mut self.new_ann_names,
+        };
+        let anns = vec![
+            DebugAnnotation {
+                name_iid: Some(names.iid("cpu")),
+                uint_value: Some(u64::from(l.cpu)),
+                ..Default::default()
+            },
+            DebugAnnotation {
+                name_iid: Some(names.iid("count")),
+                uint_value: l.count,
+                ..Default::default()
+            },
+        ];
+        let interned =
+            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
+                event_names: std::mem::take(&mut self.new_names),
+                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+            });
+        self.packet(&TracePacket {
+            timestamp: Some(l.ts),
+            trusted_packet_sequence_id: Some(seq_id),
+            interned_data: interned,
+            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            data: Some(Data::TrackEvent(TrackEvent {
+                debug_annotations: anns,
+                r#type: Some(TYPE_INSTANT),
+                name_iid: Some(name_iid),
+                ..Default::default()
+            })),
+            ..Default::default()
+        })
+    }
+
+    fn new_stream_sequence(
+        &mut self,
+        meta: &TraceMeta,
+        stream: u32,
+        cpu: u32,
+    ) -> std::io::Result<()> {
+        // the descriptor of a stream track needs no event fields
+        self.tree.clear();
+        let ev_cpu = cpu;
+        let key = TrackKey::Stream(stream);
+        self.describe(meta, key, ev_cpu)
     }
 
     /// Write what is pending and flush; returns what was written.
@@ -296,7 +370,7 @@ impl<W: Write> PerfettoWriter<W> {
             TrackKey::Stream(ev.stream)
         };
         if !self.seqs.contains_key(&key) {
-            self.new_sequence(meta, ev, key)?;
+            self.describe(meta, key, ev.cpu)?;
         }
         let class = ev.class;
         let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
@@ -378,12 +452,7 @@ impl<W: Write> PerfettoWriter<W> {
     /// A packet sequence for a thread or stream: its first packet clears
     /// the incremental state, describes its track and makes it the default
     /// track of the sequence's events.
-    fn new_sequence(
-        &mut self,
-        meta: &TraceMeta,
-        ev: &Event<'_>,
-        key: TrackKey,
-    ) -> std::io::Result<()> {
+    fn describe(&mut self, meta: &TraceMeta, key: TrackKey, cpu: u32) -> std::io::Result<()> {
         let id = self.seqs.len() as u32 + 1;
         let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
         let desc = match key {
@@ -415,9 +484,9 @@ impl<W: Write> PerfettoWriter<W> {
                     .and_then(|st| meta.buffers.get(st.buffer as usize))
                     .map_or("", |b| b.name.as_str());
                 let name = if buffer.is_empty() {
-                    format!("cpu {}", ev.cpu)
+                    format!("stream {s} (cpu {cpu})")
                 } else {
-                    format!("{buffer} cpu {}", ev.cpu)
+                    format!("{buffer} stream {s} (cpu {cpu})")
                 };
                 TrackDescriptor {
                     uuid: Some(uuid),

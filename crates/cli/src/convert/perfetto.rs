@@ -16,8 +16,8 @@ impl Sink for PerfettoSink {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
         Ok(self.0.event(meta, ev)?)
     }
-    fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
-        Ok(self.0.lost(l)?)
+    fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
+        Ok(self.0.lost(meta, l)?)
     }
     fn finish(self: Box<Self>) -> Result<()> {
         let (f, _stats) = self.0.finish()?;

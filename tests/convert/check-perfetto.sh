@@ -1,0 +1,85 @@
+#!/bin/sh
+# Check `tracemux convert --to perfetto` with Perfetto's official schema
+# (the PyPI package `perfetto`: perfetto_trace_pb2; not part of `cargo test`).
+#
+# For every fixture of every format (trace.dat: tests/fixtures/tracedat/*,
+# tests/fixtures/synthetic/*; CTF: tests/fixtures/ctf/*/trace; uftrace:
+# tests/fixtures/uftrace/{recorded,corpus}/*/uftrace.data; the hand-built LTT
+# trace assembled from its annotated hex) this converts the trace and runs
+# tests/convert/check_perfetto.py on the result: every packet decoded on its
+# own with the official schema and compared with `tracemux report --json` of
+# the source (see that script for what is checked). Then, once, the check is
+# run on a deliberately damaged reading of one output (an event dropped; a
+# field changed) and must fail.
+#
+# The summary is written to tests/fixtures/convert/perfetto-oracle.txt.
+#
+# Usage: tests/convert/check-perfetto.sh [FIXTURE-NAME...]   (from the repository root)
+# TRACEMUX=path/to/tracemux to use another binary (default: target/debug/tracemux, built if missing).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+python3 -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2' 2>/dev/null ||
+    pip install -q perfetto protobuf || exit 2
+tm=${TRACEMUX:-$root/target/debug/tracemux}
+[ -x "$tm" ] || cargo build -q -p tracemux || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# a private copy: builds by others may relink the shared binary meanwhile
+cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
+summary=tests/fixtures/convert/perfetto-oracle.txt
+
+# The hand-built LTT trace, from its annotated hex.
+ltt=$tmp/ltt-hand-built
+mkdir -p "$ltt/control"
+for f in control/facilities_0 cpu_0 cpu_2; do
+    sed -e 's/#.*//' tests/fixtures/ltt/hand-built/$f.hex | tr -s ' \t' '\n\n' | grep . |
+        awk '{ n = 1; b = $0; if (index($0, "*")) { split($0, a, "*"); b = a[1]; n = a[2] }
+               for (i = 0; i < n; i++) printf "%s", b }' | xxd -r -p > "$ltt/$f"
+done
+
+list() {
+    for d in tests/fixtures/tracedat/* tests/fixtures/synthetic/*; do
+        [ -f "$d/trace.dat" ] && echo "$(basename "$(dirname "$d")")-$(basename "$d") $d/trace.dat"
+    done
+    for d in tests/fixtures/ctf/*/trace; do
+        [ -d "$d" ] && echo "ctf-$(basename "$(dirname "$d")") $d"
+    done
+    for d in tests/fixtures/uftrace/recorded/* tests/fixtures/uftrace/corpus/*; do
+        [ -f "$d/uftrace.data/info" ] && echo "uftrace-$(basename "$d") $d/uftrace.data"
+    done
+    echo "ltt-hand-built $ltt"
+}
+
+ok=0 fail=0 empty=0
+: > "$tmp/summary"
+list | while read -r name src; do
+    if [ $# -gt 0 ]; then
+        case " $* " in *" $name "*) ;; *) continue ;; esac
+    fi
+    if [ -z "$("$tm" report --json "$src" 2>/dev/null | head -1)" ]; then
+        echo "$name: no events" ; continue
+    fi
+    "$tm" convert -q --force "$src" --to perfetto -o "$tmp/$name.pftrace" 2>/dev/null
+    python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/$name.pftrace" "$name"
+done | tee "$tmp/summary"
+ok=$(grep -c ': OK' "$tmp/summary")
+fail=$(grep -c ': FAIL' "$tmp/summary")
+empty=$(grep -c ': no events' "$tmp/summary")
+
+# The oracle notices damage: one event dropped, one field changed.
+src=tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat
+"$tm" convert -q --force "$src" --to perfetto -o "$tmp/m.pftrace"
+for m in drop field; do
+    if python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/m.pftrace" "mutated-$m" --mutate $m >"$tmp/m.out"; then
+        echo "mutation $m: NOT DETECTED"; fail=$((fail + 1))
+    else
+        echo "mutation $m: detected ($(cut -c1-160 "$tmp/m.out"))"
+    fi
+done | tee -a "$tmp/summary"
+fail=$((fail + $(grep -c 'NOT DETECTED' "$tmp/summary")))
+echo "$ok passed, $fail failed, $empty without events" | tee -a "$tmp/summary"
+if [ $# -eq 0 ]; then
+    { echo "# tests/convert/check-perfetto.sh with perfetto $(python3 -c 'import importlib.metadata as m; print(m.version("perfetto"))') (official perfetto_trace_pb2)"; cat "$tmp/summary"; } > "$summary"
+fi
+[ "$fail" -eq 0 ]
