@@ -2,13 +2,21 @@
 # Check `tracemux convert --to ctf` against babeltrace2 (needs babeltrace2
 # 2.0 on PATH; not part of `cargo test`).
 #
-# For every trace.dat fixture (tests/fixtures/tracedat/*, tests/fixtures/synthetic/*)
-# and the hand-built LTT trace (tests/fixtures/ltt/hand-built, assembled
-# from its annotated hex), this converts the trace to CTF 1.8, prints the
-# result with `babeltrace2`, and compares that with
-# `tracemux report --style babeltrace` of the original (both with TZ=UTC;
+# For every trace.dat fixture (tests/fixtures/tracedat/*, tests/fixtures/synthetic/*),
+# the hand-built LTT trace (tests/fixtures/ltt/hand-built, assembled
+# from its annotated hex) and every uftrace fixture
+# (tests/fixtures/uftrace/{recorded,corpus}/*/uftrace.data), this converts the
+# trace to CTF 1.8, prints the result with `babeltrace2`, and compares that
+# with `tracemux report --style babeltrace` of the original (both with TZ=UTC;
 # stdout only: babeltrace2 reports discarded events on stderr, tracemux's
 # in-band `WARNING: Tracer discarded` lines are left out of the comparison).
+# For every CTF fixture (tests/fixtures/ctf/*/trace) the reference is
+# babeltrace2's own output of the original, stored next to it (bt2.txt or
+# bt2.txt.zst). The traces of ../shared/corpus (tracedat/*/trace.dat,
+# ctf/*/trace, uftrace/*/uftrace.data), when that directory exists, are
+# checked the same way (names `shared-...`; their outputs are not stored).
+# Every converted trace is also read back by tracemux's own CTF reader:
+# `tracemux report OUT` must print what babeltrace2 printed (`readback`).
 #
 # babeltrace2's output is stored as the expected output of the cargo test
 # crates/cli/tests/convert_ctf.rs, in tests/fixtures/convert/:
@@ -17,11 +25,17 @@
 # (whole outputs run to 24 MB per fixture; the head shows the format, the
 # checksum pins every byte).
 #
-# Known differences (last run: 21 identical, 3 different, 4 without events):
-# * synthetic-allevents-v7, synthetic-allevents-be-v7: babeltrace2 2.0 shows an
-#   empty string as the last non-empty value its pooled field object held
-#   (tracemux's CTF reader reproduces that, so the cargo test passes; the
-#   model printer shows "" and cannot know babeltrace2's object pooling);
+# Known differences (see the summary at the end of a run):
+# * babeltrace2's stale strings: babeltrace2 2.0 shows an empty string as the
+#   last non-empty value its pooled field object held (tracemux's CTF reader
+#   reproduces that, so the cargo test passes; the model printer shows "" and
+#   cannot know babeltrace2's object pooling): synthetic-allevents-v7,
+#   synthetic-allevents-be-v7, uftrace-recorded-cxx-demangle (an empty
+#   string argument) and, against babeltrace2's output of the original, the
+#   LTTng and barectf CTF fixtures (which string shows depends on the
+#   original's packet layout, which a conversion does not keep). A
+#   difference is reported as `STALE` when the lines that differ are equal
+#   but for the text of their string literals;
 # * ltt-hand-built: an event of an unknown LTT facility has no class in the
 #   model (written as `<unknown event N>` with `payload_size`); the LTT
 #   printer shows its raw bytes;
@@ -57,8 +71,33 @@ for d in tests/fixtures/tracedat/* tests/fixtures/synthetic/*; do
     fixtures="$fixtures $(basename "$(dirname "$d")")-$(basename "$d"):$d/trace.dat"
 done
 fixtures="$fixtures ltt-hand-built:$ltt"
+for d in tests/fixtures/uftrace/recorded/* tests/fixtures/uftrace/corpus/*; do
+    [ -d "$d/uftrace.data" ] || continue
+    fixtures="$fixtures uftrace-$(basename "$(dirname "$d")")-$(basename "$d"):$d/uftrace.data"
+done
+for d in tests/fixtures/ctf/*; do
+    [ -d "$d/trace" ] || continue
+    fixtures="$fixtures ctf-$(basename "$d"):$d/trace"
+done
+shared=$root/../shared/corpus
+if [ -d "$shared" ]; then
+    for d in "$shared"/tracedat/*; do
+        [ -f "$d/trace.dat" ] && fixtures="$fixtures shared-tracedat-$(basename "$d"):$d/trace.dat"
+    done
+    for d in "$shared"/ctf/*; do
+        [ -d "$d/trace" ] && fixtures="$fixtures shared-ctf-$(basename "$d"):$d/trace"
+    done
+    for d in "$shared"/uftrace/*; do
+        [ -d "$d/uftrace.data" ] && fixtures="$fixtures shared-uftrace-$(basename "$d"):$d/uftrace.data"
+    done
+fi
 
-same=0 differ=0 failed=0 nothing=0
+# a file with the text of every string literal removed
+strip_strings() {
+    sed -E 's/"([^"\\]|\\.)*"/""/g' "$1"
+}
+
+same=0 differ=0 stale=0 failed=0 nothing=0 rb_same=0 rb_differ=0
 for f in $fixtures; do
     name=${f%%:*} src=${f#*:}
     if [ $# -gt 0 ]; then
@@ -77,20 +116,61 @@ for f in $fixtures; do
         failed=$((failed + 1))
         continue
     fi
-    "$tm" report --style babeltrace "$src" 2>/dev/null | grep -av '^WARNING: Tracer discarded' >"$tmp/tm.txt"
-    head -n 100 "$tmp/bt.txt" >"$out/$name.head.txt"
-    echo "$(cksum <"$tmp/bt.txt") $(wc -l <"$tmp/bt.txt")" >"$out/$name.cksum"
+    case $name in
+    ctf-* | shared-ctf-*)
+        # babeltrace2's own output of the original
+        dir=$(dirname "$src")
+        if [ -f "$dir/bt2.txt" ]; then
+            cp "$dir/bt2.txt" "$tmp/tm.txt"
+        elif [ -f "$dir/bt2.txt.zst" ]; then
+            zstd -q -d -c "$dir/bt2.txt.zst" >"$tmp/tm.txt"
+        else
+            echo "FAILED    $name: no bt2.txt[.zst] next to the trace"
+            failed=$((failed + 1))
+            continue
+        fi
+        ref="babeltrace2 of the original"
+        ;;
+    *)
+        "$tm" report --style babeltrace "$src" 2>/dev/null | grep -av '^WARNING: Tracer discarded' >"$tmp/tm.txt"
+        ref="report --style babeltrace"
+        ;;
+    esac
+    case $name in
+    shared-*) ;;
+    *)
+        head -n 100 "$tmp/bt.txt" >"$out/$name.head.txt"
+        echo "$(cksum <"$tmp/bt.txt") $(wc -l <"$tmp/bt.txt")" >"$out/$name.cksum"
+        ;;
+    esac
+    # tracemux's CTF reader on the converted trace
+    rb=""
+    if ls "$ctf" | grep -qv metadata; then
+        "$tm" report "$ctf" >"$tmp/rb.txt" 2>/dev/null
+        if cmp -s "$tmp/bt.txt" "$tmp/rb.txt"; then
+            rb_same=$((rb_same + 1))
+        else
+            rb=" [readback differs: $(diff "$tmp/bt.txt" "$tmp/rb.txt" | head -2 | tail -1 | cut -c1-200)]"
+            rb_differ=$((rb_differ + 1))
+        fi
+    fi
     if [ ! -s "$tmp/bt.txt" ] && ! ls "$ctf" | grep -qv metadata; then
         echo "NO EVENTS $name (a latency trace is text only)"
         nothing=$((nothing + 1))
     elif cmp -s "$tmp/bt.txt" "$tmp/tm.txt"; then
-        echo "IDENTICAL $name ($(wc -l <"$tmp/bt.txt") lines)"
+        echo "IDENTICAL $name ($(wc -l <"$tmp/bt.txt") lines)$rb"
         same=$((same + 1))
+    elif strip_strings "$tmp/bt.txt" >"$tmp/bt.nostr" && strip_strings "$tmp/tm.txt" >"$tmp/tm.nostr" &&
+        cmp -s "$tmp/bt.nostr" "$tmp/tm.nostr"; then
+        echo "STALE     $name ($(diff "$tmp/bt.txt" "$tmp/tm.txt" | grep -c '^<') of $(wc -l <"$tmp/bt.txt") lines differ from $ref, only in strings: babeltrace2's stale strings)$rb"
+        stale=$((stale + 1))
     else
-        echo "DIFFERENT $name"
+        echo "DIFFERENT $name (from $ref)$rb"
         diff "$tmp/bt.txt" "$tmp/tm.txt" | head -6 | cut -c1-300
         differ=$((differ + 1))
     fi
+    rm -rf "$ctf"
 done
-echo "identical: $same, different: $differ, failed: $failed, without events: $nothing"
-[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]
+echo "identical: $same, stale strings only: $stale, different: $differ, failed: $failed, without events: $nothing;" \
+    "read back by tracemux's CTF reader as babeltrace2 read it: $rb_same, differently: $rb_differ"
+[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$rb_differ" -eq 0 ]

@@ -4,7 +4,10 @@
 //! reader's printer, byte-identical to babeltrace2 2.0.4) must give what
 //! babeltrace2 printed: the stored first lines (`NAME.head.txt`) and the
 //! `cksum` and line count of the whole output (`NAME.cksum`). The CTF 2
-//! output must read back to the same text.
+//! output must read back to the same text. Fixtures: trace.dat
+//! (tracedat, synthetic), the hand-built LTT trace, uftrace (recorded,
+//! corpus) and CTF (`convert_ctf_from_ctf` compares those with
+//! babeltrace2's output of the original).
 
 mod common;
 
@@ -94,6 +97,36 @@ fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
         }
         v.push(("ltt-hand-built".into(), dir));
     }
+    // uftrace: `args` (an array of variants) and `retval` (an optional
+    // of a variant) in the structures the writer puts around them
+    for kind in ["recorded", "corpus"] {
+        let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures/uftrace").join(kind)) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for d in dirs {
+            let name = format!(
+                "uftrace-{kind}-{}",
+                d.file_name().unwrap().to_string_lossy()
+            );
+            if d.join("uftrace.data").is_dir() && expected.join(format!("{name}.cksum")).exists() {
+                v.push((name, d.join("uftrace.data")));
+            }
+        }
+    }
+    // CTF sources (against babeltrace2's output of the original:
+    // `convert_ctf_from_ctf`; here against its output of the conversion)
+    if let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures/ctf")) {
+        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        for d in dirs {
+            let name = format!("ctf-{}", d.file_name().unwrap().to_string_lossy());
+            if d.join("trace").is_dir() && expected.join(format!("{name}.cksum")).exists() {
+                v.push((name, d.join("trace")));
+            }
+        }
+    }
     v
 }
 
@@ -145,9 +178,16 @@ fn ctf_output_reads_as_babeltrace2_read_it() {
     let expected = common::repo_root().join("tests/fixtures/convert");
     let list = fixtures(&scratch);
     assert!(
-        list.len() >= 20,
+        list.len() >= 40,
         "fixtures with stored outputs: {}",
         list.len()
+    );
+    assert!(
+        list.iter()
+            .filter(|(n, _)| n.starts_with("uftrace-"))
+            .count()
+            >= 12,
+        "uftrace fixtures with stored outputs"
     );
     let mut failures = Vec::new();
     for (name, src) in &list {

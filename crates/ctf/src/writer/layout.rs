@@ -16,7 +16,8 @@
 //! * structures -> structures;
 //! * variants -> variants selected by an unsigned 32-bit enumeration member
 //!   `_NAME_tag` just before them (one label per option, the option's
-//!   name, mapped to its index);
+//!   name, mapped to its index; an option named as a TSDL keyword gets a
+//!   leading `_`, in its name and label: [`option_name`]);
 //! * optionals -> the same, with the two options `absent` (an empty
 //!   structure) and `present`, tag `_NAME_tag`;
 //! * a variant, optional, dynamic array or blob with no enclosing
@@ -57,6 +58,53 @@ pub fn ctf_name(name: &str) -> String {
         s.insert(0, '_');
     }
     s
+}
+
+/// TSDL's keywords (babeltrace2's CTF 1.8 lexer).
+const KEYWORDS: [&str; 32] = [
+    "align",
+    "callsite",
+    "const",
+    "char",
+    "clock",
+    "double",
+    "enum",
+    "env",
+    "event",
+    "floating_point",
+    "float",
+    "integer",
+    "int",
+    "long",
+    "short",
+    "signed",
+    "stream",
+    "string",
+    "struct",
+    "trace",
+    "typealias",
+    "typedef",
+    "unsigned",
+    "variant",
+    "void",
+    "_Bool",
+    "_Complex",
+    "_Imaginary",
+    "TRUE",
+    "FALSE",
+    "true",
+    "false",
+];
+
+/// A variant option's name as written (and the label of its tag): with a
+/// leading `_` when it is a TSDL keyword (uftrace's `char`, `enum`,
+/// `struct`), which CTF 1.8 cannot name a field.
+pub fn option_name(name: &str) -> std::borrow::Cow<'_, str> {
+    if KEYWORDS.contains(&name) {
+        format!("_{name}").into()
+    } else {
+        name.into()
+    }
 }
 
 /// The size in bits a model integer of `bits` bits is written with.
@@ -130,6 +178,7 @@ impl Arena {
             .position(|o| o == name)
             .or_else(|| {
                 let n = ctf_name(name);
+                let n = option_name(&n);
                 opts.iter().position(|o| *o == n)
             })
             .map(|p| p as u32)
@@ -221,7 +270,10 @@ impl Builder<'_> {
                     });
                 }
                 FieldType::Variant(opts) => {
-                    let labels = opts.iter().map(|o| ctf_name(&o.name)).collect();
+                    let labels = opts
+                        .iter()
+                        .map(|o| option_name(&ctf_name(&o.name)).into_owned())
+                        .collect();
                     members.push(Member {
                         name: format!("_{name}_tag"),
                         class: tag_class(labels),
@@ -235,7 +287,7 @@ impl Builder<'_> {
                 }
                 _ => {}
             }
-            let (mut class, node) = self.typed(&name, &f.ty);
+            let (mut class, node) = self.typed(&name, &f.ty, true);
             if let Some(len_member) = own_len {
                 if matches!(self.arena.nodes[node as usize].kind, Kind::Array(None)) {
                     self.arena.nodes[node as usize].kind = Kind::ArrayExt;
@@ -272,7 +324,7 @@ impl Builder<'_> {
                 elem: elem.clone(),
                 len: ArrayLen::Dynamic,
             },
-            _ => return self.typed(name, ty),
+            _ => return self.typed(name, ty, false),
         };
         // (the wrapper is no member: the path stays that of the field)
         let (members, nodes) = self.members(&[FieldSchema::new(WRAP_VALUE, ty)]);
@@ -283,9 +335,11 @@ impl Builder<'_> {
     }
 
     /// The IR class and arena node of one field called `name` (a member
-    /// of a structure when it is a variant or optional: the structure
-    /// holds its tag).
-    fn typed(&mut self, name: &str, ty: &FieldType) -> (FieldClass, u32) {
+    /// of a structure when it is a variant, optional or dynamic array: the
+    /// structure holds its tag or length). `member`: the field is a member
+    /// of a structure, whose name is part of the paths of the fields in it
+    /// (a field location's path names structure members only).
+    fn typed(&mut self, name: &str, ty: &FieldType, member: bool) -> (FieldClass, u32) {
         match ty {
             FieldType::Int(it) => (
                 FieldClass::Int(int_ir(it)),
@@ -316,13 +370,17 @@ impl Builder<'_> {
             ),
             FieldType::Blob => {
                 let elem = FieldType::u(8);
-                self.array(name, &elem, ArrayLen::Dynamic)
+                self.array(name, &elem, ArrayLen::Dynamic, member)
             }
-            FieldType::Array { elem, len } => self.array(name, elem, *len),
+            FieldType::Array { elem, len } => self.array(name, elem, *len, member),
             FieldType::Struct(fields) => {
-                self.path.push(name.to_string());
+                if member {
+                    self.path.push(name.to_string());
+                }
                 let (members, nodes) = self.members(fields);
-                self.path.pop();
+                if member {
+                    self.path.pop();
+                }
                 (
                     FieldClass::Struct(StructClass::new(members)),
                     self.arena.push(Kind::Struct, &nodes),
@@ -333,7 +391,7 @@ impl Builder<'_> {
                 let mut nodes = Vec::with_capacity(opts.len());
                 let mut names = Vec::with_capacity(opts.len());
                 for (i, o) in opts.iter().enumerate() {
-                    let oname = ctf_name(&o.name);
+                    let oname = option_name(&ctf_name(&o.name)).into_owned();
                     self.path.push(name.to_string());
                     let (class, node) = self.field(&oname, &o.ty);
                     self.path.pop();
@@ -378,10 +436,20 @@ impl Builder<'_> {
         }
     }
 
-    fn array(&mut self, name: &str, elem: &FieldType, len: ArrayLen) -> (FieldClass, u32) {
-        self.path.push(name.to_string());
+    fn array(
+        &mut self,
+        name: &str,
+        elem: &FieldType,
+        len: ArrayLen,
+        member: bool,
+    ) -> (FieldClass, u32) {
+        if member {
+            self.path.push(name.to_string());
+        }
         let (class, node) = self.field("", elem);
-        self.path.pop();
+        if member {
+            self.path.pop();
+        }
         let (length, n) = match len {
             ArrayLen::Static(n) => (Length::Static(n), Some(n)),
             ArrayLen::Dynamic | ArrayLen::Sibling(_) => (

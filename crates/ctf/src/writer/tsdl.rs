@@ -6,63 +6,18 @@
 //! leading `_` that readers strip again, so no name can clash with a TSDL
 //! keyword.
 //!
-//! Variant options are written as they are named, but for TSDL keywords
-//! (uftrace's `char`, `enum`, `struct`), which get a leading `_`
-//! ([`option_name`]), and so are the labels of their tag: babeltrace2 2.0
-//! finds an option's mapping by the option's name as written, leading `_`
-//! included.
+//! Variant options are written as they are named (the writer's layout
+//! gives TSDL keywords a leading `_`: [`option_name`]), and so are the
+//! labels of their tag: babeltrace2 2.0 finds an option's mapping by the
+//! option's name as written, leading `_` included.
 
 use std::fmt::Write as _;
+
+use super::layout::option_name;
 
 use crate::ir::{
     ByteOrder, DisplayBase, EnvValue, FieldClass, IntClass, Length, StructClass, TraceClass,
 };
-
-/// TSDL's keywords (babeltrace2's CTF 1.8 lexer).
-const KEYWORDS: [&str; 32] = [
-    "align",
-    "callsite",
-    "const",
-    "char",
-    "clock",
-    "double",
-    "enum",
-    "env",
-    "event",
-    "floating_point",
-    "float",
-    "integer",
-    "int",
-    "long",
-    "short",
-    "signed",
-    "stream",
-    "string",
-    "struct",
-    "trace",
-    "typealias",
-    "typedef",
-    "unsigned",
-    "variant",
-    "void",
-    "_Bool",
-    "_Complex",
-    "_Imaginary",
-    "TRUE",
-    "FALSE",
-    "true",
-    "false",
-];
-
-/// A variant option's name as written (and the label of its tag): with a
-/// leading `_` when it is a TSDL keyword.
-pub fn option_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if KEYWORDS.contains(&name) {
-        format!("_{name}").into()
-    } else {
-        name.into()
-    }
-}
 
 /// A TSDL string literal.
 fn lit(out: &mut String, s: &str) {
