@@ -25,7 +25,10 @@
 # (whole outputs run to 24 MB per fixture; the head shows the format, the
 # checksum pins every byte).
 #
-# Known differences (see the summary at the end of a run):
+# Last run (with ../shared/corpus): 57 identical, 15 stale strings only,
+# 1 different, 4 without events; all 73 outputs with events read back by
+# tracemux's CTF reader exactly as babeltrace2 printed them.
+# Known differences:
 # * babeltrace2's stale strings: babeltrace2 2.0 shows an empty string as the
 #   last non-empty value its pooled field object held (tracemux's CTF reader
 #   reproduces that, so the cargo test passes; the model printer shows "" and

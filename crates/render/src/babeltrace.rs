@@ -1170,4 +1170,60 @@ mod tests {
             ", { e = ( \"NEG\" : container = -2 ), s = { a = 1, _d_length = 2, d = [ [0] = 0xFF, [1] = 0x2 ] }, _v_tag = ( \"y\" : container = 1 ), v = { 7 } }"
         );
     }
+
+    #[test]
+    fn fields_without_a_structure_are_wrapped() {
+        let var = || {
+            FieldType::Variant(vec![
+                FieldSchema::new("str", FieldType::Str),
+                FieldSchema::new("char", FieldType::u(32)),
+                FieldSchema::new("raw", FieldType::Blob),
+            ])
+        };
+        let mut schema = ClassSchema::default();
+        schema.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new(
+                    "args",
+                    FieldType::Array {
+                        elem: Box::new(var()),
+                        len: ArrayLen::Dynamic,
+                    },
+                ),
+                FieldSchema::new("ret", FieldType::Optional(Box::new(var()))),
+            ],
+        );
+        let mut out = Vec::new();
+        let mut p = Fields {
+            out: &mut out,
+            schema: &schema,
+            frames: Vec::new(),
+            block: Block::None,
+            skip: 0,
+        };
+        p.scope_begin(Scope::Payload);
+        p.array_begin("args", 2);
+        p.variant_begin("", "char");
+        p.field("", Base::Dec, Value::Unsigned(65));
+        p.variant_end();
+        p.variant_begin("", "raw");
+        p.field("", Base::Dec, Value::Bytes(b"\x01\x02"));
+        p.variant_end();
+        p.array_end();
+        p.optional_begin("ret", true);
+        p.variant_begin("", "str");
+        p.field("", Base::Dec, Value::Str(b"x"));
+        p.variant_end();
+        p.optional_end();
+        p.scope_end(Scope::Payload);
+        p.close_block();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            ", { _args_length = 2, args = [ \
+             [0] = { _value_tag = ( \"_char\" : container = 1 ), value = { 65 } }, \
+             [1] = { _value_tag = ( \"raw\" : container = 2 ), value = { { _value_length = 2, value = [ [0] = 1, [1] = 2 ] } } } ], \
+             _ret_tag = ( \"present\" : container = 1 ), ret = { { _value_tag = ( \"str\" : container = 0 ), value = { \"x\" } } } }"
+        );
+    }
 }

@@ -508,4 +508,62 @@ mod tests {
         assert_eq!(int_bits(3), 8);
         assert_eq!(int_bits(33), 64);
     }
+
+    #[test]
+    fn variants_without_a_structure_are_wrapped() {
+        let var = FieldType::Variant(vec![
+            FieldSchema::new("char", FieldType::Str),
+            FieldSchema::new("raw", FieldType::Blob),
+        ]);
+        let fields = [FieldSchema::new(
+            "args",
+            FieldType::Array {
+                elem: Box::new(var),
+                len: ArrayLen::Dynamic,
+            },
+        )];
+        let mut arena = Arena::default();
+        let mut b = Builder {
+            arena: &mut arena,
+            scope: Scope::EventPayload,
+            path: Vec::new(),
+        };
+        let (members, nodes) = b.members(&fields);
+        let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["_args_length", "args"]);
+        let FieldClass::Array(a) = &members[1].class else {
+            panic!("array")
+        };
+        let FieldClass::Struct(w) = &*a.element else {
+            panic!("wrapped element")
+        };
+        let names: Vec<&str> = w.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["_value_tag", "value"]);
+        let FieldClass::Variant(v) = &w.members[1].class else {
+            panic!("variant")
+        };
+        // paths name structure members only
+        assert_eq!(v.selector.path, ["args", "_value_tag"]);
+        let opts: Vec<_> = v.options.iter().map(|o| o.name.as_deref()).collect();
+        assert_eq!(opts, [Some("_char"), Some("raw")]);
+        // the blob option: a structure of its length and itself
+        let FieldClass::Struct(r) = &v.options[1].class else {
+            panic!("wrapped blob")
+        };
+        let FieldClass::Array(blob) = &r.members[1].class else {
+            panic!("blob")
+        };
+        let Length::Dynamic(l) = &blob.length else {
+            panic!("sequence")
+        };
+        assert_eq!(l.path, ["args", "value", "_value_length"]);
+        // serializer nodes: array -> wrap -> variant
+        let arr = arena.nodes[nodes[0] as usize];
+        assert_eq!(arr.kind, Kind::Array(None));
+        let wrap = arena.kids[arr.first as usize];
+        assert_eq!(arena.nodes[wrap as usize].kind, Kind::Wrap);
+        let var = arena.kid(wrap, 0).unwrap();
+        assert_eq!(arena.nodes[var as usize].kind, Kind::Variant);
+        assert_eq!(arena.option_index(var, "char"), Some(0));
+    }
 }
