@@ -41,7 +41,8 @@
 #   but for the text of their string literals;
 # * ltt-hand-built: an event of an unknown LTT facility has no class in the
 #   model (written as `<unknown event N>` with `payload_size`); the LTT
-#   printer shows its raw bytes;
+#   printer shows its raw bytes; and of `core:time_heartbeat`, whose payload
+#   is empty, babeltrace2 prints an empty block `, { }`, the LTT printer none;
 # * the four latency fixtures hold text, no events: `report` prints the text.
 #
 # Usage: tests/convert/check-ctf.sh [FIXTURE-NAME...]   (from the repository root)
