@@ -290,6 +290,9 @@ struct Span(u32, u32);
 pub struct FieldTape {
     steps: Vec<Step>,
     bytes: Vec<u8>,
+    /// Field names and labels (kept as text, so that replaying them needs
+    /// no UTF-8 check).
+    names: String,
     /// Nesting depth while recording (unbalanced tapes are closed on replay).
     depth: u32,
 }
@@ -301,6 +304,7 @@ impl FieldTape {
     pub fn clear(&mut self) {
         self.steps.clear();
         self.bytes.clear();
+        self.names.clear();
         self.depth = 0;
     }
     pub fn is_empty(&self) -> bool {
@@ -314,8 +318,14 @@ impl FieldTape {
     fn get(&self, s: Span) -> &[u8] {
         self.bytes.get(s.0 as usize..s.1 as usize).unwrap_or(&[])
     }
+    /// Record a name (see [`FieldTape::name`]).
+    fn name_span(&mut self, n: &str) -> Span {
+        let s = self.names.len() as u32;
+        self.names.push_str(n);
+        Span(s, self.names.len() as u32)
+    }
     fn name(&self, s: Span) -> &str {
-        std::str::from_utf8(self.get(s)).unwrap_or("")
+        self.names.get(s.0 as usize..s.1 as usize).unwrap_or("")
     }
     fn leaf(&mut self, v: Value<'_>) -> Leaf {
         match v {
@@ -390,16 +400,16 @@ impl FieldTape {
 
 impl FieldVisitor for FieldTape {
     fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        let n = self.span(name.as_bytes());
+        let n = self.name_span(name);
         let l = self.leaf(value);
         self.steps.push(Step::Leaf(n, base, l));
     }
     fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-        let n = self.span(name.as_bytes());
+        let n = self.name_span(name);
         let l = self.leaf(value);
         self.steps.push(Step::Enum(n, l, labels.len() as u32));
         for lab in labels {
-            let s = self.span(lab.as_bytes());
+            let s = self.name_span(lab);
             self.steps.push(Step::Label(s));
         }
     }
@@ -410,7 +420,7 @@ impl FieldVisitor for FieldTape {
         self.steps.push(Step::ScopeEnd(scope));
     }
     fn struct_begin(&mut self, name: &str) {
-        let n = self.span(name.as_bytes());
+        let n = self.name_span(name);
         self.steps.push(Step::StructBegin(n));
         self.depth += 1;
     }
@@ -419,7 +429,7 @@ impl FieldVisitor for FieldTape {
         self.depth = self.depth.saturating_sub(1);
     }
     fn array_begin(&mut self, name: &str, len: u64) {
-        let n = self.span(name.as_bytes());
+        let n = self.name_span(name);
         self.steps.push(Step::ArrayBegin(n, len));
         self.depth += 1;
     }
@@ -428,8 +438,8 @@ impl FieldVisitor for FieldTape {
         self.depth = self.depth.saturating_sub(1);
     }
     fn variant_begin(&mut self, name: &str, option: &str) {
-        let n = self.span(name.as_bytes());
-        let o = self.span(option.as_bytes());
+        let n = self.name_span(name);
+        let o = self.name_span(option);
         self.steps.push(Step::VariantBegin(n, o));
         self.depth += 1;
     }
@@ -438,7 +448,7 @@ impl FieldVisitor for FieldTape {
         self.depth = self.depth.saturating_sub(1);
     }
     fn optional_begin(&mut self, name: &str, present: bool) {
-        let n = self.span(name.as_bytes());
+        let n = self.name_span(name);
         self.steps.push(Step::OptionalBegin(n, present));
         self.depth += 1;
     }

@@ -14,6 +14,37 @@ use tracemux_core::typed::Scope;
 
 /// Append `s` as a JSON string literal (invalid UTF-8 is replaced).
 pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
+    if !s.is_ascii() {
+        return json_str_utf8(out, s);
+    }
+    // ASCII (the usual case): copy the runs between the bytes to escape
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &c) in s.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            c if c < 0x20 => {
+                out.extend_from_slice(&s[start..i]);
+                out.extend_from_slice(format!("\\u{:04x}", c).as_bytes());
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&s[start..i]);
+        out.extend_from_slice(esc);
+        start = i + 1;
+    }
+    out.extend_from_slice(&s[start..]);
+    out.push(b'"');
+}
+
+/// [`json_str`] for text with bytes above 0x7f.
+fn json_str_utf8(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
     let s = String::from_utf8_lossy(s);
     for ch in s.chars() {
@@ -325,6 +356,17 @@ pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_fast_path_escapes_as_the_general_one() {
+        for s in [&b"plain"[..], b"a\"b\\c\nd\re\tf\x01g\x1f", b"", b"\"\""] {
+            let mut fast = Vec::new();
+            json_str(&mut fast, s);
+            let mut slow = Vec::new();
+            json_str_utf8(&mut slow, s);
+            assert_eq!(fast, slow);
+        }
+    }
 
     #[test]
     fn escapes() {

@@ -188,6 +188,7 @@ pub fn build_meta(t: &TraceDat<'_>, damage: &mut Vec<Error>) -> TraceMeta {
         endian: Some(t.endian),
         long_size: t.long_size,
         cpus: t.cpus,
+        format: Some(tracemux_core::model::Format::TraceDat),
         ..Default::default()
     };
     let mut classes = ClassTable::new();
