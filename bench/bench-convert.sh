@@ -38,8 +38,7 @@ count_events() { # the events babeltrace2 reads from a CTF trace
 header trace events "events/s"
 for t in "${traces[@]}"; do
     label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
-    events=$("$tm" stats "$t" 2>/dev/null | awk '/^events/ {print $2; exit}')
-    [ -n "$events" ] || events=$("$tm" report --json "$t" | grep -c '"type":"event"')
+    events=$("$tm" report --json "$t" | grep -c '"type":"event"')
 
     rm -rf "$out/conv-tm-ctf"
     tmc=$(run conv-tm-ctf "$tm" convert -q --to ctf -o "$out/conv-tm-ctf" "$t")
