@@ -107,6 +107,9 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
                 no_delta: a.no_delta,
                 loader: Some(&load),
             };
+            // the events through the model source (LttSource) and the
+            // shared babeltrace2-style printer (tracemux_render), warnings
+            // on stderr
             let st = tracemux_ltt::report(&a.trace, &opts, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
             out.flush()?;

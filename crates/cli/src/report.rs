@@ -428,6 +428,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
                         data: &held[..len],
                         ext: &held,
                         tape: None,
+                        raw_ts: None,
                         ..ev
                     };
                     let src = &mut merge.sources_mut()[i];

@@ -646,6 +646,10 @@ pub struct Event<'t> {
     /// fields need stream state to decode); `None`: decoded on demand from
     /// `data` through the class. See [`visit_fields`].
     pub tape: Option<&'t FieldTape>,
+    /// The timestamp as the format stores it, before any conversion to
+    /// [`Event::ts`] (LTT's cycle count, printed by `--clock-cycles`);
+    /// `None` when the format has no other form.
+    pub raw_ts: Option<u64>,
 }
 
 /// Events the producer lost, reported where the loss was detected.

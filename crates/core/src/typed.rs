@@ -283,6 +283,10 @@ enum Leaf {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span(u32, u32);
 
+/// A position in a [`FieldTape`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TapeMark(usize, usize, usize);
+
 /// The values of one event, recorded from a visit and replayed into any
 /// visitor. Reused from event to event (`clear`), it stops allocating once
 /// it has grown to the largest event.
@@ -309,6 +313,19 @@ impl FieldTape {
     }
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
+    }
+    /// Where the tape ends now: [`FieldTape::truncate`] goes back to it
+    /// (a reader keeps what all events of a packet share and records only
+    /// each event's own values after it).
+    pub fn mark(&self) -> TapeMark {
+        TapeMark(self.steps.len(), self.bytes.len(), self.names.len())
+    }
+    /// Drop everything recorded after `m`.
+    pub fn truncate(&mut self, m: TapeMark) {
+        self.steps.truncate(m.0);
+        self.bytes.truncate(m.1);
+        self.names.truncate(m.2);
+        self.depth = 0;
     }
     fn span(&mut self, b: &[u8]) -> Span {
         let s = self.bytes.len() as u32;

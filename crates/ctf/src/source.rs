@@ -211,6 +211,9 @@ enum Target {
 struct Capture {
     pc: FieldTape,
     ev: FieldTape,
+    /// Where the packet context's values end in `ev` (kept from event to
+    /// event of a packet: only each event's own values are recorded anew).
+    pc_in_ev: Option<tracemux_core::typed::TapeMark>,
     target: Option<Target>,
     /// The scope being decoded.
     scope: Option<Scope>,
@@ -349,13 +352,20 @@ impl Rec<'_> {
 impl Visitor for Rec<'_> {
     fn packet_begin(&mut self, _file_offset: u64) {
         self.c.pc.clear();
+        self.c.pc_in_ev = None;
         self.c.cpu = None;
     }
 
     fn event_begin(&mut self, at: u64) {
         let c = &mut *self.c;
-        c.ev.clear();
-        c.pc.replay(&mut c.ev);
+        match c.pc_in_ev {
+            Some(m) => c.ev.truncate(m),
+            None => {
+                c.ev.clear();
+                c.pc.replay(&mut c.ev);
+                c.pc_in_ev = Some(c.ev.mark());
+            }
+        }
         c.pid = None;
         c.ev_begin = at;
         c.ev_end = at;
@@ -893,6 +903,7 @@ impl RecordSource for CtfSource<'_> {
                         endian: t.tc.native_byte_order,
                         file_pos: pe.map_or(0, |p| p.offset.saturating_add(p.total_bytes)),
                         tape: Some(&st.cap.ev),
+                        raw_ts: None,
                     })));
                 }
                 MsgKind::Discarded | MsgKind::DiscardedPackets => {

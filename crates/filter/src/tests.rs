@@ -186,6 +186,7 @@ fn ev<'a>(m: &'a TraceMeta, data: &'a [u8], cpu: u32) -> Event<'a> {
         endian: Endian::Little,
         file_pos: 0,
         tape: None,
+        raw_ts: None,
     }
 }
 

@@ -16,7 +16,8 @@
 //! - [`format`](mod@format): marker format strings and field decoding;
 //! - [`markers`]: the `core` facility and the event-type registry;
 //! - [`trace`]: the trace directory and the merge by time;
-//! - [`report`](mod@report): babeltrace2-style text and `info`;
+//! - [`report`](mod@report): `report` (babeltrace2-style text, printed by
+//!   the shared printer of `tracemux-render` over [`source`]) and `info`;
 //! - [`source`]: the common event model ([`tracemux_core::model`]);
 //! - [`writer`]: traces from a description, for tests and fixtures.
 //!

@@ -211,6 +211,20 @@ pub struct LttSource<'t> {
     events: Events<'t>,
     meta: TraceMeta,
     pending: Option<Merged<'t>>,
+    last: Option<EventPlace>,
+}
+
+/// Where the last event [`LttSource`] gave is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventPlace {
+    /// Index into [`Trace::files`].
+    pub file: u32,
+    /// Block number in that tracefile.
+    pub block: u32,
+    /// File offset of the event header.
+    pub offset: u64,
+    /// The payload size of the event header.
+    pub size: u16,
 }
 
 impl<'t> LttSource<'t> {
@@ -220,7 +234,14 @@ impl<'t> LttSource<'t> {
             events: trace.events(),
             meta: trace_meta(trace),
             pending: None,
+            last: None,
         }
+    }
+
+    /// Where the last event given by [`RecordSource::next_record`] is
+    /// stored (for messages that name it).
+    pub fn last_event_place(&self) -> Option<EventPlace> {
+        self.last
     }
 
     fn fill(&mut self) -> Result<()> {
@@ -249,6 +270,12 @@ impl RecordSource for LttSource<'_> {
                     .as_ref()
                     .map_or(Endian::Little, |l| l.header.endian);
                 let id = type_key(ev.raw.facility, ev.raw.event) as u32;
+                self.last = Some(EventPlace {
+                    file: ev.file,
+                    block: ev.raw.block,
+                    offset: ev.raw.offset,
+                    size: ev.raw.size,
+                });
                 Record::Event(Event {
                     ts: ev.ns,
                     stream: ev.file,
@@ -261,6 +288,7 @@ impl RecordSource for LttSource<'_> {
                     endian,
                     file_pos: ev.raw.end,
                     tape: None,
+                    raw_ts: Some(ev.raw.tsc),
                 })
             }
             Merged::Lost(l) => Record::Lost(Lost {

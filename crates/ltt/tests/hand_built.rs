@@ -219,6 +219,65 @@ fn report_as_annotated() {
     );
 }
 
+/// The clock options, as the LTT crate's own printer printed them before
+/// the shared printer replaced it: the lines of the heartbeat (no fields:
+/// no payload braces) and of the unknown event (raw bytes).
+#[test]
+fn report_clock_options() {
+    let t = open(false).unwrap();
+    let cases: [(ReportOptions, [&str; 2]); 4] = [
+        (
+            ReportOptions {
+                clock_cycles: true,
+                ..Default::default()
+            },
+            [
+                "[00000000008589934848] (+000000000224) core:time_heartbeat: { cpu_id = 0 }",
+                "[00000000008589935104] (+000000000256) facility_9:event_4: { cpu_id = 0 }, { _size = 3, _raw = \"aabbcc\" }",
+            ],
+        ),
+        (
+            ReportOptions {
+                clock_seconds: true,
+                ..Default::default()
+            },
+            [
+                "[1213000000.000001524] (+0.000000448) core:time_heartbeat: { cpu_id = 0 }",
+                "[1213000000.000002036] (+0.000000512) facility_9:event_4: { cpu_id = 0 }, { _size = 3, _raw = \"aabbcc\" }",
+            ],
+        ),
+        (
+            ReportOptions {
+                clock_date: true,
+                ..Default::default()
+            },
+            [
+                "[2008-06-09 08:26:40.000001524] (+0.000000448) core:time_heartbeat: { cpu_id = 0 }",
+                "[2008-06-09 08:26:40.000002036] (+0.000000512) facility_9:event_4: { cpu_id = 0 }, { _size = 3, _raw = \"aabbcc\" }",
+            ],
+        ),
+        (
+            ReportOptions {
+                clock_seconds: true,
+                no_delta: true,
+                ..Default::default()
+            },
+            [
+                "[1213000000.000001524] core:time_heartbeat: { cpu_id = 0 }",
+                "[1213000000.000002036] facility_9:event_4: { cpu_id = 0 }, { _size = 3, _raw = \"aabbcc\" }",
+            ],
+        ),
+    ];
+    for (opts, want) in cases {
+        let mut out = Vec::new();
+        report_trace(&t, &opts, &mut out, &mut Vec::new()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 11);
+        assert_eq!(&lines[7..9], &want[..]);
+    }
+}
+
 #[test]
 fn strict_mode_stops_at_the_unknown_facility() {
     let t = open(true).unwrap();

@@ -33,6 +33,13 @@
 //!   own, `{ _value_tag = ..., value = { VALUE } }` (`_value_length`).
 //!   Field names are made identifiers as the writer makes them.
 //!
+//! Options: babeltrace2's `--no-delta`, `--clock-seconds`, `--clock-date`
+//! and `--clock-cycles` (the format's own timestamp, [`Event::raw_ts`]);
+//! and, for sources that no CTF writer prints (legacy LTT, whose `report`
+//! prints through this printer): times as given, no empty payload block,
+//! field names as given, and [`BabeltracePrinter::write_raw_event`] for
+//! payloads shown as bytes.
+//!
 //! CTF traces are printed by the CTF reader's own printer; this one is for
 //! events that come through the common model.
 
@@ -101,6 +108,23 @@ pub struct BabeltracePrinter {
     /// The latest time of each stream: a CTF stream's times never go
     /// backwards, so the writer writes an earlier event at that time.
     stream_ts: Vec<u64>,
+    /// Times as seconds since the epoch (babeltrace2's `--clock-seconds`).
+    pub clock_seconds: bool,
+    /// The date before the time of day (`--clock-date`).
+    pub clock_date: bool,
+    /// The timestamp as the format stores it ([`Event::raw_ts`], else
+    /// [`Event::ts`]) in 20 digits, deltas in 12 (`--clock-cycles`).
+    pub clock_cycles: bool,
+    /// Times as the source gives them: an event earlier than the one
+    /// before it in its stream keeps its time, and deltas are taken
+    /// modulo 2^64 (always `+`). For sources printed by no CTF writer
+    /// (legacy LTT).
+    pub times_as_given: bool,
+    /// No payload block (`, { }`) for an event without payload fields.
+    pub omit_empty_payload: bool,
+    /// Field names as the source names them, not made CTF identifiers.
+    pub names_as_given: bool,
+    last_raw_ts: Option<u64>,
 }
 
 /// A field name as the CTF writer writes it: characters other than ASCII
@@ -178,7 +202,7 @@ impl BabeltracePrinter {
     /// One event line.
     pub fn write_event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
         let si = ev.stream as usize;
-        if si < 1 << 16 {
+        if si < 1 << 16 && !self.times_as_given {
             if self.stream_ts.len() <= si {
                 self.stream_ts.resize(si + 1, 0);
             }
@@ -190,42 +214,79 @@ impl BabeltracePrinter {
         self.write_line(out, meta, ev)
     }
 
-    fn write_line(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+    /// A time in ns as the clock options show it (`--clock-cycles` aside).
+    pub fn write_time(&self, out: &mut Vec<u8>, ns: u64) {
+        if self.clock_seconds || self.clock_date || self.times_as_given {
+            clock_time(out, ns, self.clock_seconds, self.clock_date);
+        } else {
+            time_of_day(out, ns as i64);
+        }
+    }
+
+    /// `[time] (+delta) HOST name: { cpu_id = N }`, the name being `name`
+    /// when given, else the class's.
+    fn write_head(
+        &mut self,
+        out: &mut Vec<u8>,
+        meta: &TraceMeta,
+        ev: &Event<'_>,
+        name: Option<&[u8]>,
+    ) {
         // (event times include the clock's offset already)
+        let raw = ev.raw_ts.unwrap_or(ev.ts);
         out.push(b'[');
-        time_of_day(out, ev.ts as i64);
+        if self.clock_cycles {
+            dec_pad(out, raw, 20, b'0');
+        } else {
+            self.write_time(out, ev.ts);
+        }
         out.push(b']');
         if !self.no_delta {
             out.extend_from_slice(b" (");
-            match self.last_ts {
-                Some(prev) if ev.ts >= prev => {
-                    out.push(b'+');
-                    seconds(out, ev.ts - prev);
+            if self.clock_cycles {
+                match self.last_raw_ts {
+                    Some(prev) if raw >= prev || self.times_as_given => {
+                        out.push(b'+');
+                        dec_pad(out, raw.wrapping_sub(prev), 12, b'0');
+                    }
+                    Some(prev) => {
+                        out.push(b'-');
+                        dec_pad(out, prev - raw, 12, b'0');
+                    }
+                    None => out.extend_from_slice(b"+????????????"),
                 }
-                Some(prev) => {
-                    out.push(b'-');
-                    seconds(out, prev - ev.ts);
+            } else {
+                match self.last_ts {
+                    Some(prev) if ev.ts >= prev || self.times_as_given => {
+                        out.push(b'+');
+                        seconds(out, ev.ts.wrapping_sub(prev));
+                    }
+                    Some(prev) => {
+                        out.push(b'-');
+                        seconds(out, prev - ev.ts);
+                    }
+                    None => out.extend_from_slice(b"+?.?????????"),
                 }
-                None => out.extend_from_slice(b"+?.?????????"),
             }
             out.push(b')');
         }
         self.last_ts = Some(ev.ts);
+        self.last_raw_ts = Some(raw);
         out.push(b' ');
         if self.head.is_none() {
             self.head = Some(head(meta));
         }
         out.extend_from_slice(self.head.as_deref().unwrap_or_default());
-        let class = ev.class;
-        match class {
-            Some(c) => {
+        match (name, ev.class) {
+            (Some(n), _) => out.extend_from_slice(n),
+            (None, Some(c)) => {
                 if !c.system.is_empty() {
                     out.extend_from_slice(c.system.as_bytes());
                     out.push(b':');
                 }
                 out.extend_from_slice(c.name.as_bytes());
             }
-            None => {
+            (None, None) => {
                 out.extend_from_slice(b"<unknown event ");
                 dec(out, ev.type_id);
                 out.push(b'>');
@@ -234,6 +295,33 @@ impl BabeltracePrinter {
         out.extend_from_slice(b": { cpu_id = ");
         dec(out, ev.cpu);
         out.extend_from_slice(b" }");
+    }
+
+    /// An event line whose payload is shown as its bytes,
+    /// `{ _size = N, _raw = "0a1b..." }` (an event of an unknown type, or
+    /// whose payload its type cannot decode), named `name` when given.
+    pub fn write_raw_event(
+        &mut self,
+        out: &mut Vec<u8>,
+        meta: &TraceMeta,
+        ev: &Event<'_>,
+        name: Option<&[u8]>,
+    ) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        self.write_head(out, meta, ev, name);
+        out.extend_from_slice(b", { _size = ");
+        dec(out, ev.data.len());
+        out.extend_from_slice(b", _raw = \"");
+        for &b in ev.data {
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 15) as usize]);
+        }
+        out.extend_from_slice(b"\" }\n");
+    }
+
+    fn write_line(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        self.write_head(out, meta, ev, None);
+        let class = ev.class;
         let Some(c) = class else {
             out.extend_from_slice(b", { payload_size = ");
             dec(out, ev.data.len());
@@ -263,11 +351,19 @@ impl BabeltracePrinter {
             frames,
             block: Block::None,
             skip: 0,
+            names_as_given: self.names_as_given,
+            payload_at: 0,
         };
         visit_fields(ev, &ctx, &mut p);
-        // the payload structure is always there, if empty (`{ }`), as the
-        // CTF writer always declares it
-        if p.block != Block::Payload {
+        if self.omit_empty_payload {
+            let empty = matches!(p.frames.first(), Some(Frame::Struct { n: 0, .. }));
+            if p.block == Block::Payload && empty {
+                p.out.truncate(p.payload_at);
+                p.block = Block::None;
+            }
+        } else if p.block != Block::Payload {
+            // the payload structure is always there, if empty (`{ }`), as
+            // the CTF writer always declares it
             p.open_block(Block::Payload);
         }
         p.close_block();
@@ -338,6 +434,10 @@ struct Fields<'o, 's> {
     block: Block,
     /// Nesting depth inside values that are not printed.
     skip: u32,
+    /// Field names as given (not made CTF identifiers).
+    names_as_given: bool,
+    /// Where the payload block starts in `out`.
+    payload_at: usize,
 }
 
 impl<'s> Fields<'_, 's> {
@@ -352,6 +452,9 @@ impl<'s> Fields<'_, 's> {
     fn open_block(&mut self, b: Block) {
         if self.block != b {
             self.close_block();
+            if b == Block::Payload {
+                self.payload_at = self.out.len();
+            }
             self.out.extend_from_slice(b", {");
             self.block = b;
             self.frames.push(Frame::Struct {
@@ -401,7 +504,11 @@ impl<'s> Fields<'_, 's> {
                 self.out
                     .extend_from_slice(if *n == 0 { b" " } else { b", " });
                 *n += 1;
-                ctf_name(self.out, name);
+                if self.names_as_given {
+                    self.out.extend_from_slice(name.as_bytes());
+                } else {
+                    ctf_name(self.out, name);
+                }
                 self.out.extend_from_slice(b" = ");
             }
             Some(Frame::Array { n, .. }) => {
@@ -1080,6 +1187,50 @@ pub fn time_of_day(out: &mut Vec<u8>, ns: i64) {
     dec_pad(out, frac, 9, b'0');
 }
 
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A time in ns since the epoch as babeltrace2 prints it in UTC:
+/// `SECONDS.nnnnnnnnn` (`--clock-seconds`), else the time of day
+/// `HH:MM:SS.nnnnnnnnn`, preceded by `YYYY-MM-DD ` with `date`
+/// (`--clock-date`).
+pub fn clock_time(out: &mut Vec<u8>, ns: u64, seconds: bool, date: bool) {
+    let s = ns / 1_000_000_000;
+    let frac = ns % 1_000_000_000;
+    if seconds {
+        dec(out, s);
+    } else {
+        if date {
+            let (y, m, d) = civil((s / 86_400) as i64);
+            dec_pad(out, y, 4, b'0');
+            out.push(b'-');
+            dec_pad(out, m, 2, b'0');
+            out.push(b'-');
+            dec_pad(out, d, 2, b'0');
+            out.push(b' ');
+        }
+        let tod = s % 86_400;
+        dec_pad(out, tod / 3600, 2, b'0');
+        out.push(b':');
+        dec_pad(out, tod / 60 % 60, 2, b'0');
+        out.push(b':');
+        dec_pad(out, tod % 60, 2, b'0');
+    }
+    out.push(b'.');
+    dec_pad(out, frac, 9, b'0');
+}
+
 /// `S.nnnnnnnnn`.
 fn seconds(out: &mut Vec<u8>, ns: u64) {
     dec(out, ns / 1_000_000_000);
@@ -1150,6 +1301,8 @@ mod tests {
             frames: Vec::new(),
             block: Block::None,
             skip: 0,
+            names_as_given: false,
+            payload_at: 0,
         };
         p.scope_begin(Scope::Payload);
         p.enum_field("e", Value::Signed(-2), &["NEG"]);
@@ -1201,6 +1354,8 @@ mod tests {
             frames: Vec::new(),
             block: Block::None,
             skip: 0,
+            names_as_given: false,
+            payload_at: 0,
         };
         p.scope_begin(Scope::Payload);
         p.array_begin("args", 2);

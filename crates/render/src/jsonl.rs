@@ -19,27 +19,23 @@ pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
     }
     // ASCII (the usual case): copy the runs between the bytes to escape
     out.push(b'"');
-    let mut start = 0;
-    for (i, &c) in s.iter().enumerate() {
-        let esc: &[u8] = match c {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            c if c < 0x20 => {
-                out.extend_from_slice(&s[start..i]);
-                out.extend_from_slice(format!("\\u{:04x}", c).as_bytes());
-                start = i + 1;
-                continue;
-            }
-            _ => continue,
-        };
-        out.extend_from_slice(&s[start..i]);
-        out.extend_from_slice(esc);
-        start = i + 1;
+    let mut rest = s;
+    while let Some(i) = rest
+        .iter()
+        .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+    {
+        out.extend_from_slice(&rest[..i]);
+        match rest[i] {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            c => out.extend_from_slice(format!("\\u{:04x}", c).as_bytes()),
+        }
+        rest = &rest[i + 1..];
     }
-    out.extend_from_slice(&s[start..]);
+    out.extend_from_slice(rest);
     out.push(b'"');
 }
 
@@ -432,6 +428,7 @@ mod tests {
             endian: Endian::Little,
             file_pos: 0,
             tape: Some(&t),
+            raw_ts: None,
         };
         let mut o = Vec::new();
         write_event(&mut o, &TraceMeta::default(), &ev);

@@ -798,6 +798,7 @@ impl RecordSource for Reader<'_> {
             endian: self.endian,
             file_pos: s.file_end,
             tape: None,
+            raw_ts: None,
         })))
     }
 }

@@ -760,6 +760,7 @@ impl RecordSource for UftraceSource<'_> {
                 endian: self.data.endian(),
                 file_pos: rec.offset,
                 tape: Some(&self.tape),
+                raw_ts: None,
             })));
         }
     }
