@@ -903,6 +903,7 @@ impl RecordSource for CtfSource<'_> {
                         endian: t.tc.native_byte_order,
                         file_pos: pe.map_or(0, |p| p.offset.saturating_add(p.total_bytes)),
                         tape: Some(&st.cap.ev),
+                        raw_ts: None,
                     })));
                 }
                 MsgKind::Discarded | MsgKind::DiscardedPackets => {
