@@ -184,6 +184,20 @@ pub struct Found {
 
 /// Find the trace directories under `inputs` (directories, or `metadata`
 /// files). Directory entries are visited in name order.
+/// [`discover`], with an error naming the inputs when no trace is found.
+pub fn discover_some(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
+    let found = discover(inputs)?;
+    if found.is_empty() {
+        let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        return Err(Error::invalid(
+            format!("no CTF trace found in {}", names.join(", ")),
+            "input",
+            0,
+        ));
+    }
+    Ok(found)
+}
+
 pub fn discover(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
     let mut out = Vec::new();
     for (i, input) in inputs.iter().enumerate() {

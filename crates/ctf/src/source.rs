@@ -51,21 +51,7 @@ use crate::stream::{Discarded, Step, StreamDecoder};
 
 /// Find and open the CTF traces under `paths` (as the text output does).
 pub fn open(paths: &[PathBuf], loader: &dyn Loader) -> Result<Vec<Trace>, Error> {
-    let found = fs::discover(paths)?;
-    if found.is_empty() {
-        return Err(Error::invalid(
-            format!(
-                "no CTF trace found in {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            "input",
-            0,
-        ));
-    }
+    let found = fs::discover_some(paths)?;
     fs::open_traces(&found, paths, loader, (0, 0))
 }
 

@@ -127,10 +127,7 @@ pub fn count_with_loader(
     strict: bool,
     loader: &dyn Loader,
 ) -> Result<Counts, Error> {
-    let found = fs::discover(paths)?;
-    if found.is_empty() {
-        return Err(Error::invalid("no CTF trace found", "input", 0));
-    }
+    let found = fs::discover_some(paths)?;
     let traces = fs::open_traces(&found, paths, loader, (0, 0))?;
     let mut out = Counts::default();
     let cores = std::thread::available_parallelism()

@@ -1520,21 +1520,7 @@ pub fn report_with_loader(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> Result<Summary, Error> {
-    let found = fs::discover(paths)?;
-    if found.is_empty() {
-        return Err(Error::invalid(
-            format!(
-                "no CTF trace found in {}",
-                paths
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            "input",
-            0,
-        ));
-    }
+    let found = fs::discover_some(paths)?;
     let parse = |v: &Option<String>, what: &str| -> Result<Option<TimeSpec>, Error> {
         v.as_deref()
             .map(|s| {
