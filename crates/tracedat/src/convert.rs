@@ -12,16 +12,18 @@
 //! before that record ([`Item::NewPage`]).
 //!
 //! The pages of each CPU are packed as the records are read (no per-record
-//! copies are kept), but the output file is still built in memory by
-//! [`TraceFile::to_bytes`]: peak memory is about the source's uncompressed
-//! trace data plus the output file.
+//! copies are kept). [`convert`] keeps them in memory
+//! ([`BufferData::packed`]); [`convert_spilled`] appends them to a
+//! [`PageSpill`] file a megabyte at a time, and
+//! [`TraceFile::write_spilled`] then streams the output file, so memory
+//! stays bounded whatever the size of the trace.
 
 use crate::compress::Decoder;
 use crate::file::{Buffer, CpuData, DataKind, TraceDat};
 use crate::options::OptionId;
 use crate::reader::{build_meta, time_calc, ReadOptions};
 use crate::writer::{
-    BufferData, Compression, Item, Missed, PagePacker, TraceData, TraceFile, TraceOption,
+    BufferData, Compression, Item, Missed, PagePacker, PageSpill, TraceData, TraceFile, TraceOption,
 };
 use tracemux_core::bytes::{Cursor, Endian};
 use tracemux_core::error::{Error, Result};
@@ -174,6 +176,20 @@ pub fn for_each_raw(
     damage: &mut Vec<Error>,
     f: &mut dyn FnMut(RawRecord<'_>) -> Result<()>,
 ) -> Result<()> {
+    for_each_raw_progress(t, b, c, strict, damage, f, &mut |_| {})
+}
+
+/// [`for_each_raw`] that also tells `progress` the offset in the file up
+/// to which the source has been read (after each page or chunk).
+fn for_each_raw_progress(
+    t: &TraceDat<'_>,
+    b: &Buffer,
+    c: &CpuData,
+    strict: bool,
+    damage: &mut Vec<Error>,
+    f: &mut dyn FnMut(RawRecord<'_>) -> Result<()>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<()> {
     let hurt = |e: Error, damage: &mut Vec<Error>| -> Result<()> {
         if strict {
             return Err(e);
@@ -213,7 +229,7 @@ pub fn for_each_raw(
         .get(start.min(file.len())..end.min(file.len()))
         .unwrap_or(&[]);
     if !b.compressed {
-        return pages(region, c.offset, layout, strict, damage, f);
+        return pages(region, c.offset, layout, strict, damage, f, progress);
     }
     let mut table = Cursor::with_base(region, c.offset, t.endian, "flyrecord chunks");
     let count = match table.u32() {
@@ -238,7 +254,7 @@ pub fn for_each_raw(
             )
         })();
         match chunk {
-            Ok(()) => pages(&buf, off, layout, strict, damage, f)?,
+            Ok(()) => pages(&buf, off, layout, strict, damage, f, &mut |_| {})?,
             Err(e) => {
                 let eof = matches!(e.kind, tracemux_core::ErrorKind::UnexpectedEof);
                 hurt(e, damage)?;
@@ -247,11 +263,13 @@ pub fn for_each_raw(
                 }
             }
         }
+        progress(table.offset());
     }
     Ok(())
 }
 
-/// The records of consecutive pages in `block` (`base`: offset for errors).
+/// The records of consecutive pages in `block` (`base`: offset for errors
+/// and `progress`, told the offset reached after each page).
 fn pages(
     block: &[u8],
     base: u64,
@@ -259,6 +277,7 @@ fn pages(
     strict: bool,
     damage: &mut Vec<Error>,
     f: &mut dyn FnMut(RawRecord<'_>) -> Result<()>,
+    progress: &mut dyn FnMut(u64),
 ) -> Result<()> {
     let ps = layout.page_size as usize;
     let hdr = layout.data_offset as usize;
@@ -271,6 +290,9 @@ fn pages(
     };
     let mut at = 0;
     while at < block.len() {
+        if at > 0 {
+            progress(base + at as u64);
+        }
         let page = &block[at..(at + ps).min(block.len())];
         let page_base = base + at as u64;
         at += ps;
@@ -337,8 +359,37 @@ fn merge_missed(a: Missed, b: Missed) -> Missed {
     }
 }
 
-/// Convert a parsed trace.dat into a [`TraceFile`] (see the module docs).
+/// Pages handed from a CPU's packer to the spill at a time.
+const SPILL_AT: usize = 1 << 20;
+/// Bytes of the source read before they are handed to `done`.
+const FORGET_AT: u64 = 4 << 20;
+
+/// Convert a parsed trace.dat into a [`TraceFile`] (see the module docs),
+/// its pages in memory.
 pub fn convert(t: &TraceDat<'_>, o: &ConvertOptions) -> Result<(TraceFile, ConvertStats)> {
+    convert_with(t, o, None, &mut |_, _| {})
+}
+
+/// [`convert`] with the pages in `spill` ([`BufferData::spilled`]): write
+/// the result with [`TraceFile::write_spilled`] and the same spill.
+/// `done` is told each range of the source (offset, length) once its
+/// records have been read, so that a caller mapping the file can let its
+/// pages go.
+pub fn convert_spilled(
+    t: &TraceDat<'_>,
+    o: &ConvertOptions,
+    spill: &mut PageSpill,
+    done: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceFile, ConvertStats)> {
+    convert_with(t, o, Some(spill), done)
+}
+
+fn convert_with(
+    t: &TraceDat<'_>,
+    o: &ConvertOptions,
+    mut spill: Option<&mut PageSpill>,
+    done: &mut dyn FnMut(u64, u64),
+) -> Result<(TraceFile, ConvertStats)> {
     let mut st = ConvertStats::default();
     let (mut f, dropped) = trace_file_from(t, o.version, o.compression);
     st.dropped_options = dropped;
@@ -385,47 +436,73 @@ pub fn convert(t: &TraceDat<'_>, o: &ConvertOptions) -> Result<(TraceFile, Conve
             })?;
             let mut pending = Missed::None;
             let mut werr: Option<String> = None;
-            let res = for_each_raw(t, b, c, o.strict, &mut st.damage, &mut |r| {
-                if let Some(m) = r.missed {
-                    pending = merge_missed(pending, m);
+            let spill_start = spill.as_ref().map_or(0, |s| s.len());
+            // source pages read and not yet handed to `done`
+            let mut unread = c.offset;
+            let mut progress = |at: u64| {
+                if at >= unread.saturating_add(FORGET_AT) {
+                    done(unread, at - unread);
+                    unread = at;
                 }
-                let ts = tc.apply(r.ts, c.cpu);
-                let in_time = !(o.begin.is_some_and(|x| ts < x) || o.end.is_some_and(|x| ts > x));
-                if !in_time {
-                    // a loss before a record outside the range goes with it
-                    pending = Missed::None;
-                    st.skipped += 1;
-                    return Ok(());
-                }
-                if !wanted(&meta.classes, &o.events, t.endian, r.data) {
-                    st.skipped += 1;
-                    return Ok(());
-                }
-                let mut res = Ok(());
-                if pending != Missed::None {
-                    st.lost_markers += 1;
-                    if let Missed::Count(n) = pending {
-                        st.lost_events += n;
+            };
+            let spill_err = |e: std::io::Error| format!("cannot write the spill file: {e}");
+            let res = for_each_raw_progress(
+                t,
+                b,
+                c,
+                o.strict,
+                &mut st.damage,
+                &mut |r| {
+                    if let Some(m) = r.missed {
+                        pending = merge_missed(pending, m);
                     }
-                    res = packer.push(&Item::NewPage(pending));
-                    pending = Missed::None;
-                }
-                if res.is_ok() {
-                    res = packer.event(r.ts, r.data);
-                }
-                match res {
-                    Ok(()) => st.events += 1,
-                    Err(e) => {
-                        werr = Some(e.0);
-                        return Err(Error::invalid(
-                            "cannot write a record",
-                            "flyrecord",
-                            c.offset,
-                        ));
+                    let ts = tc.apply(r.ts, c.cpu);
+                    let in_time =
+                        !(o.begin.is_some_and(|x| ts < x) || o.end.is_some_and(|x| ts > x));
+                    if !in_time {
+                        // a loss before a record outside the range goes with it
+                        pending = Missed::None;
+                        st.skipped += 1;
+                        return Ok(());
                     }
-                }
-                Ok(())
-            });
+                    if !wanted(&meta.classes, &o.events, t.endian, r.data) {
+                        st.skipped += 1;
+                        return Ok(());
+                    }
+                    let mut res = Ok(());
+                    if pending != Missed::None {
+                        st.lost_markers += 1;
+                        if let Missed::Count(n) = pending {
+                            st.lost_events += n;
+                        }
+                        res = packer.push(&Item::NewPage(pending));
+                        pending = Missed::None;
+                    }
+                    if res.is_ok() {
+                        res = packer.event(r.ts, r.data);
+                    }
+                    if let Some(s) = spill.as_deref_mut() {
+                        if res.is_ok() && packer.closed_len() >= SPILL_AT {
+                            if let Err(e) = s.append(&packer.take_pages()) {
+                                res = Err(crate::writer::WriteError(spill_err(e)));
+                            }
+                        }
+                    }
+                    match res {
+                        Ok(()) => st.events += 1,
+                        Err(e) => {
+                            werr = Some(e.0);
+                            return Err(Error::invalid(
+                                "cannot write a record",
+                                "flyrecord",
+                                c.offset,
+                            ));
+                        }
+                    }
+                    Ok(())
+                },
+                &mut progress,
+            );
             res.map_err(|e| match &werr {
                 Some(w) => Error::invalid(
                     format!("buffer \"{}\" CPU {}: {w}", b.name, c.cpu),
@@ -435,9 +512,29 @@ pub fn convert(t: &TraceDat<'_>, o: &ConvertOptions) -> Result<(TraceFile, Conve
                 None => e,
             })?;
             let pages = packer.finish();
-            if !pages.is_empty() {
-                out.packed.push((c.cpu, pages));
+            match spill.as_deref_mut() {
+                Some(s) => {
+                    s.append(&pages).map_err(|e| {
+                        Error::invalid(
+                            format!("buffer \"{}\" CPU {}: {}", b.name, c.cpu, spill_err(e)),
+                            "flyrecord",
+                            c.offset,
+                        )
+                    })?;
+                    let len = s.len() - spill_start;
+                    if len > 0 {
+                        out.spilled.push((c.cpu, spill_start, len));
+                    }
+                }
+                None => {
+                    if !pages.is_empty() {
+                        out.packed.push((c.cpu, pages));
+                    }
+                }
             }
+            let extra = if b.compressed { 4 } else { 0 };
+            let end = c.offset.saturating_add(c.size).saturating_add(extra);
+            done(unread, end.saturating_sub(unread));
         }
         bufs.push(out);
     }
@@ -450,7 +547,10 @@ pub fn convert(t: &TraceDat<'_>, o: &ConvertOptions) -> Result<(TraceFile, Conve
         }
         let max_cpu = bufs
             .iter()
-            .flat_map(|b| b.packed.iter().map(|p| p.0 + 1))
+            .flat_map(|b| {
+                let packed = b.packed.iter().map(|p| p.0 + 1);
+                packed.chain(b.spilled.iter().map(|p| p.0 + 1))
+            })
             .max()
             .unwrap_or(0);
         f.cpus = f.cpus.max(max_cpu);

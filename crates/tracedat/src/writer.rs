@@ -7,7 +7,8 @@
 //! ring-buffer record type and missed-events flags.
 //!
 //! Describe the file with a [`TraceFile`], then call
-//! [`TraceFile::to_bytes`]:
+//! [`TraceFile::to_bytes`] (or [`TraceFile::write_to`] to stream it into a
+//! file; pages too many to keep in memory can wait in a [`PageSpill`]):
 //!
 //! ```
 //! use tracemux_tracedat::writer::{BufferData, CpuStream, Event, Item, TraceFile};
@@ -38,7 +39,62 @@ pub use crate::options::{TimeShift, TimeShiftCpu, Tsc2Nsec};
 pub use pages::{pack_pages, stored_len, PageFormat, PagePacker};
 pub use tracemux_ftrace::page::Missed;
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+
 use tracemux_core::bytes::Endian;
+
+/// An output the writer can seek back in (to fill in offsets and sizes).
+pub trait WriteSeek: Write + Seek {}
+
+impl<T: Write + Seek> WriteSeek for T {}
+
+/// Packed pages kept in a file rather than in memory (a converter's
+/// spill), referenced from [`BufferData::spilled`] by offset and length.
+/// Appends go to the end; reads happen when the trace file is written.
+#[derive(Debug)]
+pub struct PageSpill {
+    file: File,
+    len: u64,
+}
+
+impl PageSpill {
+    /// An empty spill in `file` (opened for reading and writing; its
+    /// previous contents are ignored and overwritten).
+    pub fn new(file: File) -> Self {
+        PageSpill { file, len: 0 }
+    }
+
+    /// Bytes appended so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Append `data`; returns its offset.
+    pub fn append(&mut self, data: &[u8]) -> std::io::Result<u64> {
+        let at = self.len;
+        self.file.seek(SeekFrom::Start(at))?;
+        self.file.write_all(data)?;
+        self.len += data.len() as u64;
+        Ok(at)
+    }
+
+    /// Fill `buf` from `offset`.
+    pub fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        if offset.saturating_add(buf.len() as u64) > self.len {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "past the end of the spilled pages",
+            ));
+        }
+        self.file.seek(SeekFrom::Start(offset))?;
+        self.file.read_exact(buf)
+    }
+}
 
 /// Why a file could not be written (inconsistent description).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,6 +249,10 @@ pub struct BufferData {
     /// CPU data already packed into whole pages of this buffer's page
     /// format (by [`PagePacker`]), as (cpu, pages); written after `cpus`.
     pub packed: Vec<(u32, Vec<u8>)>,
+    /// Like `packed`, but held in the [`PageSpill`] given to
+    /// [`TraceFile::write_spilled`], as (cpu, offset, length); written
+    /// after `packed`.
+    pub spilled: Vec<(u32, u64, u64)>,
 }
 
 impl BufferData {
@@ -295,6 +355,34 @@ impl TraceFile {
 
     /// Write the file.
     pub fn to_bytes(&self) -> Result<Vec<u8>, WriteError> {
+        let mut c = std::io::Cursor::new(Vec::new());
+        self.write_to(&mut c)?;
+        Ok(c.into_inner())
+    }
+
+    /// Write the file into `w`, which must be at position 0 (offsets and
+    /// sizes are filled in afterwards by seeking back), as it goes: only
+    /// metadata pieces and one chunk of pages at a time are held in
+    /// memory. The bytes are those of [`TraceFile::to_bytes`].
+    pub fn write_to(&self, w: &mut dyn WriteSeek) -> Result<(), WriteError> {
+        self.write(w, None)
+    }
+
+    /// [`TraceFile::write_to`] for buffers whose pages are (partly) in
+    /// `spill` ([`BufferData::spilled`]).
+    pub fn write_spilled(
+        &self,
+        w: &mut dyn WriteSeek,
+        spill: &mut PageSpill,
+    ) -> Result<(), WriteError> {
+        self.write(w, Some(spill))
+    }
+
+    fn write(
+        &self,
+        w: &mut dyn WriteSeek,
+        spill: Option<&mut PageSpill>,
+    ) -> Result<(), WriteError> {
         if self.long_size != 4 && self.long_size != 8 {
             return Err(WriteError(format!("long size {}", self.long_size)));
         }
@@ -302,8 +390,8 @@ impl TraceFile {
             return Err(WriteError(format!("page size {}", self.page_size)));
         }
         match self.version {
-            6 => layout::write_v6(self),
-            7 => layout::write_v7(self),
+            6 => layout::write_v6(self, w, spill),
+            7 => layout::write_v7(self, w, spill),
             v => Err(WriteError(format!("file version {v} (6 or 7)"))),
         }
     }

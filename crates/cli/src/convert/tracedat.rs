@@ -2,12 +2,19 @@
 //! (another file version or compression, optionally trimmed), through
 //! `tracemux_tracedat::convert` rather than the common model, since the
 //! output keeps every piece of the source's metadata.
+//!
+//! Memory stays bounded whatever the size of the trace: the packed pages
+//! of each CPU go to a spill file next to the output (unlinked at once),
+//! the output is written as it goes, and the source's mapped pages are
+//! let go once their records are read.
 
-use std::path::Path;
+use std::fs::{File, OpenOptions};
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use tracemux_tracedat::convert::{convert, ConvertOptions};
-use tracemux_tracedat::writer::Compression as WCompression;
+use tracemux_tracedat::convert::{convert_spilled, ConvertOptions};
+use tracemux_tracedat::writer::{Compression as WCompression, PageSpill};
 use tracemux_tracedat::TraceDat;
 
 use super::{Compression, ConvertArgs, Summary};
@@ -48,7 +55,29 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
         events: a.events.clone(),
         strict: a.strict,
     };
-    let (file, st) = convert(&t, &opts).map_err(|e| anyhow!("{}: {e}", input.display()))?;
+    let spill_path = PathBuf::from(format!("{}.spill", tmp.display()));
+    let spill_file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&spill_path)
+        .with_context(|| format!("{}: cannot create", spill_path.display()))?;
+    // unlinked at once on Unix (the open file stays usable); elsewhere at the end
+    let unlinked = std::fs::remove_file(&spill_path).is_ok();
+    let mut spill = PageSpill::new(spill_file);
+    let converted = convert_spilled(&t, &opts, &mut spill, &mut |offset, len| {
+        forget(&map, offset, len)
+    });
+    let (file, st) = match converted {
+        Ok(x) => x,
+        Err(e) => {
+            if !unlinked {
+                let _ = std::fs::remove_file(&spill_path);
+            }
+            bail!("{}: {e}", input.display());
+        }
+    };
     let mut outcome = Outcome::Ok;
     for e in &st.damage {
         crate::warn(input, e);
@@ -60,15 +89,49 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
             input.display()
         );
     }
-    let bytes = file
-        .to_bytes()
-        .map_err(|e| anyhow!("{}: cannot write: {e}", tmp.display()))?;
-    drop(file);
-    std::fs::write(tmp, &bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    let res = File::create(tmp)
+        .map_err(|e| anyhow!("{}: cannot create: {e}", tmp.display()))
+        .and_then(|out| {
+            let mut out = BufWriter::with_capacity(1 << 20, out);
+            file.write_spilled(&mut out, &mut spill)
+                .map_err(|e| anyhow!("{}: cannot write: {e}", tmp.display()))?;
+            out.into_inner()
+                .map_err(|e| e.into_error())
+                .with_context(|| format!("{}: cannot write", tmp.display()))?;
+            Ok(())
+        });
+    drop(spill);
+    if !unlinked {
+        let _ = std::fs::remove_file(&spill_path);
+    }
+    res?;
     summary.events = st.events;
     summary.skipped = st.skipped;
     summary.lost_markers = st.lost_markers;
     summary.lost_events = st.lost_events;
     summary.damage = st.damage.len() as u64;
     Ok(outcome)
+}
+
+/// Let the kernel drop the mapped pages of `offset..offset + len` of the
+/// source from this process (they are read again from the file if needed).
+fn forget(map: &crate::open::Mapped, offset: u64, len: u64) {
+    #[cfg(unix)]
+    if let crate::open::Mapped::Map(m) = map {
+        let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
+            return;
+        };
+        if offset >= m.len() {
+            return;
+        }
+        let len = len.min(m.len() - offset);
+        // SAFETY: the map is a read-only shared mapping of a file: dropping
+        // its pages changes nothing that is borrowed from it (a later read
+        // faults the same file contents back in).
+        #[allow(unsafe_code)]
+        let _ =
+            unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
+    }
+    #[cfg(not(unix))]
+    let _ = (map, offset, len);
 }

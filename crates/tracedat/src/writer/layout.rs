@@ -13,10 +13,13 @@
 //! section last — the order trace-cmd 3.1.6 writes.
 
 use std::borrow::Cow;
+use std::io::SeekFrom;
 
 use super::pages::{pack_pages, put_uint};
 use super::text::{encode_option, HEADER_EVENT};
-use super::{compress, BufferData, Compression, TraceData, TraceFile, WriteError};
+use super::{
+    compress, BufferData, Compression, PageSpill, TraceData, TraceFile, WriteError, WriteSeek,
+};
 use crate::file::{section_id, MAGIC, SECTION_COMPRESSED};
 use crate::options::OptionId;
 use tracemux_core::bytes::Endian;
@@ -25,19 +28,69 @@ use tracemux_core::bytes::Endian;
 const PAGES_IN_CHUNK: usize = 10;
 /// Chunk size of compressed latency text: 10 × the recorder's page size.
 const LATENCY_CHUNK: usize = PAGES_IN_CHUNK * 4096;
+/// Bytes copied at a time from a spill file into an uncompressed output.
+const COPY_CHUNK: usize = 1 << 20;
 
-/// An output buffer writing integers in one endianness.
-struct Out {
-    buf: Vec<u8>,
-    e: Endian,
+/// Where written bytes go: memory (metadata pieces) or the output file.
+enum Sink<'w> {
+    Mem(Vec<u8>),
+    Stream(&'w mut dyn WriteSeek),
 }
 
-impl Out {
+/// An output writing integers in one endianness. Write errors are kept
+/// (and later writes skipped) until [`Out::finish`].
+pub(super) struct Out<'w> {
+    sink: Sink<'w>,
+    pos: u64,
+    e: Endian,
+    err: Option<std::io::Error>,
+}
+
+impl<'w> Out<'w> {
+    fn mem(e: Endian) -> Out<'static> {
+        Out {
+            sink: Sink::Mem(Vec::new()),
+            pos: 0,
+            e,
+            err: None,
+        }
+    }
+    fn stream(w: &'w mut dyn WriteSeek, e: Endian) -> Self {
+        Out {
+            sink: Sink::Stream(w),
+            pos: 0,
+            e,
+            err: None,
+        }
+    }
+    /// The bytes of a memory output.
+    fn into_vec(self) -> Vec<u8> {
+        match self.sink {
+            Sink::Mem(v) => v,
+            Sink::Stream(_) => Vec::new(),
+        }
+    }
+    /// Flush a stream output; the first write error, if any.
+    fn finish(mut self) -> Result<(), WriteError> {
+        if self.err.is_none() {
+            if let Sink::Stream(w) = &mut self.sink {
+                if let Err(e) = w.flush() {
+                    self.err = Some(e);
+                }
+            }
+        }
+        match self.err {
+            Some(e) => Err(WriteError(format!("cannot write: {e}"))),
+            None => Ok(()),
+        }
+    }
     fn pos(&self) -> u64 {
-        self.buf.len() as u64
+        self.pos
     }
     fn uint(&mut self, v: u64, n: usize) {
-        put_uint(&mut self.buf, self.e, v, n);
+        let mut b = Vec::with_capacity(8);
+        put_uint(&mut b, self.e, v, n);
+        self.bytes(&b);
     }
     fn u16(&mut self, v: u16) {
         self.uint(v as u64, 2);
@@ -49,31 +102,60 @@ impl Out {
         self.uint(v, 8);
     }
     fn bytes(&mut self, b: &[u8]) {
-        self.buf.extend_from_slice(b);
+        self.pos += b.len() as u64;
+        match &mut self.sink {
+            Sink::Mem(v) => v.extend_from_slice(b),
+            Sink::Stream(w) => {
+                if self.err.is_none() {
+                    if let Err(e) = w.write_all(b) {
+                        self.err = Some(e);
+                    }
+                }
+            }
+        }
     }
     fn cstr(&mut self, s: &str) {
         self.bytes(s.as_bytes());
-        self.buf.push(0);
+        self.bytes(&[0]);
     }
     /// Overwrite the 8-byte integer at `at`.
     fn patch_u64(&mut self, at: u64, v: u64) {
         let mut b = Vec::new();
         put_uint(&mut b, self.e, v, 8);
-        let at = at as usize;
-        self.buf[at..at + 8].copy_from_slice(&b);
+        match &mut self.sink {
+            Sink::Mem(buf) => {
+                let at = at as usize;
+                buf[at..at + 8].copy_from_slice(&b);
+            }
+            Sink::Stream(w) => {
+                if self.err.is_some() {
+                    return;
+                }
+                let end = self.pos;
+                let r = (|| {
+                    w.seek(SeekFrom::Start(at))?;
+                    w.write_all(&b)?;
+                    w.seek(SeekFrom::Start(end))?;
+                    Ok(())
+                })();
+                if let Err(e) = r {
+                    self.err = Some(e);
+                }
+            }
+        }
     }
     /// Zero-fill up to a multiple of `align`.
     fn align(&mut self, align: u64) {
         let p = self.pos().div_ceil(align) * align;
-        self.buf.resize(p as usize, 0);
+        let n = (p - self.pos) as usize;
+        if n > 0 {
+            self.bytes(&vec![0; n]);
+        }
     }
 }
 
-fn initial_header(f: &TraceFile) -> Out {
-    let mut o = Out {
-        buf: Vec::new(),
-        e: f.endian,
-    };
+fn initial_header<'w>(f: &TraceFile, w: &'w mut dyn WriteSeek) -> Out<'w> {
+    let mut o = Out::stream(w, f.endian);
     o.bytes(MAGIC);
     o.cstr(&f.version.to_string());
     o.bytes(&[u8::from(f.endian == Endian::Big), f.long_size]);
@@ -127,8 +209,61 @@ fn cmdlines(f: &TraceFile, o: &mut Out) {
     o.bytes(&f.cmdlines);
 }
 
-/// One CPU's pages: (cpu, pages); pre-packed ones borrowed.
-type CpuPages<'b> = (u32, Cow<'b, [u8]>);
+/// Pages of one CPU: in memory (pre-packed ones borrowed) or a range of
+/// the spill file.
+enum Pages<'b> {
+    Mem(Cow<'b, [u8]>),
+    Spilled { offset: u64, len: u64 },
+}
+
+impl Pages<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Pages::Mem(p) => p.len() as u64,
+            Pages::Spilled { len, .. } => *len,
+        }
+    }
+
+    /// Call `f` on consecutive pieces of at most `chunk` bytes (all of
+    /// them `chunk` bytes but the last).
+    fn for_chunks(
+        &self,
+        chunk: usize,
+        spill: &mut Option<&mut PageSpill>,
+        f: &mut dyn FnMut(&[u8]) -> Result<(), WriteError>,
+    ) -> Result<(), WriteError> {
+        match self {
+            Pages::Mem(p) => p.chunks(chunk).try_for_each(f),
+            Pages::Spilled { offset, len } => {
+                let spill = spill
+                    .as_deref_mut()
+                    .ok_or_else(|| WriteError("spilled pages without a spill file".into()))?;
+                let mut buf = vec![0; chunk.min(*len as usize)];
+                let mut done = 0;
+                while done < *len {
+                    let n = (*len - done).min(chunk as u64) as usize;
+                    spill
+                        .read_at(offset + done, &mut buf[..n])
+                        .map_err(|e| WriteError(format!("cannot read the spill file: {e}")))?;
+                    f(&buf[..n])?;
+                    done += n as u64;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Write the pages as they are.
+    fn copy_to(&self, o: &mut Out, spill: &mut Option<&mut PageSpill>) -> Result<(), WriteError> {
+        self.for_chunks(COPY_CHUNK, spill, &mut |c| {
+            o.bytes(c);
+            Ok(())
+        })
+    }
+}
+
+/// One CPU's pages: (cpu, pages).
+type CpuPages<'b> = (u32, Pages<'b>);
 
 /// Pages of every CPU stream of `b`.
 fn buffer_pages<'b>(f: &TraceFile, b: &'b BufferData) -> Result<Vec<CpuPages<'b>>, WriteError> {
@@ -137,16 +272,24 @@ fn buffer_pages<'b>(f: &TraceFile, b: &'b BufferData) -> Result<Vec<CpuPages<'b>
     for c in &b.cpus {
         let pages = pack_pages(&c.items, fmt)
             .map_err(|e| WriteError(format!("buffer \"{}\" cpu {}: {}", b.name, c.cpu, e.0)))?;
-        v.push((c.cpu, Cow::Owned(pages)));
+        v.push((c.cpu, Pages::Mem(Cow::Owned(pages))));
     }
-    for (cpu, pages) in &b.packed {
-        if pages.len() % fmt.page_size as usize != 0 {
+    let whole = |cpu: u32, len: u64| {
+        if len % fmt.page_size as u64 != 0 {
             return Err(WriteError(format!(
                 "buffer \"{}\" cpu {cpu}: packed data is not whole pages",
                 b.name
             )));
         }
-        v.push((*cpu, Cow::Borrowed(&pages[..])));
+        Ok(())
+    };
+    for (cpu, pages) in &b.packed {
+        whole(*cpu, pages.len() as u64)?;
+        v.push((*cpu, Pages::Mem(Cow::Borrowed(&pages[..]))));
+    }
+    for &(cpu, offset, len) in &b.spilled {
+        whole(cpu, len)?;
+        v.push((cpu, Pages::Spilled { offset, len }));
     }
     Ok(v)
 }
@@ -154,12 +297,17 @@ fn buffer_pages<'b>(f: &TraceFile, b: &'b BufferData) -> Result<Vec<CpuPages<'b>
 // ---- v6 -----------------------------------------------------------------
 
 /// `flyrecord` + CPU table + clock trailer + CPU data of one buffer.
-fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteError> {
+fn v6_flyrecord(
+    f: &TraceFile,
+    b: &BufferData,
+    o: &mut Out,
+    spill: &mut Option<&mut PageSpill>,
+) -> Result<(), WriteError> {
     let ps = f.page_size as u64;
     if b.page_size.is_some_and(|p| p != f.page_size) {
         return Err(WriteError("v6 buffers use the file's page size".into()));
     }
-    let mut pages: Vec<Vec<Cow<[u8]>>> = vec![Vec::new(); f.cpus as usize];
+    let mut pages: Vec<Vec<Pages>> = (0..f.cpus).map(|_| Vec::new()).collect();
     for (cpu, p) in buffer_pages(f, b)? {
         let slot = pages
             .get_mut(cpu as usize)
@@ -180,23 +328,27 @@ fn v6_flyrecord(f: &TraceFile, b: &BufferData, o: &mut Out) -> Result<(), WriteE
     for (i, p) in pages.iter().enumerate() {
         o.align(ps);
         let at = table + 16 * i as u64;
-        let len: usize = p.iter().map(|x| x.len()).sum();
+        let len: u64 = p.iter().map(|x| x.len()).sum();
         if len > 0 {
             o.patch_u64(at, o.pos());
-            o.patch_u64(at + 8, len as u64);
+            o.patch_u64(at + 8, len);
         }
         for x in p {
-            o.bytes(x);
+            x.copy_to(o, spill)?;
         }
     }
     Ok(())
 }
 
-pub(super) fn write_v6(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
+pub(super) fn write_v6(
+    f: &TraceFile,
+    w: &mut dyn WriteSeek,
+    mut spill: Option<&mut PageSpill>,
+) -> Result<(), WriteError> {
     if f.compression != Compression::None {
         return Err(WriteError("v6 files cannot be compressed".into()));
     }
-    let mut o = initial_header(f);
+    let mut o = initial_header(f, w);
     headers(f, &mut o);
     ftrace_formats(f, &mut o);
     event_systems(f, &mut o);
@@ -237,26 +389,27 @@ pub(super) fn write_v6(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
                 ));
             }
             let empty = BufferData::default();
-            v6_flyrecord(f, bufs.first().unwrap_or(&empty), &mut o)?;
+            v6_flyrecord(f, bufs.first().unwrap_or(&empty), &mut o, &mut spill)?;
             for (b, at) in bufs.iter().skip(1).zip(patches) {
                 o.align(f.page_size as u64);
                 o.patch_u64(at, o.pos());
-                v6_flyrecord(f, b, &mut o)?;
+                v6_flyrecord(f, b, &mut o, &mut spill)?;
             }
         }
     }
-    Ok(o.buf)
+    o.finish()
 }
 
 // ---- v7 -----------------------------------------------------------------
 
-struct V7 {
-    o: Out,
+struct V7<'w, 's> {
+    o: Out<'w>,
     strings: Vec<u8>,
     comp: Compression,
+    spill: Option<&'s mut PageSpill>,
 }
 
-impl V7 {
+impl V7<'_, '_> {
     fn string(&mut self, s: &str) -> u32 {
         let id = self.strings.len() as u32;
         self.strings.extend_from_slice(s.as_bytes());
@@ -299,20 +452,21 @@ impl V7 {
 
     /// Data as stored: raw, or `u32 count` + chunks of `chunk` input bytes.
     /// Returns the size trace-cmd records (without the count).
-    fn data(&mut self, d: &[u8], chunk: usize) -> Result<u64, WriteError> {
+    fn data(&mut self, d: &Pages, chunk: usize) -> Result<u64, WriteError> {
         if self.comp == Compression::None {
-            self.o.bytes(d);
-            return Ok(d.len() as u64);
+            d.copy_to(&mut self.o, &mut self.spill)?;
+            return Ok(d.len());
         }
-        let chunks: Vec<&[u8]> = d.chunks(chunk).collect();
-        self.o.u32(chunks.len() as u32);
+        self.o.u32(d.len().div_ceil(chunk as u64) as u32);
         let start = self.o.pos();
-        for c in chunks {
-            let z = compress(self.comp, c)?;
-            self.o.u32(z.len() as u32);
-            self.o.u32(c.len() as u32);
-            self.o.bytes(&z);
-        }
+        let (o, comp) = (&mut self.o, self.comp);
+        d.for_chunks(chunk, &mut self.spill, &mut |c| {
+            let z = compress(comp, c)?;
+            o.u32(z.len() as u32);
+            o.u32(c.len() as u32);
+            o.bytes(&z);
+            Ok(())
+        })?;
         Ok(self.o.pos() - start)
     }
 
@@ -340,9 +494,13 @@ fn section_ref(id: OptionId, off: u64, e: Endian) -> (u16, Vec<u8>) {
     (id.0, d)
 }
 
-pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
+pub(super) fn write_v7(
+    f: &TraceFile,
+    w: &mut dyn WriteSeek,
+    spill: Option<&mut PageSpill>,
+) -> Result<(), WriteError> {
     let e = f.endian;
-    let mut o = initial_header(f);
+    let mut o = initial_header(f, w);
     o.cstr(f.compression.name());
     o.cstr(
         f.compression_version
@@ -355,12 +513,13 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
         o,
         strings: Vec::new(),
         comp: f.compression,
+        spill,
     };
     let mut opts = Vec::new();
     let piece = |g: &dyn Fn(&mut Out)| {
-        let mut p = Out { buf: Vec::new(), e };
+        let mut p = Out::mem(e);
         g(&mut p);
-        p.buf
+        p.into_vec()
     };
     let metas: [(u16, &str, Vec<u8>); 6] = [
         (16, "headers", piece(&|p| headers(f, p))),
@@ -396,7 +555,7 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
                 "buffer latency",
                 f.compression != Compression::None,
             );
-            w.data(text, LATENCY_CHUNK)?;
+            w.data(&Pages::Mem(Cow::Borrowed(text)), LATENCY_CHUNK)?;
             w.section_end(s);
             let mut d = Vec::new();
             put_uint(&mut d, e, s.0, 8);
@@ -418,7 +577,7 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
                 );
                 let mut table = Vec::new();
                 for (cpu, p) in &pages {
-                    if p.is_empty() {
+                    if p.len() == 0 {
                         continue; // trace-cmd leaves out CPUs without data
                     }
                     w.o.align(align);
@@ -466,5 +625,5 @@ pub(super) fn write_v7(f: &TraceFile) -> Result<Vec<u8>, WriteError> {
     }
     let size = w.o.pos() - body;
     w.o.patch_u64(at + 8, size);
-    Ok(w.o.buf)
+    w.o.finish()
 }

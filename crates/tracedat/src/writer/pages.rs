@@ -312,6 +312,11 @@ impl PagePacker {
         self.0.event_at(ts, payload, false)
     }
 
+    /// Bytes of the whole pages closed and not taken yet.
+    pub fn closed_len(&self) -> usize {
+        self.0.out.len()
+    }
+
     /// The whole pages closed so far (the open page stays).
     pub fn take_pages(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.0.out)
