@@ -12,7 +12,7 @@ use tracemux_core::model::RecordSource;
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
-use crate::open::{map, sniff, Kind};
+use crate::open::{map, sniff, Kind, Releaser};
 use crate::Outcome;
 
 /// What the callback gets: the opened source.
@@ -47,8 +47,37 @@ fn tracedat(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
         strict,
         ..Default::default()
     };
-    let mut r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
-    f(&mut r)
+    let r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut src = Releasing {
+        r,
+        map: &data,
+        rel: Releaser::default(),
+        n: 0,
+    };
+    f(&mut src)
+}
+
+/// A trace.dat reader that hands the pages it has read back to the
+/// system as it goes (memory stays flat whatever the file size), as
+/// `report` does.
+struct Releasing<'a, 'd> {
+    r: Reader<'d>,
+    map: &'a crate::open::Mapped,
+    rel: Releaser,
+    n: u32,
+}
+
+impl RecordSource for Releasing<'_, '_> {
+    fn meta(&self) -> &tracemux_core::model::TraceMeta {
+        self.r.meta()
+    }
+    fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
+        self.n = self.n.wrapping_add(1);
+        if self.n % 65536 == 0 {
+            self.rel.release(self.map, &self.r.consumed());
+        }
+        self.r.next_record()
+    }
 }
 
 fn ltt(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
