@@ -292,7 +292,11 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
 
 fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
     let _ = writeln!(s, "Trace {}", dir.display());
-    let _ = writeln!(s, "  format                {:?}", tc.version);
+    let version = match tc.version {
+        tracemux_ctf::ir::CtfVersion::Ctf1 => "CTF 1.8 (TSDL metadata)",
+        tracemux_ctf::ir::CtfVersion::Ctf2 => "CTF 2 (JSON metadata)",
+    };
+    let _ = writeln!(s, "  format                {version}");
     if let Some(u) = &tc.uuid {
         let _ = writeln!(
             s,
@@ -303,7 +307,11 @@ fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
     if let Some(n) = &tc.name {
         let _ = writeln!(s, "  name                  {n}");
     }
-    let _ = writeln!(s, "  byte order            {:?}", tc.native_byte_order);
+    let order = match tc.native_byte_order {
+        tracemux_ctf::ir::ByteOrder::Little => "little-endian",
+        tracemux_ctf::ir::ByteOrder::Big => "big-endian",
+    };
+    let _ = writeln!(s, "  byte order            {order}");
     if !tc.environment.is_empty() {
         let _ = writeln!(s, "  environment");
         for (k, v) in &tc.environment {
