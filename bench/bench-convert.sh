@@ -41,13 +41,24 @@ for t in "${traces[@]}"; do
     events=$("$tm" report --json "$t" | grep -c '"type":"event"')
 
     rm -rf "$out/conv-tm-ctf"
-    tmc=$(run conv-tm-ctf "$tm" convert -q --to ctf -o "$out/conv-tm-ctf" "$t")
-    line "$events" "$label" "tracemux convert --to ctf" "$tmc"
+    tmc=$(run conv-tm-ctf "$tm" convert -q --reencode --to ctf -o "$out/conv-tm-ctf" "$t")
+    line "$events" "$label" "tracemux convert --reencode" "$tmc"
+    if [ -f "$t/metadata" ] || find "$t" -name metadata -print -quit | grep -q .; then
+        # CTF to CTF with nothing selected: packets copied, metadata written
+        rm -rf "$out/conv-tm-copy"
+        tmk=$(run conv-tm-copy "$tm" convert -q --to ctf -o "$out/conv-tm-copy" "$t")
+        line "$events" "$label" "tracemux convert --to ctf (copy)" "$tmk"
+        rm -rf "$out/conv-tm-copy"
+        tmk2=$(run conv-tm-copy2 "$tm" convert -q --to ctf2 -o "$out/conv-tm-copy" "$t")
+        line "$events" "$label" "tracemux convert --to ctf2 (copy)" "$tmk2"
+        rm -rf "$out/conv-tm-copy"
+    fi
     if [ -f "$t/metadata" ] || find "$t" -name metadata -print -quit | grep -q .; then
         rm -rf "$out/conv-bt2-ctf"
         btc=$(run conv-bt2-ctf babeltrace2 convert "$t" -c sink.ctf.fs -p "path=\"$out/conv-bt2-ctf\"")
         line "$events" "$label" "babeltrace2 convert (ctf.fs)" "$btc"
-        verdict "tracemux convert --to ctf vs babeltrace2 convert" conv-bt2-ctf "$btc" conv-tm-ctf "$tmc"
+        verdict "tracemux convert --reencode vs babeltrace2 convert" conv-bt2-ctf "$btc" conv-tm-ctf "$tmc"
+        verdict "tracemux convert --to ctf (copy) vs babeltrace2 convert" conv-bt2-ctf "$btc" conv-tm-copy "$tmk"
     fi
     got=$(count_events "$out/conv-tm-ctf")
     echo "   babeltrace2 reads $got events from tracemux's CTF output (source: $events)" | tee -a "$out/$results-results.txt"

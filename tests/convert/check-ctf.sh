@@ -109,7 +109,8 @@ for f in $fixtures; do
     fi
     ctf=$tmp/$name.ctf
     # (damaged input converts with a warning and exit code 2)
-    "$tm" convert -q "$src" --to ctf -o "$ctf" 2>"$tmp/conv.err"
+    # --reencode: CTF sources too go through the writer (not a packet copy)
+    "$tm" convert -q --reencode "$src" --to ctf -o "$ctf" 2>"$tmp/conv.err"
     if [ ! -f "$ctf/metadata" ]; then
         echo "FAILED    $name: convert: $(head -1 "$tmp/conv.err")"
         failed=$((failed + 1))

@@ -140,9 +140,11 @@ fn run(args: &[&str]) -> std::process::Output {
 
 /// Convert `src` to `out` (`to`: ctf or ctf2) and print it with `report`.
 fn convert_and_report(src: &Path, out: &Path, to: &str) -> Result<Vec<u8>, String> {
+    // (--reencode: CTF sources too go through the writer, not a packet copy)
     let o = run(&[
         "convert",
         "-q",
+        "--reencode",
         src.to_str().unwrap(),
         "--to",
         to,

@@ -1,4 +1,6 @@
-//! CTF to CTF: `convert --to ctf` of every CTF fixture, read back by
+//! CTF to CTF: `convert --to ctf` (and `--to ctf2`) of every CTF fixture,
+//! with its packets copied (the default when nothing is selected) and
+//! re-encoded through the model (`--reencode`), read back by
 //! tracemux's babeltrace2-identical printer, against babeltrace2's own output
 //! of the original (`bt2.txt`). Checked by hand with babeltrace2 2.0.4 on the
 //! converted traces too (same results; README "Converting").
@@ -62,6 +64,7 @@ fn ctf_sources_convert_to_what_babeltrace2_printed() {
             &[
                 "convert",
                 "-q",
+                "--reencode",
                 "--to",
                 "ctf",
                 "-o",
@@ -98,6 +101,51 @@ fn ctf_sources_convert_to_what_babeltrace2_printed() {
                     );
                 }
             }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+#[test]
+fn ctf_sources_copied_print_exactly_what_babeltrace2_printed() {
+    let base = repo_root().join("tests/fixtures/ctf");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&base).unwrap().flatten() {
+        let dir = entry.path();
+        if !dir.join("trace").is_dir() {
+            continue;
+        }
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let want = reference(&dir, "bt2").unwrap();
+        for to in ["ctf", "ctf2"] {
+            let out = std::env::temp_dir()
+                .join(format!("tracemux-copy-{}-{name}-{to}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&out);
+            let src = dir.join("trace");
+            let r = tracemux(
+                &[
+                    "convert",
+                    "-q",
+                    "--to",
+                    to,
+                    "-o",
+                    out.to_str().unwrap(),
+                    src.to_str().unwrap(),
+                ],
+                &repo_root(),
+            );
+            assert!(
+                r.status.success(),
+                "{name} {to}: {}",
+                String::from_utf8_lossy(&r.stderr)
+            );
+            let got = tracemux(&["report", out.to_str().unwrap()], &repo_root());
+            let _ = std::fs::remove_dir_all(&out);
+            assert!(
+                got.stdout == want,
+                "{name} --to {to}: differs from babeltrace2's output of the original"
+            );
         }
         checked += 1;
     }

@@ -182,8 +182,6 @@ pub struct Found {
     pub input: usize,
 }
 
-/// Find the trace directories under `inputs` (directories, or `metadata`
-/// files). Directory entries are visited in name order.
 /// [`discover`], with an error naming the inputs when no trace is found.
 pub fn discover_some(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
     let found = discover(inputs)?;
@@ -198,6 +196,8 @@ pub fn discover_some(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
     Ok(found)
 }
 
+/// Find the trace directories under `inputs` (directories, or `metadata`
+/// files). Directory entries are visited in name order.
 pub fn discover(inputs: &[PathBuf]) -> Result<Vec<Found>, Error> {
     let mut out = Vec::new();
     for (i, input) in inputs.iter().enumerate() {

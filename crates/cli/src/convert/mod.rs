@@ -70,6 +70,11 @@ pub struct ConvertArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     pub quiet: bool,
+    /// CTF to CTF: write every event anew through the model, even when
+    /// nothing is selected (by default such a conversion copies the
+    /// packets as they are and writes the metadata).
+    #[arg(long)]
+    pub reencode: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -108,6 +113,25 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     remove(&tmp);
     let started = Instant::now();
     let mut summary = Summary::default();
+    if let Some(copied) = copy_ctf(a, &tmp)? {
+        if a.output.exists() {
+            remove(&a.output);
+        }
+        std::fs::rename(&tmp, &a.output)
+            .with_context(|| format!("{}: cannot rename into place", a.output.display()))?;
+        if !a.quiet {
+            eprintln!(
+                "tracemux: copied {} data stream files ({} bytes) of {} CTF trace(s) to {} with {} metadata in {:.2} s (--reencode writes every event anew)",
+                copied.files,
+                copied.bytes,
+                copied.traces,
+                a.output.display(),
+                if a.to == To::Ctf2 { "CTF 2" } else { "their" },
+                started.elapsed().as_secs_f64()
+            );
+        }
+        return Ok(Outcome::Ok);
+    }
     let res = if a.to == To::Tracedat {
         tracedat::run(a, &tmp, &mut summary)
     } else {
@@ -139,6 +163,33 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
         );
     }
     Ok(outcome)
+}
+
+/// CTF to CTF with nothing selected: the packets copied as they are (see
+/// [`crate::ctf::copy_traces`]); `None` when that does not apply.
+fn copy_ctf(a: &ConvertArgs, tmp: &Path) -> Result<Option<crate::ctf::CopySummary>> {
+    let selecting = a.begin.is_some() || a.end.is_some() || !a.events.is_empty();
+    if a.reencode || selecting || !matches!(a.to, To::Ctf | To::Ctf2) {
+        return Ok(None);
+    }
+    if !a
+        .inputs
+        .iter()
+        .all(|p| matches!(crate::open::sniff(p), Ok(crate::open::Kind::Ctf { .. })))
+    {
+        return Ok(None);
+    }
+    match crate::ctf::copy_traces(&a.inputs, tmp, a.to == To::Ctf2) {
+        Ok(Some(s)) => Ok(Some(s)),
+        Ok(None) => {
+            remove(tmp);
+            Ok(None)
+        }
+        Err(e) => {
+            remove(tmp);
+            Err(e)
+        }
+    }
 }
 
 /// `OUT` -> `.OUT.tracemux-tmp` beside it.
