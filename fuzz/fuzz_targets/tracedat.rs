@@ -8,8 +8,12 @@ use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(t) = TraceDat::parse(data, false) else { return };
-    let Ok(mut r) = Reader::new(&t, &ReadOptions::default()) else { return };
+    let Ok(t) = TraceDat::parse(data, false) else {
+        return;
+    };
+    let Ok(mut r) = Reader::new(&t, &ReadOptions::default()) else {
+        return;
+    };
     let meta = r.meta().clone();
     let mut p = TraceCmdPrinter::new(&meta, TimeFormat::Usecs);
     let mut out = Vec::new();
