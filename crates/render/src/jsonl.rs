@@ -116,6 +116,7 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
                 payload: false,
             };
             visit_fields(ev, &ctx, &mut j);
+            j.close_all();
             let payload = j.payload;
             if !payload {
                 out.extend_from_slice(b",\"fields\":{}");
@@ -204,12 +205,18 @@ enum Kind {
 impl Json<'_> {
     /// The separator and key before a member of the open container.
     fn key(&mut self, name: &str) {
+        // a variant's or present optional's one value; a second one (an
+        // unbalanced visit) closes it and goes to the container around it
+        while let Some((Kind::Variant | Kind::Bare, n)) = self.stack.last_mut() {
+            if *n == 0 {
+                *n = 1;
+                return;
+            }
+            self.close();
+        }
         let Some((kind, n)) = self.stack.last_mut() else {
             return;
         };
-        if matches!(*kind, Kind::Variant | Kind::Bare) {
-            return;
-        }
         if *n > 0 {
             self.out.push(b',');
         }
@@ -224,9 +231,17 @@ impl Json<'_> {
         self.out.push(if kind == Kind::Array { b'[' } else { b'{' });
         self.stack.push((kind, 0));
     }
+    fn close_all(&mut self) {
+        while !self.stack.is_empty() {
+            self.close();
+        }
+    }
     fn close(&mut self) {
         match self.stack.pop() {
             Some((Kind::Array, _)) => self.out.push(b']'),
+            // closed before its value came (an unbalanced visit)
+            Some((Kind::Variant, 0)) => self.out.extend_from_slice(b"null}"),
+            Some((Kind::Bare, 0)) => self.out.extend_from_slice(b"null"),
             Some((Kind::Bare, _)) | None => {}
             Some(_) => self.out.push(b'}'),
         }
@@ -258,7 +273,8 @@ impl FieldVisitor for Json<'_> {
         self.out.extend_from_slice(b"]}");
     }
     fn scope_begin(&mut self, scope: Scope) {
-        self.stack.clear();
+        // a scope left open (an unbalanced visit) is closed first
+        self.close_all();
         if scope == Scope::EventHeader {
             return;
         }
@@ -277,9 +293,7 @@ impl FieldVisitor for Json<'_> {
         if scope == Scope::EventHeader {
             return;
         }
-        while !self.stack.is_empty() {
-            self.close();
-        }
+        self.close_all();
     }
     fn struct_begin(&mut self, name: &str) {
         if !self.stack.is_empty() {
@@ -438,6 +452,64 @@ mod tests {
              \"pid\":5,\"comm\":null,\"packet_context\":{\"cpu_id\":1},\"fields\":{\"n\":-2,\
              \"s\":{\"t\":\"a\\\"b\",\"a\":[0.5,{\"value\":3,\"labels\":[\"X\",\"Y\"]}]},\
              \"v\":{\"f\":{\"x\":true}},\"o\":null,\"p\":[1,2]}}\n"
+        );
+    }
+
+    /// Unbalanced visits (fuzz target `jsonl_model`: a scope never ended
+    /// gave `"packet_context":{,"fields":{}}`): still one JSON object.
+    #[test]
+    fn unbalanced_tapes_still_make_json() {
+        use tracemux_core::typed::FieldTape;
+        use tracemux_core::Endian;
+        let line = |t: &FieldTape| {
+            let ev = Event {
+                ts: 1,
+                stream: 0,
+                cpu: 0,
+                type_id: 1,
+                class: None,
+                pid: 1,
+                data: &[],
+                ext: &[],
+                endian: Endian::Little,
+                file_pos: 0,
+                tape: Some(t),
+                raw_ts: None,
+            };
+            let mut o = Vec::new();
+            write_event(&mut o, &TraceMeta::default(), &ev);
+            String::from_utf8(o).unwrap()
+        };
+        let head = "{\"type\":\"event\",\"ts\":1,\"cpu\":0,\"buffer\":\"\",\"system\":null,\
+                    \"event\":null,\"type_id\":1,\"pid\":1,\"comm\":null,";
+        // the crash input: a scope begun, never ended
+        let mut t = FieldTape::new();
+        t.scope_begin(Scope::PacketContext);
+        t.struct_begin("");
+        assert_eq!(
+            line(&t),
+            format!("{head}\"packet_context\":{{\"\":{{}}}},\"fields\":{{}}}}\n")
+        );
+        // a scope left open when the next begins; a variant and an
+        // optional without their value; two values in one variant
+        let mut t = FieldTape::new();
+        t.scope_begin(Scope::CommonContext);
+        t.field("a", Base::Dec, Value::Unsigned(1));
+        t.scope_begin(Scope::Payload);
+        t.variant_begin("v", "o");
+        t.variant_end();
+        t.optional_begin("p", true);
+        t.optional_end();
+        t.variant_begin("w", "o");
+        t.field("x", Base::Dec, Value::Unsigned(2));
+        t.field("y", Base::Dec, Value::Unsigned(3));
+        t.variant_end();
+        assert_eq!(
+            line(&t),
+            format!(
+                "{head}\"common_context\":{{\"a\":1}},\"fields\":{{\"v\":{{\"o\":null}},\
+                 \"p\":null,\"w\":{{\"o\":2}},\"y\":3}}}}\n"
+            )
         );
     }
 }
