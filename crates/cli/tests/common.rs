@@ -76,3 +76,28 @@ pub fn first_diff(want: &[u8], got: &[u8]) -> String {
     }
     "identical".into()
 }
+
+/// An LTT trace made by the fixture writer (no recorder survives).
+pub fn ltt_trace(tag: &str) -> PathBuf {
+    use tracemux_ltt::writer::{Arg, TraceDesc};
+    let mut d = TraceDesc::default();
+    let fs = d.facility("fs");
+    let open = d.event(fs, "open", "fd %d name %s mode %x");
+    for i in 0..20u64 {
+        d.push(
+            (i % 2) as u32,
+            1_000 + i * 7_919,
+            open,
+            vec![
+                Arg::I(-(i as i64)),
+                Arg::Str(format!("/f\"{i}").into_bytes()),
+                Arg::U(0o644),
+            ],
+        );
+    }
+    let built = d.build().unwrap();
+    let dir = std::env::temp_dir().join(format!("tracemux-{tag}-ltt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    built.write_dir(&dir).unwrap();
+    dir
+}

@@ -49,38 +49,13 @@ fn sorted_dirs(p: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// An LTT trace made by the fixture writer (no recorder survives).
-fn ltt_trace() -> PathBuf {
-    use tracemux_ltt::writer::{Arg, TraceDesc};
-    let mut d = TraceDesc::default();
-    let fs = d.facility("fs");
-    let open = d.event(fs, "open", "fd %d name %s mode %x");
-    for i in 0..20u64 {
-        d.push(
-            (i % 2) as u32,
-            1_000 + i * 7_919,
-            open,
-            vec![
-                Arg::I(-(i as i64)),
-                Arg::Str(format!("/f\"{i}").into_bytes()),
-                Arg::U(0o644),
-            ],
-        );
-    }
-    let built = d.build().unwrap();
-    let dir = std::env::temp_dir().join(format!("tracemux-jsonl-ltt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    built.write_dir(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn every_format_validates() {
     let schema_text = std::fs::read(repo_root().join("schema/jsonl.schema.json")).unwrap();
     let schema: serde_json::Value = serde_json::from_slice(&schema_text).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema is valid JSON Schema");
     let mut all = traces();
-    let ltt = ltt_trace();
+    let ltt = common::ltt_trace("jsonl");
     all.push(("ltt/written".into(), ltt.clone()));
     let mut fails = Vec::new();
     let mut checked = 0;
