@@ -41,6 +41,24 @@ fn without_strings(l: &str) -> String {
     out
 }
 
+/// `convert -q ARGS -o TMP SRC`, then `report TMP`: its output.
+fn convert_and_report(src: &std::path::Path, args: &[&str], tag: &str) -> Vec<u8> {
+    let out = std::env::temp_dir().join(format!("tracemux-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let mut argv = vec!["convert", "-q"];
+    argv.extend_from_slice(args);
+    argv.extend(["-o", out.to_str().unwrap(), src.to_str().unwrap()]);
+    let r = tracemux(&argv, &repo_root());
+    assert!(
+        r.status.success(),
+        "{tag}: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let got = tracemux(&["report", out.to_str().unwrap()], &repo_root());
+    let _ = std::fs::remove_dir_all(&out);
+    got.stdout
+}
+
 #[test]
 fn ctf_sources_convert_to_what_babeltrace2_printed() {
     let base = repo_root().join("tests/fixtures/ctf");
@@ -57,30 +75,12 @@ fn ctf_sources_convert_to_what_babeltrace2_printed() {
     ] {
         let dir = base.join(name);
         let want = String::from_utf8(reference(&dir, "bt2").unwrap()).unwrap();
-        let out = std::env::temp_dir().join(format!("tracemux-c2c-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        let src = dir.join("trace");
-        let r = tracemux(
-            &[
-                "convert",
-                "-q",
-                "--reencode",
-                "--to",
-                "ctf",
-                "-o",
-                out.to_str().unwrap(),
-                src.to_str().unwrap(),
-            ],
-            &repo_root(),
+        let got = convert_and_report(
+            &dir.join("trace"),
+            &["--reencode", "--to", "ctf"],
+            &format!("c2c-{name}"),
         );
-        assert!(
-            r.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&r.stderr)
-        );
-        let got = tracemux(&["report", out.to_str().unwrap()], &repo_root());
-        let _ = std::fs::remove_dir_all(&out);
-        let got = String::from_utf8(got.stdout).unwrap();
+        let got = String::from_utf8(got).unwrap();
         let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
         assert_eq!(w.len(), g.len(), "{name}: line count");
         let differing: Vec<(&str, &str)> = w
@@ -119,31 +119,13 @@ fn ctf_sources_copied_print_exactly_what_babeltrace2_printed() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         let want = reference(&dir, "bt2").unwrap();
         for to in ["ctf", "ctf2"] {
-            let out = std::env::temp_dir()
-                .join(format!("tracemux-copy-{}-{name}-{to}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&out);
-            let src = dir.join("trace");
-            let r = tracemux(
-                &[
-                    "convert",
-                    "-q",
-                    "--to",
-                    to,
-                    "-o",
-                    out.to_str().unwrap(),
-                    src.to_str().unwrap(),
-                ],
-                &repo_root(),
+            let got = convert_and_report(
+                &dir.join("trace"),
+                &["--to", to],
+                &format!("copy-{name}-{to}"),
             );
             assert!(
-                r.status.success(),
-                "{name} {to}: {}",
-                String::from_utf8_lossy(&r.stderr)
-            );
-            let got = tracemux(&["report", out.to_str().unwrap()], &repo_root());
-            let _ = std::fs::remove_dir_all(&out);
-            assert!(
-                got.stdout == want,
+                got == want,
                 "{name} --to {to}: differs from babeltrace2's output of the original"
             );
         }

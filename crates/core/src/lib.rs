@@ -20,6 +20,7 @@
 
 pub mod bytes;
 pub mod error;
+pub mod ident;
 pub mod merge;
 pub mod model;
 pub mod tables;

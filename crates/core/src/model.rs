@@ -597,6 +597,20 @@ pub struct TraceMeta {
     pub env: Vec<(String, String)>,
 }
 
+impl TraceMeta {
+    /// The traced machine's host name: the `hostname` environment entry,
+    /// else the second word of `uname` (what writers record and printers
+    /// show).
+    pub fn hostname(&self) -> Option<&str> {
+        if let Some((_, v)) = self.env.iter().find(|(k, _)| k == "hostname") {
+            return Some(v);
+        }
+        let mut w = self.uname.as_deref()?.split_whitespace();
+        w.next()?;
+        w.next()
+    }
+}
+
 /// A clock of the trace: [`Event::ts`] values are nanoseconds on it
 /// (raw counts for counter clocks such as `x86-tsc`, where `freq` is 0).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

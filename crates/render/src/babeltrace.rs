@@ -56,42 +56,7 @@ use crate::fmt::{dec, dec_pad};
 /// variant, optional or dynamic array that is no member of a structure.
 const WRAP_VALUE: &str = "value";
 
-/// TSDL's keywords: a variant option of one of these names is written
-/// (and its tag's label shown) with a leading `_`.
-const KEYWORDS: [&str; 32] = [
-    "align",
-    "callsite",
-    "const",
-    "char",
-    "clock",
-    "double",
-    "enum",
-    "env",
-    "event",
-    "floating_point",
-    "float",
-    "integer",
-    "int",
-    "long",
-    "short",
-    "signed",
-    "stream",
-    "string",
-    "struct",
-    "trace",
-    "typealias",
-    "typedef",
-    "unsigned",
-    "variant",
-    "void",
-    "_Bool",
-    "_Complex",
-    "_Imaginary",
-    "TRUE",
-    "FALSE",
-    "true",
-    "false",
-];
+use tracemux_core::ident::{ident_bytes, TSDL_KEYWORDS as KEYWORDS};
 
 /// Prints events of one trace in the babeltrace2 text style.
 #[derive(Debug, Default)]
@@ -127,37 +92,13 @@ pub struct BabeltracePrinter {
     last_raw_ts: Option<u64>,
 }
 
-/// A field name as the CTF writer writes it: characters other than ASCII
-/// letters, digits and `_` become `_`; an empty name or one that starts
-/// with a digit gets a leading `_`.
-pub fn ctf_name(out: &mut Vec<u8>, name: &str) {
-    if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
-        out.push(b'_');
-    }
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' {
-            out.push(c as u8);
-        } else {
-            out.push(b'_');
-        }
-    }
-}
-
-/// The host name of a trace: its `hostname` environment entry, else the
-/// second word of its `uname` (the CTF writer's rule).
-pub fn hostname(meta: &TraceMeta) -> Option<&str> {
-    if let Some((_, v)) = meta.env.iter().find(|(k, _)| k == "hostname") {
-        return Some(v);
-    }
-    let mut w = meta.uname.as_deref()?.split_whitespace();
-    w.next()?;
-    w.next()
-}
+/// A field name as the CTF writer writes it (see [`tracemux_core::ident`]).
+pub use tracemux_core::ident::push_ident as ctf_name;
 
 fn head(meta: &TraceMeta) -> Vec<u8> {
     let mut out = Vec::new();
     let mut dom = false;
-    if let Some(h) = hostname(meta) {
+    if let Some(h) = meta.hostname() {
         out.extend_from_slice(h.as_bytes());
         dom = true;
     }
@@ -498,6 +439,22 @@ impl<'s> Fields<'_, 's> {
     }
 
     /// Separator and name of the next member or element.
+    /// The end of a structure, array, variant or optional: `closing`, then
+    /// (`unwrap`) the end of the writer's structure around it, if any.
+    fn close(&mut self, closing: &[u8], unwrap: bool) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        if self.frames.len() > 1 {
+            self.frames.pop();
+            self.out.extend_from_slice(closing);
+            if unwrap {
+                self.unwrap();
+            }
+        }
+    }
+
     fn enter(&mut self, name: &str) {
         match self.frames.last_mut() {
             Some(Frame::Struct { n, .. }) => {
@@ -526,15 +483,13 @@ impl<'s> Fields<'_, 's> {
     /// the schema has a member of that name: the source's own length).
     fn extra(&mut self, name: &str, suffix: &[u8]) -> bool {
         if let Some(Frame::Struct { list: Some(l), .. }) = self.frames.last() {
-            let mut want = vec![b'_'];
-            ctf_name(&mut want, name);
-            want.extend_from_slice(suffix);
-            let mut tmp = Vec::new();
-            if l.iter().any(|f| {
-                tmp.clear();
-                ctf_name(&mut tmp, &f.name);
-                tmp == want
-            }) {
+            // (compared byte by byte: no allocation per field)
+            let want = || {
+                std::iter::once(b'_')
+                    .chain(ident_bytes(name))
+                    .chain(suffix.iter().copied())
+            };
+            if l.iter().any(|f| ident_bytes(&f.name).eq(want())) {
                 return false;
             }
         }
@@ -896,14 +851,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn struct_end(&mut self) {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return;
-        }
-        if self.frames.len() > 1 {
-            self.frames.pop();
-            self.out.extend_from_slice(b" }");
-        }
+        self.close(b" }", false);
     }
 
     fn array_begin(&mut self, name: &str, len: u64) {
@@ -935,15 +883,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn array_end(&mut self) {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return;
-        }
-        if self.frames.len() > 1 {
-            self.frames.pop();
-            self.out.extend_from_slice(b" ]");
-            self.unwrap();
-        }
+        self.close(b" ]", true);
     }
 
     fn variant_begin(&mut self, name: &str, option: &str) {
@@ -982,15 +922,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn variant_end(&mut self) {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return;
-        }
-        if self.frames.len() > 1 {
-            self.frames.pop();
-            self.out.extend_from_slice(b" }");
-            self.unwrap();
-        }
+        self.close(b" }", true);
     }
 
     fn optional_begin(&mut self, name: &str, present: bool) {

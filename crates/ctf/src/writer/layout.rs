@@ -43,64 +43,14 @@ use crate::ir::{
 };
 
 /// A field name as an identifier (see the module documentation).
-pub fn ctf_name(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.as_bytes()[0].is_ascii_digit() {
-        s.insert(0, '_');
-    }
-    s
-}
-
-/// TSDL's keywords (babeltrace2's CTF 1.8 lexer).
-const KEYWORDS: [&str; 32] = [
-    "align",
-    "callsite",
-    "const",
-    "char",
-    "clock",
-    "double",
-    "enum",
-    "env",
-    "event",
-    "floating_point",
-    "float",
-    "integer",
-    "int",
-    "long",
-    "short",
-    "signed",
-    "stream",
-    "string",
-    "struct",
-    "trace",
-    "typealias",
-    "typedef",
-    "unsigned",
-    "variant",
-    "void",
-    "_Bool",
-    "_Complex",
-    "_Imaginary",
-    "TRUE",
-    "FALSE",
-    "true",
-    "false",
-];
+pub use tracemux_core::ident::ident as ctf_name;
+use tracemux_core::ident::TSDL_KEYWORDS;
 
 /// A variant option's name as written (and the label of its tag): with a
 /// leading `_` when it is a TSDL keyword (uftrace's `char`, `enum`,
 /// `struct`), which CTF 1.8 cannot name a field.
 pub fn option_name(name: &str) -> std::borrow::Cow<'_, str> {
-    if KEYWORDS.contains(&name) {
+    if TSDL_KEYWORDS.contains(&name) {
         format!("_{name}").into()
     } else {
         name.into()

@@ -183,18 +183,6 @@ fn fnv(h: &mut u64, b: &[u8]) {
     }
 }
 
-/// The host name the trace says it was recorded on: its `hostname`
-/// environment entry, else the second word of its `uname`.
-pub fn hostname(meta: &TraceMeta) -> Option<String> {
-    if let Some((_, v)) = meta.env.iter().find(|(k, _)| k == "hostname") {
-        return Some(v.clone());
-    }
-    let u = meta.uname.as_deref()?;
-    let mut w = u.split_whitespace();
-    w.next()?;
-    w.next().map(str::to_string)
-}
-
 /// An environment value: an integer when the text is one, as written.
 fn env_value(v: &str) -> EnvValue {
     match v.parse::<i64>() {
@@ -243,8 +231,8 @@ impl CtfWriter {
         for (k, v) in &meta.env {
             add(layout::ctf_name(k), env_value(v));
         }
-        if let Some(h) = hostname(meta) {
-            add("hostname".into(), EnvValue::Str(h));
+        if let Some(h) = meta.hostname() {
+            add("hostname".into(), EnvValue::Str(h.to_string()));
         }
         add("tracer_name".into(), EnvValue::Str("tracemux".into()));
         add(
