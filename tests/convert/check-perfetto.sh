@@ -29,31 +29,12 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
 summary=tests/fixtures/convert/perfetto-oracle.txt
 
-# The hand-built LTT trace, from its annotated hex.
-ltt=$tmp/ltt-hand-built
-mkdir -p "$ltt/control"
-for f in control/facilities_0 cpu_0 cpu_2; do
-    sed -e 's/#.*//' tests/fixtures/ltt/hand-built/$f.hex | tr -s ' \t' '\n\n' | grep . |
-        awk '{ n = 1; b = $0; if (index($0, "*")) { split($0, a, "*"); b = a[1]; n = a[2] }
-               for (i = 0; i < n; i++) printf "%s", b }' | xxd -r -p > "$ltt/$f"
-done
-
-list() {
-    for d in tests/fixtures/tracedat/* tests/fixtures/synthetic/*; do
-        [ -f "$d/trace.dat" ] && echo "$(basename "$(dirname "$d")")-$(basename "$d") $d/trace.dat"
-    done
-    for d in tests/fixtures/ctf/*/trace; do
-        [ -d "$d" ] && echo "ctf-$(basename "$(dirname "$d")") $d"
-    done
-    for d in tests/fixtures/uftrace/recorded/* tests/fixtures/uftrace/corpus/*; do
-        [ -f "$d/uftrace.data/info" ] && echo "uftrace-$(basename "$d") $d/uftrace.data"
-    done
-    echo "ltt-hand-built $ltt"
-}
+. tests/convert/fixtures.sh
+fixtures_ltt
 
 ok=0 fail=0 empty=0
 : > "$tmp/summary"
-list | while read -r name src; do
+fixtures_list | while read -r name src; do
     if [ $# -gt 0 ]; then
         case " $* " in *" $name "*) ;; *) continue ;; esac
     fi

@@ -126,6 +126,120 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
     }
 }
 
+/// The payload of `ev` alone, as one JSON object (the `fields` member of
+/// [`write_event`]; `{}` when the event has none).
+pub fn write_payload(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+    match ev.class {
+        Some(c) if ev.tape.is_none() && c.schema.is_none() => {
+            out.push(b'{');
+            fixed_fields(out, c, ev);
+            out.push(b'}');
+        }
+        _ => {
+            let ctx = PrintCtx::new(
+                ev.endian,
+                meta.long_size,
+                &meta.symbols,
+                &meta.printk,
+                ev.cpu,
+            );
+            let start = out.len();
+            let mut j = Json {
+                out: &mut *out,
+                stack: Vec::new(),
+                payload: false,
+            };
+            visit_fields(
+                ev,
+                &ctx,
+                &mut PayloadOnly {
+                    v: &mut j,
+                    on: false,
+                },
+            );
+            j.close_all();
+            const KEY: &[u8] = b",\"fields\":";
+            if out[start..].starts_with(KEY) {
+                out.drain(start..start + KEY.len());
+            } else {
+                out.truncate(start);
+                out.extend_from_slice(b"{}");
+            }
+        }
+    }
+}
+
+/// Hands on what the payload scope holds, nothing else.
+struct PayloadOnly<'v> {
+    v: &'v mut dyn FieldVisitor,
+    on: bool,
+}
+
+impl FieldVisitor for PayloadOnly<'_> {
+    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+        if self.on {
+            self.v.field(name, base, value);
+        }
+    }
+    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        if self.on {
+            self.v.enum_field(name, value, labels);
+        }
+    }
+    fn scope_begin(&mut self, scope: Scope) {
+        self.on = scope == Scope::Payload;
+        if self.on {
+            self.v.scope_begin(scope);
+        }
+    }
+    fn scope_end(&mut self, scope: Scope) {
+        if self.on {
+            self.v.scope_end(scope);
+        }
+        self.on = false;
+    }
+    fn struct_begin(&mut self, name: &str) {
+        if self.on {
+            self.v.struct_begin(name);
+        }
+    }
+    fn struct_end(&mut self) {
+        if self.on {
+            self.v.struct_end();
+        }
+    }
+    fn array_begin(&mut self, name: &str, len: u64) {
+        if self.on {
+            self.v.array_begin(name, len);
+        }
+    }
+    fn array_end(&mut self) {
+        if self.on {
+            self.v.array_end();
+        }
+    }
+    fn variant_begin(&mut self, name: &str, option: &str) {
+        if self.on {
+            self.v.variant_begin(name, option);
+        }
+    }
+    fn variant_end(&mut self) {
+        if self.on {
+            self.v.variant_end();
+        }
+    }
+    fn optional_begin(&mut self, name: &str, present: bool) {
+        if self.on {
+            self.v.optional_begin(name, present);
+        }
+    }
+    fn optional_end(&mut self) {
+        if self.on {
+            self.v.optional_end();
+        }
+    }
+}
+
 /// The own fields of a fixed-layout (ftrace) event, as the README's schema
 /// has always shown them (`common_*` fields left out: `pid` has them).
 fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {

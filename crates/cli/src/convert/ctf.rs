@@ -17,7 +17,7 @@ impl Sink for CtfSink {
     fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
         self.0.lost(l).map_err(|e| anyhow!("{e}"))
     }
-    fn finish(self: Box<Self>) -> Result<()> {
+    fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         self.0.finish().map_err(|e| anyhow!("{e}"))?;
         Ok(())
     }

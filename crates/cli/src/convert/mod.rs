@@ -5,6 +5,8 @@
 
 mod chrome;
 mod ctf;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod perfetto;
 mod tracedat;
 
@@ -33,14 +35,19 @@ pub enum To {
     Perfetto,
     /// Chrome Trace Event Format JSON (Perfetto UI, chrome://tracing).
     Chrome,
+    /// Parquet tables, one per event class, in a directory (DuckDB,
+    /// polars, pandas, Spark).
+    Parquet,
 }
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// The trace(s) to convert (several CTF traces are merged by time).
+    /// The trace(s) to convert (several CTF traces are merged by time;
+    /// with `--to parquet`, several traces are partitions of one dataset).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Where to write: a directory for CTF, a file for the others.
+    /// Where to write: a directory for CTF and Parquet, a file for the
+    /// others.
     #[arg(short, long)]
     pub output: PathBuf,
     /// The output format.
@@ -75,6 +82,12 @@ pub struct ConvertArgs {
     /// packets as they are and writes the metadata).
     #[arg(long)]
     pub reencode: bool,
+    /// Parquet output: write a Hive-partitioned dataset
+    /// (`TABLE/trace=NAME/part-0.parquet`) even for one input, so that
+    /// datasets of many traces can be put together (several inputs always
+    /// are).
+    #[arg(long)]
+    pub partition: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,8 +101,11 @@ pub enum Compression {
 pub trait Sink {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()>;
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()>;
+    /// Damage the reader skipped (already reported to the user); sinks that
+    /// describe their output may record it.
+    fn damage(&mut self, _what: &str) {}
     /// Flush everything to the (temporary) output.
-    fn finish(self: Box<Self>) -> Result<()>;
+    fn finish(self: Box<Self>, meta: &TraceMeta) -> Result<()>;
 }
 
 /// What a conversion did.
@@ -134,9 +150,11 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     }
     let res = if a.to == To::Tracedat {
         tracedat::run(a, &tmp, &mut summary)
+    } else if a.to == To::Parquet && (a.partition || a.inputs.len() > 1) {
+        partitions(a, &tmp, &mut summary)
     } else {
         crate::source::with_source(&a.inputs, a.strict, &mut |src| {
-            convert(a, src, &tmp, &mut summary)
+            convert(a, src, &tmp, None, &mut summary)
         })
     };
     let outcome = match res {
@@ -209,8 +227,55 @@ fn remove(p: &Path) {
     }
 }
 
-fn make_sink(a: &ConvertArgs, meta: &TraceMeta, tmp: &Path) -> Result<Box<dyn Sink>> {
+/// Several traces (or one with `--partition`) as one Hive-partitioned
+/// Parquet dataset: each converted on its own into its partition.
+fn partitions(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome> {
+    let mut outcome = Outcome::Ok;
+    let mut names = std::collections::HashSet::new();
+    for input in &a.inputs {
+        #[cfg(feature = "parquet")]
+        let base = parquet::trace_name(input);
+        #[cfg(not(feature = "parquet"))]
+        let base = String::new();
+        let mut name = base.clone();
+        let mut k = 1;
+        while !names.insert(name.clone()) {
+            k += 1;
+            name = format!("{base}-{k}");
+        }
+        let one = ConvertArgs {
+            inputs: vec![input.clone()],
+            output: a.output.clone(),
+            events: a.events.clone(),
+            ..*a
+        };
+        let o = crate::source::with_source(&one.inputs, a.strict, &mut |src| {
+            convert(&one, src, tmp, Some(&name), summary)
+        })?;
+        if matches!(o, Outcome::Damaged) {
+            outcome = o;
+        }
+    }
+    Ok(outcome)
+}
+
+fn make_sink(
+    a: &ConvertArgs,
+    meta: &TraceMeta,
+    tmp: &Path,
+    partition: Option<&str>,
+) -> Result<Box<dyn Sink>> {
     match a.to {
+        #[cfg(feature = "parquet")]
+        To::Parquet => {
+            let inputs: Vec<&Path> = a.inputs.iter().map(|p| p.as_path()).collect();
+            parquet::sink(meta, tmp, partition, &inputs)
+        }
+        #[cfg(not(feature = "parquet"))]
+        To::Parquet => {
+            let _ = partition;
+            bail!("this tracemux was built without Parquet (cargo build --features parquet)")
+        }
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
         To::Ctf2 => ctf::sink(meta, tmp, true),
@@ -239,10 +304,11 @@ fn convert(
     a: &ConvertArgs,
     src: &mut dyn RecordSource,
     tmp: &Path,
+    partition: Option<&str>,
     summary: &mut Summary,
 ) -> Result<Outcome> {
     let meta = src.meta().clone();
-    let mut sink = make_sink(a, &meta, tmp)?;
+    let mut sink = make_sink(a, &meta, tmp, partition)?;
     let bar = progress(a);
     let mut outcome = Outcome::Ok;
     let input = a.inputs[0].display().to_string();
@@ -274,6 +340,7 @@ fn convert(
                 }
                 summary.damage += 1;
                 outcome = Outcome::Damaged;
+                sink.damage(&e.to_string());
                 if let Some(b) = &bar {
                     b.suspend(|| crate::warn(&a.inputs[0], &e));
                 } else {
@@ -285,7 +352,7 @@ fn convert(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    sink.finish()?;
+    sink.finish(&meta)?;
     Ok(outcome)
 }
 
@@ -337,7 +404,7 @@ impl Sink for Jsonl {
         tracemux_render::jsonl::write_lost(&mut self.buf, meta, l);
         self.drain()
     }
-    fn finish(mut self: Box<Self>) -> Result<()> {
+    fn finish(mut self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         use std::io::Write;
         self.file.write_all(&self.buf)?;
         self.file.flush()?;

@@ -19,7 +19,7 @@ impl Sink for PerfettoSink {
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
         Ok(self.0.lost(meta, l)?)
     }
-    fn finish(self: Box<Self>) -> Result<()> {
+    fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         let (f, _stats) = self.0.finish()?;
         f.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
         Ok(())
