@@ -101,3 +101,96 @@ pub fn ltt_trace(tag: &str) -> PathBuf {
     built.write_dir(&dir).unwrap();
     dir
 }
+
+/// The format of a fixture (CTF from the kernel apart: it has ftrace's events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixtureKind {
+    TraceDat,
+    KernelCtf,
+    Ctf,
+    Uftrace,
+    Ltt,
+}
+
+/// Bytes from annotated hex text (`#` comments, `BYTE*COUNT` runs).
+pub fn parse_hex(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        for tok in line.split('#').next().unwrap_or("").split_whitespace() {
+            if let Some((b, n)) = tok.split_once('*') {
+                let b = u8::from_str_radix(b, 16).unwrap();
+                out.extend(std::iter::repeat_n(b, n.parse().unwrap()));
+            } else {
+                out.push(u8::from_str_radix(tok, 16).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Every fixture of every format: (name, path, kind); the hand-built LTT
+/// trace is assembled from its annotated hex in `scratch`.
+pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
+    let root = repo_root().join("tests/fixtures");
+    let mut v = Vec::new();
+    for kind in ["tracedat", "synthetic"] {
+        for d in fixture_dirs(kind) {
+            if d.starts_with(root.as_path()) {
+                let n = format!("{kind}-{}", d.file_name().unwrap().to_string_lossy());
+                v.push((n, d.join("trace.dat"), FixtureKind::TraceDat));
+            }
+        }
+    }
+    let mut ctf: Vec<PathBuf> = std::fs::read_dir(root.join("ctf"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("trace"))
+        .filter(|p| p.is_dir())
+        .collect();
+    ctf.sort();
+    for p in ctf {
+        let n = p
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let k = if n.starts_with("perf-") {
+            FixtureKind::KernelCtf
+        } else {
+            FixtureKind::Ctf
+        };
+        v.push((format!("ctf-{n}"), p, k));
+    }
+    for sub in ["recorded", "corpus"] {
+        let Ok(rd) = std::fs::read_dir(root.join("uftrace").join(sub)) else {
+            continue;
+        };
+        let mut ds: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path().join("uftrace.data"))
+            .filter(|p| p.join("info").exists())
+            .collect();
+        ds.sort();
+        for p in ds {
+            let n = p
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            v.push((format!("uftrace-{n}"), p, FixtureKind::Uftrace));
+        }
+    }
+    let src = root.join("ltt/hand-built");
+    let dir = scratch.join("ltt-hand-built");
+    std::fs::create_dir_all(dir.join("control")).unwrap();
+    for f in ["control/facilities_0", "cpu_0", "cpu_2"] {
+        let text = std::fs::read_to_string(src.join(format!("{f}.hex"))).unwrap();
+        std::fs::write(dir.join(f), parse_hex(&text)).unwrap();
+    }
+    v.push(("ltt-hand-built".into(), dir, FixtureKind::Ltt));
+    v
+}
