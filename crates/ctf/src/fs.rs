@@ -421,7 +421,11 @@ impl MetadataNote {
     /// The error of strict mode.
     pub fn to_error(&self) -> Error {
         Error::new(
-            ErrorKind::Invalid(format!("{} (refused in strict mode)", self.message())),
+            ErrorKind::Invalid(format!(
+                "{}: {} (refused in strict mode)",
+                self.path.display(),
+                self.detail
+            )),
             "metadata",
             self.detail.offset as u64,
         )

@@ -604,7 +604,7 @@ pub fn decode_file<V: Visitor>(
                     None => {
                         return Err(fail(DecodeError {
                             kind: DecodeErrorKind::Other(
-                                "cannot select an event record class".into(),
+                                "several event record classes but no event class ID".into(),
                             ),
                             bit: c.pos,
                         }))
