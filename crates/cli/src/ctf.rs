@@ -234,6 +234,9 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     }
     let c = tracemux_ctf::stats::count_with_loader(&a.traces, a.strict, &MapLoader::default())
         .map_err(|e| anyhow!("{e}"))?;
+    for w in &c.warnings {
+        eprintln!("tracemux: warning: {w}");
+    }
     let _ = writeln!(s, "Events\n  events                {}", c.events);
     let disc: u64 = c.streams.iter().map(|s| s.discarded_events).sum();
     let unknown: u64 = c.streams.iter().map(|s| s.discarded_events_unknown).sum();
@@ -394,6 +397,10 @@ pub fn with_model_source(
     let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
     let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)
         .map_err(|e| anyhow!("{e}"))?;
+    // what was forgiven in the metadata (an error above with --strict)
+    for n in traces.iter().flat_map(|t| &t.notes) {
+        eprintln!("tracemux: warning: {}", n.message());
+    }
     f(&mut src)
 }
 
@@ -418,7 +425,7 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
     let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
     if traces
         .iter()
-        .any(|t| !t.damage.is_empty() || t.dirs.len() != 1)
+        .any(|t| !t.damage.is_empty() || !t.notes.is_empty() || t.dirs.len() != 1)
     {
         return Ok(None);
     }

@@ -216,6 +216,10 @@ pub struct Program {
     pub slots: usize,
     pub packet_header: Option<u32>,
     pub streams: Vec<StreamProg>,
+    /// CTF 2: without a data-stream-class-id (event-record-class-id) field,
+    /// the data stream class (event record class) ID is 0. CTF 1.8 has no
+    /// such rule: there, only a single class can go without its ID field.
+    pub implicit_id_zero: bool,
 }
 
 /// A compile error (an unresolvable location, a length field of the
@@ -475,7 +479,12 @@ impl Builder {
         }
         match &n.kind {
             Kind::Struct { first, count } => {
-                for &c in &self.p.children[*first as usize..(*first + *count) as usize] {
+                // The last member of that name (a later one shadows the
+                // earlier ones).
+                for &c in self.p.children[*first as usize..(*first + *count) as usize]
+                    .iter()
+                    .rev()
+                {
                     if self.p.nodes[c as usize].name.as_deref() == Some(path[0].as_str()) {
                         self.targets(c, &path[1..], out);
                         return;
@@ -598,6 +607,7 @@ impl Program {
                 slots: 0,
                 packet_header: None,
                 streams: Vec::new(),
+                implicit_id_zero: tc.version == CtfVersion::Ctf2,
             },
             pending: Vec::new(),
         };

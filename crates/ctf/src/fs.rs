@@ -147,6 +147,14 @@ pub fn metadata_version(head: &[u8]) -> Option<u8> {
     if head.first() == Some(&0x1e) {
         return Some(2);
     }
+    // Packets of CTF 2 metadata (CTF2-PMETA-1.0: version 2.0 in the
+    // header); a CTF 2 fragment written without its record separator
+    // (forgiven, see `ctf2::Leniency`): TSDL text cannot start with `{`.
+    if crate::tsdl::packet_version(head).is_some_and(|v| v.0 == 2)
+        || head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+    {
+        return Some(2);
+    }
     if crate::tsdl::is_packetized(head) || head.starts_with(b"/* CTF 1.") {
         return Some(1);
     }
@@ -322,6 +330,8 @@ pub struct Trace {
     pub streams: Vec<StreamGroup>,
     /// Files whose indexing stopped at an error.
     pub damage: Vec<Damage>,
+    /// What was forgiven in the metadata (of the trace's directories).
+    pub notes: Vec<MetadataNote>,
     /// babeltrace2 quirk flags from the environment.
     pub quirks: Quirks,
 }
@@ -380,8 +390,56 @@ fn quirks_of(tc: &TraceClass) -> Quirks {
     }
 }
 
-/// Read and parse the metadata of a trace directory.
+/// Read and parse the metadata of a trace directory (what is forgiven in
+/// CTF 2 metadata is not reported: see [`read_metadata_noted`]).
 pub fn read_metadata(dir: &Path, loader: &dyn Loader) -> Result<TraceClass, Error> {
+    read_metadata_noted(dir, loader, false).map(|(tc, _)| tc)
+}
+
+/// Something forgiven in a metadata file ([`crate::ctf2::Leniency`]): by
+/// default reported as a warning, refused in strict mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataNote {
+    /// The metadata file.
+    pub path: PathBuf,
+    pub kind: crate::ctf2::Leniency,
+    /// Where (first met), what and how often.
+    pub detail: crate::ctf2::Ctf2Error,
+}
+
+impl MetadataNote {
+    /// The warning text: file, what, byte offset.
+    pub fn message(&self) -> String {
+        format!(
+            "{}: {} (byte offset {})",
+            self.path.display(),
+            self.detail,
+            self.detail.offset
+        )
+    }
+
+    /// The error of strict mode.
+    pub fn to_error(&self) -> Error {
+        Error::new(
+            ErrorKind::Invalid(format!(
+                "{}: {} (refused in strict mode)",
+                self.path.display(),
+                self.detail
+            )),
+            "metadata",
+            self.detail.offset as u64,
+        )
+    }
+}
+
+/// Read and parse the metadata of a trace directory; with `strict`, what
+/// CTF 2 metadata may get wrong and this reader forgives is an error,
+/// else it is returned (once per kind).
+pub fn read_metadata_noted(
+    dir: &Path,
+    loader: &dyn Loader,
+    strict: bool,
+) -> Result<(TraceClass, Vec<MetadataNote>), Error> {
     let path = dir.join("metadata");
     let data = loader.load(&path).map_err(|e| io_err(&path, e))?;
     let bytes = (*data).as_ref();
@@ -390,11 +448,29 @@ pub fn read_metadata(dir: &Path, loader: &dyn Loader) -> Result<TraceClass, Erro
         Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)
     };
     match metadata_version(bytes) {
-        Some(2) => crate::ctf2::parse_metadata(bytes).map_err(named),
-        _ => crate::tsdl::parse_metadata(bytes).map_err(|e| {
-            let msg = format!("{}: {}", path.display(), e.kind);
-            Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)
-        }),
+        Some(2) => {
+            let text;
+            let json = if crate::tsdl::is_packetized(bytes) {
+                text = crate::tsdl::depacketize_any(bytes).map_err(named)?.0;
+                &text[..]
+            } else {
+                bytes
+            };
+            let p = crate::ctf2::parse_with(json, strict).map_err(|e| named(e.into_error()))?;
+            let notes = p
+                .notes
+                .into_iter()
+                .map(|(kind, detail)| MetadataNote {
+                    path: path.clone(),
+                    kind,
+                    detail,
+                })
+                .collect();
+            Ok((p.tc, notes))
+        }
+        _ => crate::tsdl::parse_metadata(bytes)
+            .map(|tc| (tc, Vec::new()))
+            .map_err(named),
     }
 }
 
@@ -493,10 +569,12 @@ pub fn open_traces(
 ) -> Result<Vec<Trace>, Error> {
     // Parse every metadata first.
     let mut parsed = Vec::with_capacity(found.len());
+    let mut notes = Vec::with_capacity(found.len());
     for f in found {
-        let mut tc = read_metadata(&f.dir, loader)?;
+        let (mut tc, n) = read_metadata_noted(&f.dir, loader, false)?;
         apply_clock_offset(&mut tc, clock_offset.0, clock_offset.1);
         parsed.push(tc);
+        notes.push(n);
     }
     // Group by UUID (traces without UUID stand alone).
     let mut groups: Vec<Vec<usize>> = Vec::new();
@@ -558,6 +636,7 @@ pub fn open_traces(
             files: Vec::new(),
             streams: Vec::new(),
             damage: Vec::new(),
+            notes: g.iter().flat_map(|&i| notes[i].clone()).collect(),
         };
         for &i in &g {
             add_dir(&mut trace, &found[i].dir, loader)?;

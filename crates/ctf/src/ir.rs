@@ -606,9 +606,10 @@ impl StructClass {
         }
     }
 
-    /// The member called `name`.
+    /// The member called `name` (the last one when several have that
+    /// name: a later member shadows the earlier ones).
     pub fn member(&self, name: &str) -> Option<&Member> {
-        self.members.iter().find(|m| m.name == name)
+        self.members.iter().rev().find(|m| m.name == name)
     }
 }
 

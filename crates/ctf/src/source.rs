@@ -605,6 +605,11 @@ impl<'t> CtfSource<'t> {
     pub fn new(traces: &'t [Trace], loader: &'t dyn Loader, strict: bool) -> Result<Self, Error> {
         let mut damage = VecDeque::new();
         for t in traces {
+            // What was forgiven in the metadata: refused in strict mode
+            // (the caller reports it otherwise, see `Trace::notes`).
+            if let Some(n) = t.notes.first().filter(|_| strict) {
+                return Err(n.to_error());
+            }
             for d in &t.damage {
                 let msg = format!(
                     "{}: packet at offset {:#x}: {}",

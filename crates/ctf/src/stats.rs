@@ -55,6 +55,9 @@ pub struct Counts {
     pub streams: Vec<StreamCount>,
     /// Damage (lenient mode): what could not be read.
     pub damage: Vec<String>,
+    /// What was forgiven in the metadata (lenient mode; refused in strict
+    /// mode): file, what, byte offset.
+    pub warnings: Vec<String>,
 }
 
 /// What one part of a stream held.
@@ -135,6 +138,12 @@ pub fn count_with_loader(
         .unwrap_or(1)
         .min(16);
     for t in &traces {
+        for n in &t.notes {
+            if strict {
+                return Err(n.to_error());
+            }
+            out.warnings.push(n.message());
+        }
         for d in &t.damage {
             let msg = format!(
                 "{}: packet at offset {:#x}: {}",

@@ -112,6 +112,9 @@ pub fn read_packet_start<'d, V: Visitor>(
                 0
             } else if p.streams.is_empty() {
                 usize::MAX
+            } else if let Some(i) = p.stream_pos(0).filter(|_| p.implicit_id_zero) {
+                // CTF 2: no data stream class ID field means ID 0.
+                i
             } else {
                 return Err(perr(
                     file,
@@ -501,6 +504,9 @@ impl<'d> StreamDecoder<'d> {
                 None => {
                     if s.events.len() == 1 {
                         0
+                    } else if let Some(i) = s.event_pos(0).filter(|_| self.prog.implicit_id_zero) {
+                        // CTF 2: no event record class ID field means ID 0.
+                        i
                     } else {
                         return Err(self.err(DecodeError {
                             kind: DecodeErrorKind::Other(if s.events.is_empty() {
@@ -591,10 +597,14 @@ pub fn decode_file<V: Visitor>(
                         })
                     })?,
                     None if s.events.len() == 1 => 0,
+                    // CTF 2: no event record class ID field means ID 0.
+                    None if p.implicit_id_zero && s.event_pos(0).is_some() => {
+                        s.event_pos(0).unwrap_or(0)
+                    }
                     None => {
                         return Err(fail(DecodeError {
                             kind: DecodeErrorKind::Other(
-                                "cannot select an event record class".into(),
+                                "several event record classes but no event class ID".into(),
                             ),
                             bit: c.pos,
                         }))

@@ -1539,8 +1539,14 @@ pub fn report_with_loader(
         (opts.clock_offset_s, opts.clock_offset_ns),
     )?;
     let mut summary = Summary::default();
-    // Damage found while indexing.
+    // What was forgiven in the metadata, then damage found while indexing.
     for t in &traces {
+        for n in &t.notes {
+            if opts.strict {
+                return Err(n.to_error());
+            }
+            writeln!(warn, "tracemux: warning: {}", n.message()).map_err(io)?;
+        }
         for d in &t.damage {
             let msg = format!(
                 "{}: packet at offset {:#x}: {}",

@@ -6,28 +6,40 @@ use std::collections::HashMap;
 
 use super::fc::{Fcx, LocRec, Need};
 use super::util::Res;
-use super::Ctf2Error;
+use super::{Ctf2Error, Leniency, Notes};
 use crate::ir::*;
 
 /// Check the field locations of a lowered scope. `scopes[s]` is the root
 /// structure of scope `s` when it exists for this scope's fields (the
-/// scope being checked included).
+/// scope being checked included). Returns the optionals whose selector
+/// ranges were given with a boolean selector (forgiven, noted in `notes`:
+/// the caller drops those ranges).
 pub(crate) fn check_locations(
     frag: usize,
     cx: &Fcx,
     scopes: &[Option<&StructClass>; 6],
-) -> Res<()> {
+    notes: &mut Notes,
+) -> Res<Vec<LocRec>> {
     let mut r = Resolver::default();
+    let mut forgiven = Vec::new();
     for rec in &cx.locs {
-        r.check(cx, rec, scopes).map_err(|msg| Ctf2Error {
+        let err = |msg| Ctf2Error {
             fragment: frag,
             offset: rec.off,
             path: rec.jpath.clone(),
             msg,
             unsupported: false,
-        })?;
+        };
+        if r.check(cx, rec, scopes).map_err(err)? {
+            notes.add(
+                Leniency::BoolSelectorRanges,
+                "selector-field-ranges given with a boolean selector (ignored)",
+                err(String::new()),
+            );
+            forgiven.push(rec.clone());
+        }
     }
-    Ok(())
+    Ok(forgiven)
 }
 
 fn show(names: &[String]) -> String {
@@ -37,7 +49,7 @@ fn show(names: &[String]) -> String {
 /// What a location designates, once per distinct location: the prefix
 /// lengths of the path where it enters an array, and whether the fields
 /// found suit the need.
-type Found = (Vec<usize>, Result<(), String>);
+type Found = (Vec<usize>, Result<bool, String>);
 
 /// Resolves locations with memory: the same location is resolved once,
 /// and large structures get a name index, so that checking stays linear.
@@ -53,7 +65,7 @@ impl<'t> Resolver<'t> {
         cx: &Fcx,
         rec: &LocRec,
         scopes: &[Option<&'t StructClass>; 6],
-    ) -> Result<(), String> {
+    ) -> Result<bool, String> {
         let target = rec.loc.scope;
         if target > cx.scope {
             return Err(format!(
@@ -77,7 +89,7 @@ impl<'t> Resolver<'t> {
             self.done.insert(key.clone(), found);
         }
         let (arrays, suits) = &self.done[&key];
-        suits.clone()?;
+        let forgiven = suits.clone()?;
         // A path may only enter an array that contains the field that
         // needs it (the array's current element is what it designates).
         for &k in arrays {
@@ -99,7 +111,7 @@ impl<'t> Resolver<'t> {
                 }
             }
         }
-        Ok(())
+        Ok(forgiven)
     }
 
     fn member(&mut self, s: &'t StructClass, name: &str) -> Option<&'t FieldClass> {
@@ -111,8 +123,9 @@ impl<'t> Resolver<'t> {
             .entry(s as *const StructClass)
             .or_insert_with(|| {
                 let mut h = HashMap::new();
+                // A later member of the same name shadows the earlier.
                 for m in &s.members {
-                    h.entry(m.name.as_str()).or_insert(&m.class);
+                    h.insert(m.name.as_str(), &m.class);
                 }
                 h
             });
@@ -163,8 +176,10 @@ impl<'t> Resolver<'t> {
     }
 }
 
-/// Whether the fields a location designates suit what it is for.
-fn suits(leaves: &[&FieldClass], need: Need, path: &[String]) -> Result<(), String> {
+/// Whether the fields a location designates suit what it is for; `true`:
+/// they do once selector ranges given with a boolean selector are
+/// ignored.
+fn suits(leaves: &[&FieldClass], need: Need, path: &[String]) -> Result<bool, String> {
     let at = show(path);
     let sign = |f: &FieldClass| match f {
         FieldClass::Int(i) => Some(i.signed),
@@ -186,12 +201,7 @@ fn suits(leaves: &[&FieldClass], need: Need, path: &[String]) -> Result<(), Stri
                 .count();
             if let Need::OptionalSelector { has_ranges } = need {
                 if bools == leaves.len() {
-                    if has_ranges {
-                        return Err(format!(
-                            "selector-field-ranges given with the boolean selector at {at}"
-                        ));
-                    }
-                    return Ok(());
+                    return Ok(has_ranges);
                 }
                 if !has_ranges {
                     return Err(format!(
@@ -212,7 +222,7 @@ fn suits(leaves: &[&FieldClass], need: Need, path: &[String]) -> Result<(), Stri
             }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Add the fields that `fc` can be once arrays, optionals and variants

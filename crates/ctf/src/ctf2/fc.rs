@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::json::{Kind, Value};
 use super::util::{Cx, JPath, Res};
+use super::{Leniency, Notes};
 use crate::ir::*;
 
 /// Deepest nesting of field classes (after alias expansion). JSON nesting
@@ -91,6 +92,8 @@ pub(crate) struct FcLower<'j, 'a> {
     /// (bounds alias expansion, and the memory of the IR and of the
     /// checks).
     pub budget: &'a mut usize,
+    /// What is forgiven.
+    pub notes: &'a mut Notes,
 }
 
 fn byte_order(c: &Cx, v: &Value, path: &JPath) -> Res<ByteOrder> {
@@ -285,8 +288,26 @@ impl<'j> FcLower<'j, '_> {
         cx: &mut Fcx,
     ) -> Res<FieldClass> {
         let c = self.c;
-        let ty = c.str(c.req(v, "type", path)?, &path.key("type"))?;
+        let tv = c.req(v, "type", path)?;
+        let mut ty = c.str(tv, &path.key("type"))?;
         c.no_ext(v, path)?;
+        // Drafts of CTF 2 had enumeration field classes: 2.0 integer field
+        // classes with mappings.
+        let draft = match ty {
+            "fixed-length-unsigned-enumeration" => Some("fixed-length-unsigned-integer"),
+            "fixed-length-signed-enumeration" => Some("fixed-length-signed-integer"),
+            "variable-length-unsigned-enumeration" => Some("variable-length-unsigned-integer"),
+            "variable-length-signed-enumeration" => Some("variable-length-signed-integer"),
+            _ => None,
+        };
+        if let Some(t) = draft {
+            self.notes.add(
+                Leniency::DraftName,
+                "enumeration field class type (a draft's name; read as an integer field class with mappings)",
+                c.err(tv, &path.key("type"), ""),
+            );
+            ty = t;
+        }
         let fc = match ty {
             "fixed-length-bit-array"
             | "fixed-length-bit-map"
@@ -480,7 +501,11 @@ impl<'j> FcLower<'j, '_> {
                 let nv = c.req(m, "name", &p)?;
                 let name = c.str(nv, &p.key("name"))?;
                 if !names.insert(name) {
-                    return Err(c.err(nv, &p.key("name"), format!("duplicate member `{name}`")));
+                    self.notes.add(
+                        Leniency::DuplicateMember,
+                        "structure members with the same name (the later one shadows the earlier ones in field locations)",
+                        c.err(nv, &p.key("name"), ""),
+                    );
                 }
                 let mut mhere = here.to_vec();
                 mhere.push(name.to_string());
@@ -606,9 +631,32 @@ impl<'j> FcLower<'j, '_> {
         let c = self.c;
         let lv = c.req(v, key, path)?;
         let lp = path.key(key);
-        c.obj(lv, &lp)?;
-        let (scope, mut stack) = match lv.get("origin") {
-            Some(o) => {
+        // Drafts of CTF 2 wrote a location as an array: the scope name,
+        // then the member names (always absolute).
+        let draft = match &lv.kind {
+            Kind::Arr(a) => match a.split_first() {
+                Some((o, rest)) => match &o.kind {
+                    Kind::Str(name) if origin_scope(name).is_some() => {
+                        Some((origin_scope(name), rest))
+                    }
+                    _ => None,
+                },
+                None => None,
+            },
+            _ => None,
+        };
+        if draft.is_some() {
+            self.notes.add(
+                Leniency::DraftName,
+                "field location as an array (a draft's form; read as an absolute location)",
+                c.err(lv, &lp, ""),
+            );
+        } else {
+            c.obj(lv, &lp)?;
+        }
+        let (scope, mut stack) = match (draft, lv.get("origin")) {
+            (Some((Some(s), _)), _) => (s, vec![Vec::new()]),
+            (_, Some(o)) => {
                 let op = lp.key("origin");
                 let name = c.str(o, &op)?;
                 let Some(s) = origin_scope(name) else {
@@ -616,11 +664,16 @@ impl<'j> FcLower<'j, '_> {
                 };
                 (s, vec![Vec::new()])
             }
-            None => (cx.scope, cx.frames.clone()),
+            _ => (cx.scope, cx.frames.clone()),
         };
-        let pv = c.req(lv, "path", &lp)?;
-        let pp = lp.key("path");
-        let elems = c.arr(pv, &pp)?;
+        let (pv, pp) = match draft {
+            Some(_) => (lv, lp),
+            None => (c.req(lv, "path", &lp)?, lp.key("path")),
+        };
+        let elems = match draft {
+            Some((_, rest)) => rest,
+            None => c.arr(pv, &pp)?,
+        };
         match elems.last() {
             None => return Err(c.err(pv, &pp, "a field location path cannot be empty")),
             Some(l) if l.kind == Kind::Null => {

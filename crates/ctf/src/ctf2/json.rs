@@ -73,12 +73,7 @@ pub struct SyntaxError {
 /// Parse one JSON text (surrounding whitespace allowed). `base` is the
 /// absolute offset of `text[0]`, added to every offset.
 pub fn parse(text: &[u8], base: usize) -> Result<Value, SyntaxError> {
-    let mut p = Parser {
-        b: text,
-        i: 0,
-        base,
-        depth: 0,
-    };
+    let mut p = Parser::new(text, base, false);
     p.ws();
     let v = p.value()?;
     p.ws();
@@ -88,14 +83,72 @@ pub fn parse(text: &[u8], base: usize) -> Result<Value, SyntaxError> {
     Ok(v)
 }
 
+/// What [`parse_lenient`] read: the values one after another, and the
+/// absolute offsets of the trailing commas it forgave.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Lenient {
+    pub values: Vec<Value>,
+    pub trailing_commas: Vec<usize>,
+}
+
+/// Parse a text holding zero or more JSON values, each an object or an
+/// array after the first, separated by whitespace only, and forgive a
+/// comma before the closing `}` or `]` (what some CTF 2 producers write).
+/// Everything else is as strict as [`parse`]: any other data after a
+/// value is an error at its offset.
+pub fn parse_lenient(text: &[u8], base: usize) -> Result<Lenient, SyntaxError> {
+    let mut p = Parser::new(text, base, true);
+    let mut out = Lenient::default();
+    p.ws();
+    while p.i < p.b.len() {
+        if !out.values.is_empty() && !matches!(p.peek(), Some(b'{' | b'[')) {
+            return Err(p.err("unexpected data after the JSON value"));
+        }
+        out.values.push(p.value()?);
+        p.ws();
+    }
+    out.trailing_commas = p.trailing;
+    Ok(out)
+}
+
 struct Parser<'a> {
     b: &'a [u8],
     i: usize,
     base: usize,
     depth: usize,
+    /// Forgive trailing commas (and record where they were).
+    lenient: bool,
+    trailing: Vec<usize>,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(b: &'a [u8], base: usize, lenient: bool) -> Self {
+        Parser {
+            b,
+            i: 0,
+            base,
+            depth: 0,
+            lenient,
+            trailing: Vec::new(),
+        }
+    }
+
+    /// After a `,` in an object or array: whether `close` follows (a
+    /// trailing comma), which is forgiven in lenient mode. `comma` is the
+    /// comma's position.
+    fn trailing_comma(&mut self, comma: usize, close: u8) -> bool {
+        if !self.lenient {
+            return false;
+        }
+        self.ws();
+        if self.peek() == Some(close) {
+            self.trailing.push(self.base + comma);
+            self.i += 1;
+            return true;
+        }
+        false
+    }
+
     fn err(&self, msg: impl Into<String>) -> SyntaxError {
         self.err_at(self.i, msg)
     }
@@ -179,7 +232,12 @@ impl Parser<'_> {
             members.push((key, v));
             self.ws();
             match self.peek() {
-                Some(b',') => self.i += 1,
+                Some(b',') => {
+                    self.i += 1;
+                    if self.trailing_comma(self.i - 1, b'}') {
+                        return Ok(Kind::Obj(members));
+                    }
+                }
                 Some(b'}') => {
                     self.i += 1;
                     return Ok(Kind::Obj(members));
@@ -202,7 +260,12 @@ impl Parser<'_> {
             elems.push(self.value()?);
             self.ws();
             match self.peek() {
-                Some(b',') => self.i += 1,
+                Some(b',') => {
+                    self.i += 1;
+                    if self.trailing_comma(self.i - 1, b']') {
+                        return Ok(Kind::Arr(elems));
+                    }
+                }
                 Some(b']') => {
                     self.i += 1;
                     return Ok(Kind::Arr(elems));
@@ -440,6 +503,31 @@ mod tests {
         assert!(p(&deeper).is_err());
         // No stack overflow on absurd nesting.
         assert!(p(&"[".repeat(1_000_000)).is_err());
+    }
+
+    #[test]
+    fn lenient_forgives_trailing_commas_and_reads_several_values() {
+        let l = parse_lenient(b" {\"a\": [1, 2,], \"b\": {},}\n{\"c\": 3}\n", 10).unwrap();
+        assert_eq!(l.values.len(), 2);
+        assert_eq!(l.values[0].off, 11);
+        assert_eq!(l.values[1].off, 36);
+        assert_eq!(l.values[1].get("c").unwrap().kind, Kind::Int(3));
+        // `[1, 2,]`: the comma at 22; `{},}`: the comma at 33.
+        assert_eq!(l.trailing_commas, [22, 33]);
+        let Kind::Arr(a) = &l.values[0].get("a").unwrap().kind else {
+            panic!()
+        };
+        assert_eq!(a.len(), 2);
+        // Still refused: a lone comma, two commas, data that is not a
+        // value after a value, and anything `parse` refuses.
+        assert!(parse_lenient(b"[,]", 0).is_err());
+        assert!(parse_lenient(b"{,}", 0).is_err());
+        assert!(parse_lenient(b"[1,,]", 0).is_err());
+        assert_eq!(parse_lenient(b"{} 2", 0).unwrap_err().off, 3);
+        assert!(parse_lenient(b"{\"a\": tru}", 0).is_err());
+        assert_eq!(parse_lenient(b" \n", 0).unwrap(), Lenient::default());
+        // The strict parser is unchanged.
+        assert!(p("[1,]").is_err());
     }
 
     /// Same verdict as serde_json on a set of tricky texts.

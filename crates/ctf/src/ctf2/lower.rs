@@ -6,7 +6,7 @@ use super::check::check_locations;
 use super::fc::{Alias, FcLower, Fcx};
 use super::json::{Kind, Value};
 use super::util::{Cx, JPath, Res};
-use super::Ctf2Error;
+use super::{Ctf2Error, Leniency, Notes};
 use crate::ir::*;
 
 /// Field classes and path elements produced at most (see
@@ -29,10 +29,16 @@ struct Lowerer<'j> {
     /// (data stream class ID, event record class ID) pairs seen.
     event_ids: HashSet<(u64, u64)>,
     have_trace_class: bool,
+    notes: Notes,
 }
 
-/// Lower parsed fragments `(number, value)` in order.
-pub(crate) fn lower(frags: &[(usize, Value)], input_len: usize) -> Res<TraceClass> {
+/// Lower parsed fragments `(number, value)` in order; what is forgiven
+/// goes to `notes`.
+pub(crate) fn lower(
+    frags: &[(usize, Value)],
+    input_len: usize,
+    notes: &mut Notes,
+) -> Res<TraceClass> {
     let Some((_, first)) = frags.first() else {
         return Err(Ctf2Error {
             fragment: 0,
@@ -52,6 +58,7 @@ pub(crate) fn lower(frags: &[(usize, Value)], input_len: usize) -> Res<TraceClas
         stream_ids: HashMap::new(),
         event_ids: HashSet::new(),
         have_trace_class: false,
+        notes: std::mem::take(notes),
     };
     let root = JPath::root();
     for (i, (number, v)) in frags.iter().enumerate() {
@@ -81,6 +88,7 @@ pub(crate) fn lower(frags: &[(usize, Value)], input_len: usize) -> Res<TraceClas
         }
     }
     l.tc.native_byte_order = native_byte_order(&l.tc);
+    *notes = l.notes;
     Ok(l.tc)
 }
 
@@ -136,15 +144,36 @@ const LOG_LEVELS: [&str; 15] = [
 ];
 
 /// An attribute of the babeltrace2 namespace, else of the LTTng one (the
-/// order babeltrace2 looks them up in).
-fn attr<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
-    let a = v.get("attributes")?;
+/// order babeltrace2 looks them up in), in `attrs` (the `attributes`).
+fn attr<'v>(attrs: Option<&'v Value>, name: &str) -> Option<&'v Value> {
+    let a = attrs?;
     ["babeltrace.org,2020", "lttng.org,2009"]
         .iter()
         .find_map(|ns| a.get(ns).and_then(|n| n.get(name)))
 }
 
+/// A UUID as an array of 16 bytes.
+fn uuid_array(c: &Cx, u: &Value, p: &JPath) -> Res<[u8; 16]> {
+    let a = c.arr(u, p)?;
+    if a.len() != 16 {
+        return Err(c.err(u, p, "a UUID has 16 elements"));
+    }
+    let mut uuid = [0u8; 16];
+    for (i, b) in a.iter().enumerate() {
+        let n = c.int(b, &p.index(i))?;
+        uuid[i] =
+            u8::try_from(n).map_err(|_| c.err(b, &p.index(i), format!("{n} is not a byte")))?;
+    }
+    Ok(uuid)
+}
+
 impl<'j> Lowerer<'j> {
+    /// Note a draft name read as its 2.0 equivalent.
+    fn draft(&mut self, v: &Value, p: &JPath, what: &'static str) {
+        let e = self.c.err(v, p, "");
+        self.notes.add(Leniency::DraftName, what, e);
+    }
+
     fn preamble(&mut self, v: &Value) -> Res<()> {
         let c = self.c;
         let root = JPath::root();
@@ -154,18 +183,7 @@ impl<'j> Lowerer<'j> {
             return Err(c.unsupported(vv, &root.key("version"), format!("CTF version {ver}")));
         }
         if let Some(u) = v.get("uuid") {
-            let p = root.key("uuid");
-            let a = c.arr(u, &p)?;
-            if a.len() != 16 {
-                return Err(c.err(u, &p, "a UUID has 16 elements"));
-            }
-            let mut uuid = [0u8; 16];
-            for (i, b) in a.iter().enumerate() {
-                let n = c.int(b, &p.index(i))?;
-                uuid[i] = u8::try_from(n)
-                    .map_err(|_| c.err(b, &p.index(i), format!("{n} is not a byte")))?;
-            }
-            self.tc.uuid = Some(uuid);
+            self.tc.uuid = Some(uuid_array(&c, u, &root.key("uuid"))?);
         }
         if let Some(e) = v.get("extensions") {
             let p = root.key("extensions");
@@ -249,6 +267,7 @@ impl<'j> Lowerer<'j> {
             aliases: &self.aliases,
             by_name: &self.by_name,
             budget: &mut self.budget,
+            notes: &mut self.notes,
         };
         let FieldClass::Struct(s) = fl.fc(sv, &p, &[], &mut cx)? else {
             return Err(self
@@ -257,7 +276,14 @@ impl<'j> Lowerer<'j> {
         };
         let mut scopes: [Option<&StructClass>; 6] = *earlier;
         scopes[scope as usize] = Some(&s);
-        check_locations(self.c.frag, &cx, &scopes)?;
+        let forgiven = check_locations(self.c.frag, &cx, &scopes, &mut self.notes)?;
+        let mut s = FieldClass::Struct(s);
+        for rec in forgiven {
+            strip_ranges(&mut s, &rec.s_path, &rec.loc);
+        }
+        let FieldClass::Struct(s) = s else {
+            unreachable!("a structure stays a structure")
+        };
         Ok(Some(s))
     }
 
@@ -313,7 +339,18 @@ impl<'j> Lowerer<'j> {
         let c = self.c;
         let root = JPath::root();
         c.no_ext(v, &root)?;
-        let iv = c.req(v, "id", &root)?;
+        // Drafts of CTF 2 named clock classes by `name` (no `id`).
+        let iv = match (v.get("id"), v.get("name")) {
+            (None, Some(n)) => {
+                self.draft(
+                    n,
+                    &root.key("name"),
+                    "clock class `name` without `id` (a draft's identifier; read as the `id`)",
+                );
+                n
+            }
+            _ => c.req(v, "id", &root)?,
+        };
         let id = c.str(iv, &root.key("id"))?;
         if self.clock_ids.contains_key(id) {
             return Err(c.err(iv, &root.key("id"), format!("duplicate clock class `{id}`")));
@@ -332,6 +369,28 @@ impl<'j> Lowerer<'j> {
         cc.precision = c.opt_u64(v, "precision", &root)?;
         cc.description = c.opt_str(v, "description", &root)?.map(str::to_string);
         cc.uuid = c.opt_str(v, "uid", &root)?.and_then(parse_uuid);
+        if let (None, Some(u)) = (v.get("uid"), v.get("uuid")) {
+            // A draft's 16-byte UUID array (2.0: a `uid` string).
+            let p = root.key("uuid");
+            cc.uuid = Some(uuid_array(&c, u, &p)?);
+            self.draft(u, &p, "clock class `uuid` (a draft's name; 2.0 has `uid`)");
+        }
+        if let (None, Some(o)) = (v.get("origin"), v.get("origin-is-unix-epoch")) {
+            let p = root.key("origin-is-unix-epoch");
+            let Kind::Bool(b) = o.kind else {
+                return Err(c.err(
+                    o,
+                    &p,
+                    format!("expected a boolean, found {}", o.kind_name()),
+                ));
+            };
+            cc.origin_is_unix_epoch = b;
+            self.draft(
+                o,
+                &p,
+                "clock class `origin-is-unix-epoch` (a draft's name; 2.0 has `origin`)",
+            );
+        }
         if let Some(o) = v.get("origin") {
             let p = root.key("origin");
             cc.origin_is_unix_epoch = match &o.kind {
@@ -342,8 +401,19 @@ impl<'j> Lowerer<'j> {
                 }
             };
         }
-        if let Some(off) = v.get("offset-from-origin") {
-            let p = root.key("offset-from-origin");
+        let offset = match (v.get("offset-from-origin"), v.get("offset")) {
+            (None, Some(o)) => {
+                self.draft(
+                    o,
+                    &root.key("offset"),
+                    "clock class `offset` (a draft's name; 2.0 has `offset-from-origin`)",
+                );
+                Some((o, "offset"))
+            }
+            (o, _) => o.map(|o| (o, "offset-from-origin")),
+        };
+        if let Some((off, key)) = offset {
+            let p = root.key(key);
             c.obj(off, &p)?;
             if let Some(s) = off.get("seconds") {
                 cc.offset_seconds = c.i64(s, &p.key("seconds"))?;
@@ -365,8 +435,18 @@ impl<'j> Lowerer<'j> {
         }
         let mut sc = StreamClass::new(id);
         sc.name = c.opt_str(v, "name", &root)?.map(str::to_string);
-        if let Some(cv) = v.get("default-clock-class-id") {
-            let p = root.key("default-clock-class-id");
+        let dcc = match (
+            v.get("default-clock-class-id"),
+            v.get("default-clock-class-name"),
+        ) {
+            (None, Some(n)) => {
+                self.draft(n, &root.key("default-clock-class-name"), "data stream class `default-clock-class-name` (a draft's name; 2.0 has `default-clock-class-id`)");
+                Some((n, "default-clock-class-name"))
+            }
+            (i, _) => i.map(|i| (i, "default-clock-class-id")),
+        };
+        if let Some((cv, key)) = dcc {
+            let p = root.key(key);
             let cid = c.str(cv, &p)?;
             let Some(&i) = self.clock_ids.get(cid) else {
                 return Err(c.err(cv, &p, format!("no clock class `{cid}` before this point")));
@@ -441,14 +521,25 @@ impl<'j> Lowerer<'j> {
             ));
         }
         let mut ec = EventClass::new(id, c.opt_str(v, "name", &root)?.map(str::to_string));
-        if let Some(l) = attr(v, "log-level") {
+        let attrs = match (v.get("attributes"), v.get("user-attributes")) {
+            (None, Some(u)) => {
+                self.draft(
+                    u,
+                    &root.key("user-attributes"),
+                    "`user-attributes` (a draft's name; 2.0 has `attributes`)",
+                );
+                Some(u)
+            }
+            (a, _) => a,
+        };
+        if let Some(l) = attr(attrs, "log-level") {
             ec.log_level = match &l.kind {
                 Kind::Str(s) => LOG_LEVELS.iter().position(|n| n == s).map(|i| i as i64),
                 Kind::Int(i) => i64::try_from(*i).ok(),
                 _ => None,
             };
         }
-        if let Some(Kind::Str(s)) = attr(v, "emf-uri").map(|u| &u.kind) {
+        if let Some(Kind::Str(s)) = attr(attrs, "emf-uri").map(|u| &u.kind) {
             ec.emf_uri = Some(s.clone());
         }
         // Lower with the data stream class and the packet header moved out
@@ -499,6 +590,34 @@ impl<'j> Lowerer<'j> {
         ec.specific_context = spec;
         ec.payload = payload;
         Ok(())
+    }
+}
+
+/// Drop the selector ranges of the optionals at `here` (member names from
+/// the scope root) whose selector is `loc`: given on a boolean selector,
+/// they are ignored.
+fn strip_ranges(fc: &mut FieldClass, here: &[String], loc: &FieldLocation) {
+    match fc {
+        FieldClass::Struct(s) => {
+            if let Some((name, rest)) = here.split_first() {
+                for m in s.members.iter_mut().filter(|m| &m.name == name) {
+                    strip_ranges(&mut m.class, rest, loc);
+                }
+            }
+        }
+        FieldClass::Array(a) => strip_ranges(&mut a.element, here, loc),
+        FieldClass::Variant(v) => {
+            for o in &mut v.options {
+                strip_ranges(&mut o.class, here, loc);
+            }
+        }
+        FieldClass::Optional(o) => {
+            if here.is_empty() && &o.selector == loc {
+                o.selector_ranges = None;
+            }
+            strip_ranges(&mut o.class, here, loc);
+        }
+        _ => {}
     }
 }
 

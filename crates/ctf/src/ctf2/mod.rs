@@ -103,9 +103,13 @@ impl fmt::Display for Ctf2Error {
 impl std::error::Error for Ctf2Error {}
 
 /// Whether `data` looks like a CTF 2 metadata stream: its first byte that
-/// is not ASCII whitespace is the record separator.
+/// is not ASCII whitespace is the record separator (or `{`: a fragment
+/// written without it, which TSDL text cannot start with).
 pub fn is_ctf2(data: &[u8]) -> bool {
-    data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&RS)
+    matches!(
+        data.iter().find(|b| !b.is_ascii_whitespace()),
+        Some(&RS | &b'{')
+    )
 }
 
 /// One fragment of the JSON text sequence, not parsed yet.
@@ -161,25 +165,183 @@ pub fn fragments(data: &[u8]) -> Result<Vec<RawFragment<'_>>, Ctf2Error> {
     }
 }
 
-/// Parse a CTF 2 metadata stream into a trace class, with the details of
-/// the first error.
-pub fn parse(data: &[u8]) -> Result<TraceClass, Ctf2Error> {
-    let mut parsed = Vec::new();
-    for f in fragments(data)? {
-        // RFC 7464: an empty text in the sequence is skipped.
-        if f.text.iter().all(|b| b.is_ascii_whitespace()) {
-            continue;
+/// A kind of irregularity that this reader forgives by default (and
+/// refuses in strict mode). Each kind is reported once per metadata
+/// stream, at its first place, with the number of places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Leniency {
+    /// Not a strict JSON text sequence: trailing commas in objects or
+    /// arrays, fragments without the record separator before them.
+    Json,
+    /// A name from a pre-2.0 draft of CTF 2, read as its 2.0 equivalent.
+    DraftName,
+    /// Structure members with the same name (the later one shadows the
+    /// earlier ones in field locations).
+    DuplicateMember,
+    /// `selector-field-ranges` on an optional whose selector is a boolean
+    /// (the ranges are ignored).
+    BoolSelectorRanges,
+}
+
+/// Irregularities forgiven while reading, by kind: the first place (as a
+/// [`Ctf2Error`]) and how many places.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Notes {
+    items: Vec<(Leniency, Ctf2Error, usize, Vec<&'static str>)>,
+}
+
+impl Notes {
+    /// Record a forgiven irregularity of `kind`; `what` says which one
+    /// (several `what`s of a kind are listed in the one report).
+    pub(crate) fn add(&mut self, kind: Leniency, what: &'static str, e: Ctf2Error) {
+        match self.items.iter_mut().find(|(k, ..)| *k == kind) {
+            Some((_, _, n, whats)) => {
+                *n += 1;
+                if !whats.contains(&what) {
+                    whats.push(what);
+                }
+            }
+            None => self.items.push((kind, e, 1, vec![what])),
         }
-        let v = json::parse(f.text, f.offset).map_err(|e| Ctf2Error {
-            fragment: f.number,
-            offset: e.off,
-            path: String::new(),
-            msg: format!("JSON syntax: {}", e.msg),
-            unsupported: false,
-        })?;
-        parsed.push((f.number, v));
     }
-    lower::lower(&parsed, data.len())
+
+    /// One report per kind, in the order first met.
+    pub(crate) fn finish(self) -> Vec<(Leniency, Ctf2Error)> {
+        self.items
+            .into_iter()
+            .map(|(k, mut e, n, whats)| {
+                let places = if n == 1 {
+                    String::new()
+                } else {
+                    format!(" ({n} places, the first here)")
+                };
+                e.msg = format!("{}{places}", whats.join("; "));
+                (k, e)
+            })
+            .collect()
+    }
+}
+
+/// A parsed metadata stream and what was forgiven on the way.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub tc: TraceClass,
+    /// One entry per kind of forgiven irregularity: where it was first
+    /// met and what it was.
+    pub notes: Vec<(Leniency, Ctf2Error)>,
+}
+
+/// Split a metadata stream into its JSON values, forgiving trailing commas
+/// and fragments without a record separator (recorded in `notes`).
+fn values(data: &[u8], notes: &mut Notes) -> Result<Vec<(usize, json::Value)>, Ctf2Error> {
+    let syntax = |number: usize, e: json::SyntaxError| Ctf2Error {
+        fragment: number,
+        offset: e.off,
+        path: String::new(),
+        msg: format!("JSON syntax: {}", e.msg),
+        unsupported: false,
+    };
+    let mut out = Vec::new();
+    let mut number = 0;
+    // The bytes before the first record separator, then each fragment.
+    let first = data.iter().position(|&b| b == RS).unwrap_or(data.len());
+    let mut chunks = vec![(0usize, &data[..first], false)];
+    if first < data.len() {
+        chunks.extend(
+            fragments(data)?
+                .into_iter()
+                .map(|f| (f.offset, f.text, true)),
+        );
+    } else if data.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        // No separator and no object: the error of `fragments`.
+        fragments(data)?;
+    }
+    for (offset, text, after_rs) in chunks {
+        if !after_rs {
+            // Only whitespace or JSON objects may come before the first
+            // separator.
+            if let Some(p) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+                if text[p] != b'{' {
+                    return Err(Ctf2Error {
+                        fragment: 0,
+                        offset: offset + p,
+                        path: String::new(),
+                        msg: "data before the first record separator (0x1E)".into(),
+                        unsupported: false,
+                    });
+                }
+            }
+        }
+        // RFC 7464: an empty text in the sequence is skipped (it still
+        // counts as a fragment).
+        let start = if after_rs { number + 1 } else { number };
+        let l = json::parse_lenient(text, offset).map_err(|e| syntax(start.max(1), e))?;
+        if after_rs && l.values.is_empty() {
+            number += 1;
+        }
+        for c in &l.trailing_commas {
+            notes.add(
+                Leniency::Json,
+                "not strict JSON: trailing comma in an object or array",
+                Ctf2Error {
+                    fragment: start.max(1),
+                    offset: *c,
+                    path: String::new(),
+                    msg: String::new(),
+                    unsupported: false,
+                },
+            );
+        }
+        for (i, v) in l.values.into_iter().enumerate() {
+            number += 1;
+            if i > 0 || !after_rs {
+                notes.add(
+                    Leniency::Json,
+                    "not a JSON text sequence: fragment not preceded by the record separator (0x1E)",
+                    Ctf2Error {
+                        fragment: number,
+                        offset: v.off,
+                        path: String::new(),
+                        msg: String::new(),
+                        unsupported: false,
+                    },
+                );
+            }
+            out.push((number, v));
+        }
+    }
+    Ok(out)
+}
+
+/// Parse a CTF 2 metadata stream, forgiving what [`Leniency`] lists
+/// unless `strict`: then the first such irregularity is the error.
+pub fn parse_with(data: &[u8], strict: bool) -> Result<Parsed, Ctf2Error> {
+    let mut notes = Notes::default();
+    let parsed = values(data, &mut notes)?;
+    if strict {
+        if let Some((_, e)) = notes.clone().finish().into_iter().next() {
+            return Err(e);
+        }
+    }
+    let tc = lower::lower(&parsed, data.len(), &mut notes)?;
+    let notes = notes.finish();
+    if strict {
+        if let Some((_, e)) = notes.into_iter().next() {
+            return Err(e);
+        }
+        return Ok(Parsed {
+            tc,
+            notes: Vec::new(),
+        });
+    }
+    Ok(Parsed { tc, notes })
+}
+
+/// Parse a CTF 2 metadata stream into a trace class, with the details of
+/// the first error; forgiven irregularities ([`Leniency`]) are not
+/// reported (see [`parse_with`]).
+pub fn parse(data: &[u8]) -> Result<TraceClass, Ctf2Error> {
+    parse_with(data, false).map(|p| p.tc)
 }
 
 /// Parse a CTF 2 metadata stream (the contents of a `metadata` file).

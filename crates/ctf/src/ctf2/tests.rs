@@ -43,8 +43,9 @@ fn ok(data: &[u8]) -> TraceClass {
     }
 }
 
+/// The error of strict mode (what is forgiven by default included).
 fn err(data: &[u8]) -> Ctf2Error {
-    match parse(data) {
+    match parse_with(data, true).map(|p| p.tc) {
         Ok(tc) => panic!("parsed: {tc:#?}"),
         Err(e) => e,
     }
@@ -942,7 +943,7 @@ fn field_class_errors_name_the_value() {
         (
             r#"{"type": "structure", "member-classes": [{"name": "a", "field-class": {"type": "null-terminated-string"}},
                 {"name": "a", "field-class": {"type": "null-terminated-string"}}]}"#,
-            "duplicate member `a`",
+            "structure members with the same name",
             "/member-classes/1/name",
         ),
         (
@@ -1003,6 +1004,17 @@ fn not_a_json_sequence() {
     assert!(!is_ctf2(b"/* CTF 1.8 */"));
     assert!(!is_ctf2(b""));
     let e = err(b"{\"type\": \"preamble\"}");
+    assert!(
+        e.msg.contains("not preceded by the record separator"),
+        "{e}"
+    );
+    assert_eq!((e.fragment, e.offset), (1, 0));
+    // Forgiven by default, then lowered.
+    let e = parse(b"{\"type\": \"preamble\"}").unwrap_err();
+    assert!(e.msg.contains("missing property `version`"), "{e}");
+    let e = err(b"");
+    assert!(e.msg.contains("no record separator"), "{e}");
+    let e = err(b"/* CTF 1.8 */");
     assert!(e.msg.contains("no record separator"), "{e}");
     let e = err(b" x\x1e{}");
     assert_eq!(e.offset, 1);

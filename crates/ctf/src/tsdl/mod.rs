@@ -79,13 +79,43 @@ pub fn is_packetized(data: &[u8]) -> bool {
     }
 }
 
-/// Concatenate the text of the metadata packets in `data`.
+/// Concatenate the text of the CTF 1.8 metadata packets in `data` (see
+/// [`depacketize_any`]; packets of another version are an error).
+pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
+    let (text, version) = depacketize_any(data)?;
+    if version != (1, 8) {
+        return Err(Error::invalid(
+            format!(
+                "metadata packet: version {}.{} is not 1.8",
+                version.0, version.1
+            ),
+            "metadata",
+            0,
+        ));
+    }
+    Ok(text)
+}
+
+/// The version (major, minor) of the first metadata packet of `data`, if
+/// `data` is packetized metadata with a whole first header.
+pub fn packet_version(data: &[u8]) -> Option<(u8, u8)> {
+    if !is_packetized(data) {
+        return None;
+    }
+    data.get(35..37).map(|v| (v[0], v[1]))
+}
+
+/// Concatenate the content of the metadata packets in `data`, and their
+/// version: 1.8 (CTF 1.8 section 7.1, TSDL text) or 2.0 (CTF2-PMETA-1.0,
+/// a CTF 2 JSON text sequence); the layout of the header is the same.
 ///
 /// Every packet must have the magic (in the byte order of the first one),
-/// no compression, encryption or checksum, version 1.8, and the same UUID
-/// as the first; its content size must hold the header and fit in the
-/// data. A truncated last packet is an error naming its offset.
-pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
+/// no compression or encryption, the version and the UUID of the first;
+/// its content size must hold the header and fit in the data. The
+/// checksum field is ignored when the checksum scheme is 0 (none), as
+/// both specifications say; another scheme is not supported. A truncated
+/// last packet is an error naming its offset.
+pub fn depacketize_any(data: &[u8]) -> Result<(Vec<u8>, (u8, u8)), Error> {
     let le = data.len() >= 4
         && u32::from_le_bytes([data[0], data[1], data[2], data[3]]) == METADATA_PACKET_MAGIC;
     let rd = |b: &[u8]| {
@@ -99,6 +129,7 @@ pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(data.len());
     let mut off = 0usize;
     let mut uuid: Option<&[u8]> = None;
+    let mut version = None;
     while off < data.len() {
         let bad =
             |msg: &str| Error::invalid(format!("metadata packet: {msg}"), "metadata", off as u64);
@@ -113,7 +144,6 @@ pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
             Some(u) if u != &h[4..20] => return Err(bad("UUID differs from the first packet's")),
             _ => {}
         }
-        let checksum = rd(&h[20..24]);
         let content = rd(&h[24..28]) as usize;
         let total = rd(&h[28..32]) as usize;
         if h[32] != 0 {
@@ -122,11 +152,32 @@ pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
         if h[33] != 0 {
             return Err(bad("encrypted metadata is not supported"));
         }
-        if checksum != 0 || h[34] != 0 {
-            return Err(bad("metadata checksums are not supported"));
+        if h[34] != 0 {
+            return Err(Error::new(
+                tracemux_core::ErrorKind::Unsupported(format!(
+                    "metadata packet: checksum scheme {}",
+                    h[34]
+                )),
+                "metadata",
+                off as u64 + 34,
+            ));
         }
-        if (h[35], h[36]) != (1, 8) {
-            return Err(bad(&format!("version {}.{} is not 1.8", h[35], h[36])));
+        let v = (h[35], h[36]);
+        match version {
+            None if v == (1, 8) || v == (2, 0) => version = Some(v),
+            None => {
+                return Err(bad(&format!(
+                    "version {}.{} is neither 1.8 nor 2.0",
+                    v.0, v.1
+                )))
+            }
+            Some(first) if first != v => {
+                return Err(bad(&format!(
+                    "version {}.{} differs from the first packet's ({}.{})",
+                    v.0, v.1, first.0, first.1
+                )))
+            }
+            _ => {}
         }
         let content_bytes = content / 8;
         if content_bytes < METADATA_HEADER_LEN || total < content {
@@ -141,7 +192,7 @@ pub fn depacketize(data: &[u8]) -> Result<Vec<u8>, Error> {
         // A packet size past the end of the file is tolerated (last packet).
         off = off.saturating_add((total / 8).max(content_bytes));
     }
-    Ok(out)
+    Ok((out, version.unwrap_or((1, 8))))
 }
 
 /// Parse TSDL text (with or without the `/* CTF 1.8` signature).
