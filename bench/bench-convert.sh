@@ -13,6 +13,7 @@
 #   tracemux convert --to ctf   (every format)          vs babeltrace2 convert (CTF inputs)
 #   tracemux convert --to jsonl
 #   tracemux convert --to tracedat --file-version 7     (trace.dat inputs)
+#   tracemux convert --to parquet                       (every format)
 # The CTF outputs are read back by babeltrace2 and their event counts compared.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,5 +70,9 @@ for t in "${traces[@]}"; do
         tmt=$(run conv-tm-dat "$tm" convert -q --force --to tracedat -o "$out/conv-tm.dat" "$t")
         line "$events" "$label" "tracemux convert --to tracedat" "$tmt"
     fi
-    rm -rf "$out/conv-tm-ctf" "$out/conv-bt2-ctf" "$out/conv-tm.jsonl" "$out/conv-tm.dat"
+    rm -rf "$out/conv-tm-pq"
+    tmp=$(run conv-tm-pq "$tm" convert -q --to parquet -o "$out/conv-tm-pq" "$t")
+    line "$events" "$label" "tracemux convert --to parquet" "$tmp"
+    echo "   parquet output: $(du -sm "$out/conv-tm-pq" | cut -f1) MB in $(find "$out/conv-tm-pq" -name '*.parquet' | wc -l) tables" | tee -a "$out/$results-results.txt"
+    rm -rf "$out/conv-tm-ctf" "$out/conv-bt2-ctf" "$out/conv-tm.jsonl" "$out/conv-tm.dat" "$out/conv-tm-pq"
 done
