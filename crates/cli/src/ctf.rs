@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use tracemux_ctf::fs::{FileBytes, Loader};
 use tracemux_ctf::text::TextOptions;
 
-use crate::{Out, Outcome};
+use crate::out::{Out, Outcome};
 
 /// Read CTF 1.8 and CTF 2 traces, printed as babeltrace2 prints them.
 #[derive(Parser, Debug)]
@@ -371,13 +371,13 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
         anyhow::bail!("{opt} applies to the babeltrace2 text output, not to --json");
     }
     let style = if a.style == Some(CtfStyle::TraceCmd) {
-        crate::source::ModelStyle::TraceCmd
+        crate::model::ModelStyle::TraceCmd
     } else {
-        crate::source::ModelStyle::Json
+        crate::model::ModelStyle::Json
     };
     let first = a.traces.first().cloned().unwrap_or_default();
     with_model_source(&a.traces, a.strict, &mut |src| {
-        crate::source::print_model(src, style, &first, a.strict)
+        crate::model::print_model(src, style, &first, a.strict)
     })
 }
 
@@ -388,8 +388,8 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
 pub fn with_model_source(
     paths: &[std::path::PathBuf],
     strict: bool,
-    f: crate::source::SourceFn<'_>,
-) -> anyhow::Result<crate::Outcome> {
+    f: crate::model::SourceFn<'_>,
+) -> anyhow::Result<Outcome> {
     let loader = MapLoader::default();
     let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
     let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)

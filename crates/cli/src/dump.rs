@@ -17,7 +17,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use crate::open::{map, sniff, Kind};
-use crate::{warn, Out, Outcome};
+use crate::out::{warn, Out, Outcome};
 use tracemux_core::bytes::Endian;
 use tracemux_tracedat::compress::{decompress_into, Codec};
 use tracemux_tracedat::TraceDat;

@@ -8,8 +8,8 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 
 use crate::open::{map, sniff, Kind};
-use crate::report::{tracecmd_cpus, tracecmd_usecs};
-use crate::{warn, Out, Outcome};
+use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
+use crate::out::{warn, Out, Outcome};
 use tracemux_core::model::{Record, RecordSource};
 use tracemux_ftrace::format::parse_header_page;
 use tracemux_tracedat::file::SECTION_COMPRESSED;

@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use tracemux_uftrace::replay::ReplayOptions;
 use tracemux_uftrace::{Bytes, DataBytes, Loader};
 
-use crate::{Out, Outcome};
+use crate::out::{Out, Outcome};
 
 /// Read uftrace data directories (uftrace.data), printed as uftrace 0.13 prints them.
 #[derive(Parser, Debug)]
@@ -206,8 +206,8 @@ pub struct ReplayArgs {
 
 impl ReplayArgs {
     /// The model style asked for (`None`: uftrace's replay).
-    fn model_style(&self) -> Option<crate::source::ModelStyle> {
-        use crate::source::ModelStyle;
+    fn model_style(&self) -> Option<crate::model::ModelStyle> {
+        use crate::model::ModelStyle;
         match self.style.as_deref() {
             Some("json") => Some(ModelStyle::Json),
             Some("babeltrace") => Some(ModelStyle::Babeltrace),
@@ -321,7 +321,7 @@ pub fn main(argv: Vec<OsString>) -> std::process::ExitCode {
         UftraceCmd::Stats(a) => a.trace.clone(),
     };
     let raw = raw_options(&argv, &trace);
-    crate::finish(run(cli, &raw))
+    crate::out::finish(run(cli, &raw))
 }
 
 fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
@@ -334,7 +334,7 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
                 let data = open_data(&a.trace, demangle, a.strict)?;
                 drop(out);
                 let mut src = tracemux_uftrace::source::UftraceSource::new(&data, a.strict);
-                return crate::source::print_model(&mut src, style, &a.trace, a.strict);
+                return crate::model::print_model(&mut src, style, &a.trace, a.strict);
             }
             let raw = without_model_options(raw);
             let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
@@ -526,8 +526,8 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
 pub fn with_model_source(
     path: &std::path::Path,
     strict: bool,
-    f: crate::source::SourceFn<'_>,
-) -> anyhow::Result<crate::Outcome> {
+    f: crate::model::SourceFn<'_>,
+) -> anyhow::Result<Outcome> {
     let data = open_data(path, tracemux_uftrace::Demangle::Simple, strict)?;
     let mut s = tracemux_uftrace::source::UftraceSource::new(&data, strict);
     f(&mut s)
