@@ -192,11 +192,7 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     out.flush()?;
     warn.flush_to_stderr();
     let s = res.map_err(|e| anyhow!("{e}"))?;
-    Ok(if s.damaged > 0 {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
+    Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
 /// Collects warnings; the report flushes stdout before they are written
@@ -283,20 +279,17 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     for d in &c.damage {
         eprintln!("tracemux: {d}");
     }
-    Ok(if c.damage.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Damaged
-    })
+    Ok(Outcome::damaged_if(!c.damage.is_empty()))
 }
 
 fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
     let _ = writeln!(s, "Trace {}", dir.display());
     let version = match tc.version {
-        tracemux_ctf::ir::CtfVersion::Ctf1 => "CTF 1.8 (TSDL metadata)",
-        tracemux_ctf::ir::CtfVersion::Ctf2 => "CTF 2 (JSON metadata)",
+        tracemux_ctf::ir::CtfVersion::Ctf1 => "1.8",
+        tracemux_ctf::ir::CtfVersion::Ctf2 => "2",
     };
-    let _ = writeln!(s, "  format                {version}");
+    let format = tracemux_core::model::Format::Ctf.describe(Some(version));
+    let _ = writeln!(s, "  format                {format}");
     if let Some(u) = &tc.uuid {
         let _ = writeln!(
             s,

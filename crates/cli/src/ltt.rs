@@ -129,11 +129,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
             let st = tracemux_ltt::report(&a.trace, &opts, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
             out.flush()?;
-            Ok(if st.warnings > 0 {
-                Outcome::Damaged
-            } else {
-                Outcome::Ok
-            })
+            Ok(Outcome::damaged_if(st.warnings > 0))
         }
         LttCmd::Info(a) | LttCmd::Stats(a) => {
             let opts = ReportOptions {
@@ -144,11 +140,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
             let s = tracemux_ltt::info(&a.trace, &opts, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
             out.flush()?;
-            Ok(if s.problems.is_empty() {
-                Outcome::Ok
-            } else {
-                Outcome::Damaged
-            })
+            Ok(Outcome::damaged_if(!s.problems.is_empty()))
         }
     }
 }

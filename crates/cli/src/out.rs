@@ -14,6 +14,17 @@ pub enum Outcome {
     Damaged,
 }
 
+impl Outcome {
+    /// `Damaged` when `damaged`, else `Ok`.
+    pub fn damaged_if(damaged: bool) -> Outcome {
+        if damaged {
+            Outcome::Damaged
+        } else {
+            Outcome::Ok
+        }
+    }
+}
+
 /// The exit code: 0 success, 1 damage reported or an error, 2 bad usage
 /// (from clap). A closed pipe is not an error.
 pub fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
@@ -162,4 +173,12 @@ impl Drop for Out {
 /// Report damage on stderr, one line each.
 pub fn warn(path: &std::path::Path, e: &tracemux_core::Error) {
     eprintln!("tracemux: {}: {}", path.display(), e);
+}
+
+/// Report every damage of `path` on stderr; `Damaged` if there was any.
+pub fn warn_all(path: &std::path::Path, damage: &[tracemux_core::Error]) -> Outcome {
+    for e in damage {
+        warn(path, e);
+    }
+    Outcome::damaged_if(!damage.is_empty())
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use crate::open::{map, sniff, Kind, Releaser};
-use crate::out::{warn, Out, Outcome};
+use crate::out::{warn, warn_all, Out, Outcome};
 use crate::report_args::{ReportArgs, Style};
 use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_core::merge::Merge;
@@ -67,7 +67,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
         });
         o.push(b'\n');
         out.flush()?;
-        return Ok(damage_outcome(path, &t.damage));
+        return Ok(warn_all(path, &t.damage));
     }
     if a.tracer_version || a.uname || a.stat {
         let o = out.buf();
@@ -90,7 +90,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
             write_stat(o, t)?;
         }
         out.flush()?;
-        return Ok(damage_outcome(path, &t.damage));
+        return Ok(warn_all(path, &t.damage));
     }
     // listings of stored metadata (first file), in trace-cmd's priority
     if a.events {
@@ -307,22 +307,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
         out.maybe_flush()?;
     }
     out.flush()?;
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
-}
-
-fn damage_outcome(path: &Path, d: &[tracemux_core::Error]) -> Outcome {
-    for e in d {
-        warn(path, e);
-    }
-    if d.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Damaged
-    }
+    Ok(Outcome::damaged_if(damaged))
 }
 
 fn write_stat(o: &mut Vec<u8>, t: &TraceDat<'_>) -> Result<()> {
@@ -458,9 +443,5 @@ fn report_cpus(
         o.push(b'\n');
     }
     out.flush()?;
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
+    Ok(Outcome::damaged_if(damaged))
 }
