@@ -5,6 +5,7 @@ mod ctf;
 mod dump;
 mod info;
 mod ltt;
+mod manual;
 mod model;
 mod native;
 mod open;
@@ -19,7 +20,7 @@ mod uftrace;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use out::{finish, Outcome};
 
@@ -68,6 +69,12 @@ enum Cmd {
     Stats(StatsArgs),
     /// Convert a trace of any format: CTF 1.8, CTF 2, trace.dat, JSON lines.
     Convert(convert::ConvertArgs),
+    /// Every option of every format, in one place (also `tracemux help formats`).
+    Formats,
+    /// A shell completion script on stdout: `tracemux completions bash > /etc/bash_completion.d/tracemux`.
+    Completions(manual::CompletionsArgs),
+    /// The manual page (roff) on stdout: `tracemux man | man -l -`.
+    Man,
 }
 
 #[derive(Args, Debug)]
@@ -89,7 +96,7 @@ struct InfoArgs {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let argv = manual::help_topic(std::env::args_os().collect());
     let res = match native::detect(&argv) {
         native::Style::Uftrace => return uftrace::main(argv),
         native::Style::Babeltrace => match native::parse::<ctf::CtfCli>(argv) {
@@ -111,6 +118,9 @@ fn main() -> ExitCode {
                 Cmd::Dump(a) => dump::run(&a),
                 Cmd::Stats(a) => stats(&a),
                 Cmd::Convert(a) => convert::run(&a),
+                Cmd::Formats => manual::formats(Cli::command()),
+                Cmd::Completions(a) => manual::completions(&a, Cli::command()),
+                Cmd::Man => manual::man(Cli::command()),
             }
         }
     };
