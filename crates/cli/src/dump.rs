@@ -686,12 +686,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
     }
 
     fn cmdlines(&mut self) -> R<()> {
-        self.sized(
-            "Saved command lines",
-            "saved command lines",
-            CMDLINES,
-            true,
-        )
+        self.sized("Saved command lines", "saved command lines", CMDLINES, true)
     }
 
     // ---- v6 ---------------------------------------------------------------

@@ -8,8 +8,8 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 
 use crate::open::{map, sniff, Kind};
-use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use crate::out::{warn_all, Out, Outcome};
+use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_core::model::{Format, Record, RecordSource};
 use tracemux_ftrace::format::parse_header_page;
 use tracemux_tracedat::file::SECTION_COMPRESSED;

@@ -92,7 +92,11 @@ fn man_page(cli: Command) -> Result<Vec<u8>> {
 fn formats_text(cli: Command) -> String {
     let sets = [
         (Format::TraceDat, "trace-cmd's options", cli.clone()),
-        (Format::Ctf, "babeltrace2's options", crate::ctf::CtfCli::command()),
+        (
+            Format::Ctf,
+            "babeltrace2's options",
+            crate::ctf::CtfCli::command(),
+        ),
         (
             Format::Uftrace,
             "uftrace's options",

@@ -12,8 +12,8 @@ use tracemux_core::model::RecordSource;
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
-use crate::open::{map, sniff, Kind, Releaser};
 use crate::model::SourceFn;
+use crate::open::{map, sniff, Kind, Releaser};
 use crate::out::Outcome;
 
 /// Open `paths` (one trace; several only for formats that merge several

@@ -56,7 +56,12 @@ fn every_option_of_every_format_in_one_place() {
         assert!(text.contains(head), "no {head:?}");
     }
     // one option each that only that format's command line has
-    for opt in ["--ts-offset", "--clock-gmt", "--output-fields", "--clock-cycles"] {
+    for opt in [
+        "--ts-offset",
+        "--clock-gmt",
+        "--output-fields",
+        "--clock-cycles",
+    ] {
         assert!(text.contains(opt), "no {opt}");
     }
 }
