@@ -595,13 +595,18 @@ impl<'a, 'o> Dumper<'a, 'o> {
         self.dump_string(size as i32, id)
     }
 
-    fn ftrace_formats(&mut self) -> R<()> {
-        let m = SUMMARY | FTRACE_FORMAT;
-        self.put(m, b"\t[Ftrace format, ")?;
-        let Some(count) = self.u32() else {
-            return die("cannot read the count of the ftrace events");
+    /// `\t[LABEL, N UNIT]` of a section that starts with a u32 count.
+    fn count(&mut self, ids: u32, label: &str, unit: &str, what: &str) -> R<u32> {
+        self.pf(SUMMARY | ids, format_args!("\t[{label}, "))?;
+        let Some(n) = self.u32() else {
+            return die(format!("cannot read the count of the {what}"));
         };
-        self.pf(m, format_args!("{} events]\n", count as i32))?;
+        self.pf(SUMMARY | ids, format_args!("{} {unit}]\n", n as i32))?;
+        Ok(n)
+    }
+
+    fn ftrace_formats(&mut self) -> R<()> {
+        let count = self.count(FTRACE_FORMAT, "Ftrace format", "events", "ftrace events")?;
         let mut left = count;
         while left > 0 {
             let Some(size) = self.u64() else {
@@ -617,12 +622,8 @@ impl<'a, 'o> Dumper<'a, 'o> {
     }
 
     fn event_formats(&mut self) -> R<()> {
-        let m = SUMMARY | EVENT_FORMAT | EVENT_SYSTEMS;
-        self.put(m, b"\t[Events format, ")?;
-        let Some(systems) = self.u32() else {
-            return die("cannot read the count of the event systems");
-        };
-        self.pf(m, format_args!("{} systems]\n", systems as i32))?;
+        let ids = EVENT_FORMAT | EVENT_SYSTEMS;
+        let systems = self.count(ids, "Events format", "systems", "event systems")?;
         let mut left = systems;
         while left > 0 {
             let Some(name) = self.string() else {

@@ -728,22 +728,14 @@ mod tests {
 
     #[test]
     fn format_described_one_way() {
-        assert_eq!(
-            Format::TraceDat.describe(Some("7")),
-            "trace-cmd trace.dat, version 7"
-        );
-        assert_eq!(
-            Format::Ctf.describe(Some("1.8")),
-            "CTF, version 1.8 (TSDL metadata)"
-        );
-        assert_eq!(
-            Format::Ctf.describe(Some("2")),
-            "CTF, version 2 (JSON metadata)"
-        );
-        assert_eq!(
-            Format::Ltt.describe(Some("2.6")),
-            "legacy LTT, version 2.6 (LTTng 0.x)"
-        );
+        for (f, v, want) in [
+            (Format::TraceDat, "7", "trace-cmd trace.dat, version 7"),
+            (Format::Ctf, "1.8", "CTF, version 1.8 (TSDL metadata)"),
+            (Format::Ctf, "2", "CTF, version 2 (JSON metadata)"),
+            (Format::Ltt, "2.6", "legacy LTT, version 2.6 (LTTng 0.x)"),
+        ] {
+            assert_eq!(f.describe(Some(v)), want);
+        }
         assert_eq!(Format::Uftrace.describe(None), "uftrace data");
     }
 
