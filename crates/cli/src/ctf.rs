@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use tracemux_ctf::fs::{FileBytes, Loader};
 use tracemux_ctf::text::TextOptions;
 
-use crate::{Out, Outcome};
+use crate::out::{Out, Outcome};
 
 /// Read CTF 1.8 and CTF 2 traces, printed as babeltrace2 prints them.
 #[derive(Parser, Debug)]
@@ -192,11 +192,7 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     out.flush()?;
     warn.flush_to_stderr();
     let s = res.map_err(|e| anyhow!("{e}"))?;
-    Ok(if s.damaged > 0 {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
+    Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
 /// Collects warnings; the report flushes stdout before they are written
@@ -286,20 +282,17 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     for d in &c.damage {
         eprintln!("tracemux: {d}");
     }
-    Ok(if c.damage.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Damaged
-    })
+    Ok(Outcome::damaged_if(!c.damage.is_empty()))
 }
 
 fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
     let _ = writeln!(s, "Trace {}", dir.display());
     let version = match tc.version {
-        tracemux_ctf::ir::CtfVersion::Ctf1 => "CTF 1.8 (TSDL metadata)",
-        tracemux_ctf::ir::CtfVersion::Ctf2 => "CTF 2 (JSON metadata)",
+        tracemux_ctf::ir::CtfVersion::Ctf1 => "1.8",
+        tracemux_ctf::ir::CtfVersion::Ctf2 => "2",
     };
-    let _ = writeln!(s, "  format                {version}");
+    let format = tracemux_core::model::Format::Ctf.describe(Some(version));
+    let _ = writeln!(s, "  format                {format}");
     if let Some(u) = &tc.uuid {
         let _ = writeln!(
             s,
@@ -374,13 +367,13 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
         anyhow::bail!("{opt} applies to the babeltrace2 text output, not to --json");
     }
     let style = if a.style == Some(CtfStyle::TraceCmd) {
-        crate::source::ModelStyle::TraceCmd
+        crate::model::ModelStyle::TraceCmd
     } else {
-        crate::source::ModelStyle::Json
+        crate::model::ModelStyle::Json
     };
     let first = a.traces.first().cloned().unwrap_or_default();
     with_model_source(&a.traces, a.strict, &mut |src| {
-        crate::source::print_model(src, style, &first, a.strict)
+        crate::model::print_model(src, style, &first, a.strict)
     })
 }
 
@@ -391,8 +384,8 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
 pub fn with_model_source(
     paths: &[std::path::PathBuf],
     strict: bool,
-    f: crate::source::SourceFn<'_>,
-) -> anyhow::Result<crate::Outcome> {
+    f: crate::model::SourceFn<'_>,
+) -> anyhow::Result<Outcome> {
     let loader = MapLoader::default();
     let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
     let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)

@@ -17,7 +17,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use crate::open::{map, sniff, Kind};
-use crate::{warn, Out, Outcome};
+use crate::out::{warn, Out, Outcome};
 use tracemux_core::bytes::Endian;
 use tracemux_tracedat::compress::{decompress_into, Codec};
 use tracemux_tracedat::TraceDat;
@@ -190,11 +190,7 @@ pub fn run(a: &DumpArgs) -> Result<Outcome> {
         eprintln!("tracemux: {}: {}", path.display(), m);
         damaged = true;
     }
-    Ok(if damaged {
-        Outcome::Damaged
-    } else {
-        Outcome::Ok
-    })
+    Ok(Outcome::damaged_if(damaged))
 }
 
 /// Per-CPU trace data that runs past the end of the file (a truncated
@@ -572,30 +568,21 @@ impl<'a, 'o> Dumper<'a, 'o> {
     // ---- pieces shared by v6 and v7 --------------------------------------
 
     fn header_page(&mut self) -> R<()> {
-        self.put(SUMMARY | HEAD_PAGE, b"\t[Header page, ")?;
-        match self.read(12) {
-            None => return die("cannot read 11 bytes header string"),
-            Some(b) if !b.starts_with(b"header_page") => {
-                let b = String::from_utf8_lossy(cstr(b)).into_owned();
-                return die(format!("wrong header string: {b}"));
-            }
-            _ => {}
-        }
-        let Some(size) = self.u64() else {
-            return die("cannot read the size of the page header information");
-        };
-        self.pf(
-            SUMMARY | HEAD_PAGE,
-            format_args!("{} bytes]\n", size as i64),
-        )?;
-        self.dump_string(size as i32, HEAD_PAGE)
+        self.header_file(b"header_page", "Header page", HEAD_PAGE)
     }
 
     fn header_event(&mut self) -> R<()> {
-        self.put(SUMMARY | HEAD_EVENT, b"\t[Header event, ")?;
-        match self.read(13) {
-            None => return die("cannot read 12 bytes header string"),
-            Some(b) if !b.starts_with(b"header_event") => {
+        self.header_file(b"header_event", "Header event", HEAD_EVENT)
+    }
+
+    /// The header page and header event sections: a label string (with its
+    /// NUL), a u64 size, then text. (trace-cmd's message about the size is
+    /// the same for both.)
+    fn header_file(&mut self, tag: &[u8], label: &str, id: u32) -> R<()> {
+        self.pf(SUMMARY | id, format_args!("\t[{label}, "))?;
+        match self.read(tag.len() + 1) {
+            None => return die(format!("cannot read {} bytes header string", tag.len())),
+            Some(b) if !b.starts_with(tag) => {
                 let b = String::from_utf8_lossy(cstr(b)).into_owned();
                 return die(format!("wrong header string: {b}"));
             }
@@ -604,20 +591,22 @@ impl<'a, 'o> Dumper<'a, 'o> {
         let Some(size) = self.u64() else {
             return die("cannot read the size of the page header information");
         };
-        self.pf(
-            SUMMARY | HEAD_EVENT,
-            format_args!("{} bytes]\n", size as i64),
-        )?;
-        self.dump_string(size as i32, HEAD_EVENT)
+        self.pf(SUMMARY | id, format_args!("{} bytes]\n", size as i64))?;
+        self.dump_string(size as i32, id)
+    }
+
+    /// `\t[LABEL, N UNIT]` of a section that starts with a u32 count.
+    fn count(&mut self, ids: u32, label: &str, unit: &str, what: &str) -> R<u32> {
+        self.pf(SUMMARY | ids, format_args!("\t[{label}, "))?;
+        let Some(n) = self.u32() else {
+            return die(format!("cannot read the count of the {what}"));
+        };
+        self.pf(SUMMARY | ids, format_args!("{} {unit}]\n", n as i32))?;
+        Ok(n)
     }
 
     fn ftrace_formats(&mut self) -> R<()> {
-        let m = SUMMARY | FTRACE_FORMAT;
-        self.put(m, b"\t[Ftrace format, ")?;
-        let Some(count) = self.u32() else {
-            return die("cannot read the count of the ftrace events");
-        };
-        self.pf(m, format_args!("{} events]\n", count as i32))?;
+        let count = self.count(FTRACE_FORMAT, "Ftrace format", "events", "ftrace events")?;
         let mut left = count;
         while left > 0 {
             let Some(size) = self.u64() else {
@@ -633,12 +622,8 @@ impl<'a, 'o> Dumper<'a, 'o> {
     }
 
     fn event_formats(&mut self) -> R<()> {
-        let m = SUMMARY | EVENT_FORMAT | EVENT_SYSTEMS;
-        self.put(m, b"\t[Events format, ")?;
-        let Some(systems) = self.u32() else {
-            return die("cannot read the count of the event systems");
-        };
-        self.pf(m, format_args!("{} systems]\n", systems as i32))?;
+        let ids = EVENT_FORMAT | EVENT_SYSTEMS;
+        let systems = self.count(ids, "Events format", "systems", "event systems")?;
         let mut left = systems;
         while left > 0 {
             let Some(name) = self.string() else {
@@ -676,33 +661,33 @@ impl<'a, 'o> Dumper<'a, 'o> {
         Ok(())
     }
 
-    /// kallsyms and printk: a u32 size, then text.
-    fn sized_u32(&mut self, label: &str, what: &str, ids: u32) -> R<()> {
-        self.pf(SUMMARY | ids, format_args!("\t[{label}, "))?;
-        let Some(size) = self.u32() else {
+    /// kallsyms, printk and the saved command lines: a size (u32, u64 for
+    /// the command lines), then text. `%d` of the size prints its low 32
+    /// bits, signed.
+    fn sized(&mut self, label: &str, what: &str, id: u32, wide: bool) -> R<()> {
+        self.pf(SUMMARY | id, format_args!("\t[{label}, "))?;
+        let size = if wide {
+            self.u64()
+        } else {
+            self.u32().map(u64::from)
+        };
+        let Some(size) = size else {
             return die(format!("cannot read the size of the {what}"));
         };
-        self.pf(SUMMARY | ids, format_args!("{} bytes]\n", size as i32))?;
-        self.dump_string(size as i32, ids)
+        self.pf(SUMMARY | id, format_args!("{} bytes]\n", size as i32))?;
+        self.dump_string(size as i32, id)
     }
 
     fn kallsyms(&mut self) -> R<()> {
-        self.sized_u32("Kallsyms", "kallsyms", KALLSYMS)
+        self.sized("Kallsyms", "kallsyms", KALLSYMS, false)
     }
 
     fn printk(&mut self) -> R<()> {
-        self.sized_u32("Trace printk", "trace printk", TRACE_PRINTK)
+        self.sized("Trace printk", "trace printk", TRACE_PRINTK, false)
     }
 
     fn cmdlines(&mut self) -> R<()> {
-        let m = SUMMARY | CMDLINES;
-        self.put(m, b"\t[Saved command lines, ")?;
-        let Some(size) = self.u64() else {
-            return die("cannot read the size of the saved command lines");
-        };
-        // `%d` of a 64-bit value: its low 32 bits, signed
-        self.pf(m, format_args!("{} bytes]\n", size as i32))?;
-        self.dump_string(size as i32, CMDLINES)
+        self.sized("Saved command lines", "saved command lines", CMDLINES, true)
     }
 
     // ---- v6 ---------------------------------------------------------------

@@ -8,9 +8,9 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Result};
 
 use crate::open::{map, sniff, Kind};
-use crate::report::{tracecmd_cpus, tracecmd_usecs};
-use crate::{warn, Out, Outcome};
-use tracemux_core::model::{Record, RecordSource};
+use crate::out::{warn_all, Out, Outcome};
+use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
+use tracemux_core::model::{Format, Record, RecordSource};
 use tracemux_ftrace::format::parse_header_page;
 use tracemux_tracedat::file::SECTION_COMPRESSED;
 use tracemux_tracedat::inspect::{cpu_chunks, section_block_sizes, section_name};
@@ -52,14 +52,7 @@ pub fn run(path: &Path, strict: bool) -> Result<Outcome> {
     }
     out.buf().extend_from_slice(s.as_bytes());
     out.flush()?;
-    for e in &damage {
-        warn(path, e);
-    }
-    Ok(if damage.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Damaged
-    })
+    Ok(warn_all(path, &damage))
 }
 
 fn kv(s: &mut String, key: &str, value: impl std::fmt::Display) {
@@ -111,12 +104,9 @@ fn buffer_label(name: &str) -> String {
 }
 
 fn container(s: &mut String, path: &Path, t: &TraceDat<'_>) {
-    let _ = writeln!(s, "{}", path.display());
-    kv(
-        s,
-        "format",
-        format!("trace-cmd trace.dat, version {}", t.version),
-    );
+    let _ = writeln!(s, "Trace {}", path.display());
+    let version = t.version.to_string();
+    kv(s, "format", Format::TraceDat.describe(Some(&version)));
     kv(s, "file size", format!("{} bytes", t.data.len()));
     kv(s, "endianness", t.endian.name());
     kv(s, "long size", format!("{} bytes", t.long_size));
@@ -416,14 +406,7 @@ pub fn stats(path: &Path, strict: bool) -> Result<Outcome> {
     out.buf()
         .extend_from_slice(s.strip_prefix('\n').unwrap_or(&s).as_bytes());
     out.flush()?;
-    for e in &damage {
-        warn(path, e);
-    }
-    Ok(if damage.is_empty() {
-        Outcome::Ok
-    } else {
-        Outcome::Damaged
-    })
+    Ok(warn_all(path, &damage))
 }
 
 fn events(

@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use tracemux_ltt::report::ReportOptions;
 use tracemux_ltt::trace::FileBytes;
 
-use crate::{Out, Outcome};
+use crate::model::{print_model, ModelStyle, SourceFn};
+use crate::out::{Out, Outcome};
 
 /// Read legacy LTT traces (LTTng 0.x, 2008 format).
 #[derive(Parser, Debug)]
@@ -81,6 +82,22 @@ pub fn load(path: &Path) -> std::io::Result<FileBytes> {
         .map_err(|e| std::io::Error::other(format!("{e:#}")))
 }
 
+/// The trace as a source of the common event model (see
+/// [`crate::source::with_source`]).
+pub fn with_model_source(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
+    let load = |p: &Path| load(p);
+    let trace = tracemux_ltt::Trace::open(
+        path,
+        &tracemux_ltt::OpenOptions {
+            strict,
+            loader: Some(&load),
+        },
+    )
+    .map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut s = tracemux_ltt::source::LttSource::new(&trace);
+    f(&mut s)
+}
+
 pub fn run(cli: LttCli) -> Result<Outcome> {
     let mut out = Out::new();
     let mut warn = std::io::stderr();
@@ -88,14 +105,13 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
         LttCmd::Report(a)
             if a.json || matches!(a.style, Some(LttStyle::Json | LttStyle::TraceCmd)) =>
         {
-            use crate::source::ModelStyle;
             let style = if a.json || a.style == Some(LttStyle::Json) {
                 ModelStyle::Json
             } else {
                 ModelStyle::TraceCmd
             };
-            crate::source::with_source(std::slice::from_ref(&a.trace), a.strict, &mut |src| {
-                crate::source::print_model(src, style, &a.trace, a.strict)
+            with_model_source(&a.trace, a.strict, &mut |src| {
+                print_model(src, style, &a.trace, a.strict)
             })
         }
         LttCmd::Report(a) => {
@@ -113,11 +129,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
             let st = tracemux_ltt::report(&a.trace, &opts, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
             out.flush()?;
-            Ok(if st.warnings > 0 {
-                Outcome::Damaged
-            } else {
-                Outcome::Ok
-            })
+            Ok(Outcome::damaged_if(st.warnings > 0))
         }
         LttCmd::Info(a) | LttCmd::Stats(a) => {
             let opts = ReportOptions {
@@ -128,11 +140,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
             let s = tracemux_ltt::info(&a.trace, &opts, &mut out, &mut warn)
                 .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
             out.flush()?;
-            Ok(if s.problems.is_empty() {
-                Outcome::Ok
-            } else {
-                Outcome::Damaged
-            })
+            Ok(Outcome::damaged_if(!s.problems.is_empty()))
         }
     }
 }

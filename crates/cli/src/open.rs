@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use memmap2::Mmap;
+use tracemux_core::model::Format;
 
 /// What a path holds, decided by content (never by name).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,13 +20,24 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(&self) -> &'static str {
+    /// The format in the model's terms.
+    pub fn format(&self) -> Format {
         match self {
-            Kind::TraceDat => "trace-cmd trace.dat",
-            Kind::Ctf { version: 2 } => "CTF 2",
-            Kind::Ctf { .. } => "CTF 1.8",
-            Kind::Uftrace => "uftrace data",
-            Kind::Ltt => "legacy LTT",
+            Kind::TraceDat => Format::TraceDat,
+            Kind::Ctf { .. } => Format::Ctf,
+            Kind::Uftrace => Format::Uftrace,
+            Kind::Ltt => Format::Ltt,
+        }
+    }
+
+    /// The format's name in messages ([`Format::describe`]; for CTF with
+    /// the version: `CTF 1.8`, `CTF 2`).
+    pub fn name(&self) -> String {
+        let name = self.format().describe(None);
+        match self {
+            Kind::Ctf { version: 2 } => name + " 2",
+            Kind::Ctf { .. } => name + " 1.8",
+            _ => name,
         }
     }
 }

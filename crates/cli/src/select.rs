@@ -35,7 +35,8 @@ use tracemux_filter::FilterSet;
 use tracemux_tracedat::reader::{time_calc, ReadOptions, TimeCalc};
 use tracemux_tracedat::{OptionId, TraceDat};
 
-use crate::report::ReportArgs;
+use crate::report_args::ReportArgs;
+use crate::tracecmd::tracecmd_cpus;
 
 /// One input file and what applies to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -487,7 +488,7 @@ impl Selection {
         let mut next_cpu: u32 = 0;
         let mut tops = Vec::new();
         for (t, _) in files {
-            let n = crate::report::tracecmd_cpus(t);
+            let n = tracecmd_cpus(t);
             tops.push((next_cpu, n));
             next_cpu = next_cpu.saturating_add(n);
         }

@@ -12,11 +12,9 @@ use tracemux_core::model::RecordSource;
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
+use crate::model::SourceFn;
 use crate::open::{map, sniff, Kind, Releaser};
-use crate::Outcome;
-
-/// What the callback gets: the opened source.
-pub type SourceFn<'a> = &'a mut dyn FnMut(&mut dyn RecordSource) -> Result<Outcome>;
+use crate::out::Outcome;
 
 /// Open `paths` (one trace; several only for formats that merge several
 /// traces: CTF) and hand the source to `f`.
@@ -34,7 +32,7 @@ pub fn with_source(paths: &[PathBuf], strict: bool, f: SourceFn<'_>) -> Result<O
     }
     match kind {
         Kind::TraceDat => tracedat(first, strict, f),
-        Kind::Ltt => ltt(first, strict, f),
+        Kind::Ltt => crate::ltt::with_model_source(first, strict, f),
         Kind::Ctf { .. } => crate::ctf::with_model_source(paths, strict, f),
         Kind::Uftrace => crate::uftrace::with_model_source(first, strict, f),
     }
@@ -78,84 +76,4 @@ impl RecordSource for Releasing<'_, '_> {
         }
         self.r.next_record()
     }
-}
-
-fn ltt(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
-    let load = |p: &Path| crate::ltt::load(p);
-    let trace = tracemux_ltt::Trace::open(
-        path,
-        &tracemux_ltt::OpenOptions {
-            strict,
-            loader: Some(&load),
-        },
-    )
-    .map_err(|e| anyhow!("{}: {}", path.display(), e))?;
-    let mut s = tracemux_ltt::source::LttSource::new(&trace);
-    f(&mut s)
-}
-
-/// The printers of the common model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelStyle {
-    /// JSON lines (`schema/jsonl.schema.json`).
-    Json,
-    /// babeltrace2's text style.
-    Babeltrace,
-    /// trace-cmd report's line layout, fields as ` name=value`.
-    TraceCmd,
-}
-
-/// Print every record of `src` on stdout in `style`; damage is reported on
-/// stderr (an error with `strict`).
-pub fn print_model(
-    src: &mut dyn RecordSource,
-    style: ModelStyle,
-    path: &Path,
-    strict: bool,
-) -> Result<Outcome> {
-    use tracemux_core::model::Record;
-    let mut out = crate::Out::new();
-    let mut outcome = Outcome::Ok;
-    // (the records borrow the source, so its description is copied once)
-    let meta = src.meta().clone();
-    let mut bt = tracemux_render::babeltrace::BabeltracePrinter::new();
-    let mut tc = tracemux_render::tracecmd::TraceCmdPrinter::new(
-        &meta,
-        tracemux_core::model::TimeFormat::Usecs,
-    );
-    loop {
-        let rec = match src.next_record() {
-            Ok(Some(r)) => r,
-            Ok(None) => break,
-            Err(e) => {
-                out.flush()?;
-                bail!("{}: {}", path.display(), e);
-            }
-        };
-        match (rec, style) {
-            (Record::Event(ev), ModelStyle::Json) => {
-                tracemux_render::jsonl::write_event(out.buf(), &meta, &ev)
-            }
-            (Record::Event(ev), ModelStyle::Babeltrace) => bt.write_event(out.buf(), &meta, &ev),
-            (Record::Event(ev), ModelStyle::TraceCmd) => {
-                tc.write_pretty(out.buf(), &meta, &ev, None);
-            }
-            (Record::Lost(l), ModelStyle::Json) => {
-                tracemux_render::jsonl::write_lost(out.buf(), &meta, &l)
-            }
-            (Record::Lost(l), ModelStyle::Babeltrace) => bt.write_lost(out.buf(), &l),
-            (Record::Lost(l), ModelStyle::TraceCmd) => tc.write_lost(out.buf(), &meta, &l),
-            (Record::Damage(e), _) => {
-                out.flush()?;
-                if strict {
-                    bail!("{}: {}", path.display(), e);
-                }
-                crate::warn(path, &e);
-                outcome = Outcome::Damaged;
-            }
-        }
-        out.maybe_flush()?;
-    }
-    out.flush()?;
-    Ok(outcome)
 }

@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use tracemux_uftrace::replay::ReplayOptions;
 use tracemux_uftrace::{Bytes, DataBytes, Loader};
 
-use crate::{Out, Outcome};
+use crate::out::{Out, Outcome};
 
 /// Read uftrace data directories (uftrace.data), printed as uftrace 0.13 prints them.
 #[derive(Parser, Debug)]
@@ -37,9 +37,15 @@ pub enum UftraceCmd {
     Stats(Box<StatsArgs>),
 }
 
-/// Filters shared by dump and stats (uftrace's common options).
+/// uftrace's filters, common to report (`uftrace replay`), dump and stats.
 #[derive(Args, Debug)]
-pub struct WalkArgs {
+pub struct FilterArgs {
+    /// Hide library calls.
+    #[arg(long)]
+    pub no_libcall: bool,
+    /// Hide events (sched in/out and the like).
+    #[arg(long)]
+    pub no_event: bool,
     /// Only functions matching FUNC (regex) and what they call.
     #[arg(short = 'F', long = "filter", value_name = "FUNC")]
     pub filter: Vec<String>,
@@ -49,7 +55,7 @@ pub struct WalkArgs {
     /// Triggers (FUNC@depth=N, ...).
     #[arg(short = 'T', long = "trigger", value_name = "TRIGGER")]
     pub trigger: Vec<String>,
-    /// Maximum call depth.
+    /// Maximum call depth shown.
     #[arg(short = 'D', long = "depth", value_name = "DEPTH")]
     pub depth: Option<String>,
     /// Hide functions that ran shorter than TIME (e.g. 10us).
@@ -58,21 +64,23 @@ pub struct WalkArgs {
     /// Only these threads (comma-separated TIDs).
     #[arg(long = "tid", value_name = "TID")]
     pub tid: Vec<String>,
-    /// Hide library calls.
-    #[arg(long)]
-    pub no_libcall: bool,
-    /// Hide events.
-    #[arg(long)]
-    pub no_event: bool,
-    /// Hide schedule events.
-    #[arg(long)]
-    pub no_sched: bool,
     /// C++ names: full, simple (default) or no.
     #[arg(long, value_name = "MODE", require_equals = true)]
     pub demangle: Option<String>,
     /// How -F/-N/-T patterns match: regex (default) or glob.
     #[arg(long = "match", value_name = "TYPE", require_equals = true)]
     pub pattern: Option<String>,
+}
+
+/// The filters of dump and stats: uftrace's common ones and --no-sched
+/// (which `uftrace replay` does not take).
+#[derive(Args, Debug)]
+pub struct WalkArgs {
+    #[command(flatten)]
+    pub common: FilterArgs,
+    /// Hide schedule events.
+    #[arg(long)]
+    pub no_sched: bool,
 }
 
 #[derive(Args, Debug)]
@@ -149,36 +157,8 @@ pub struct ReplayArgs {
     /// Do not show arguments and return values.
     #[arg(long)]
     pub no_args: bool,
-    /// Hide library calls.
-    #[arg(long)]
-    pub no_libcall: bool,
-    /// Hide events (sched in/out and the like).
-    #[arg(long)]
-    pub no_event: bool,
-    /// Only functions matching FUNC (regex) and what they call.
-    #[arg(short = 'F', long = "filter", value_name = "FUNC")]
-    pub filter: Vec<String>,
-    /// Hide functions matching FUNC and what they call.
-    #[arg(short = 'N', long = "notrace", value_name = "FUNC")]
-    pub notrace: Vec<String>,
-    /// Triggers (FUNC@depth=N, ...).
-    #[arg(short = 'T', long = "trigger", value_name = "TRIGGER")]
-    pub trigger: Vec<String>,
-    /// Maximum call depth shown.
-    #[arg(short = 'D', long = "depth", value_name = "DEPTH")]
-    pub depth: Option<String>,
-    /// Hide functions that ran shorter than TIME (e.g. 10us).
-    #[arg(short = 't', long = "time-filter", value_name = "TIME")]
-    pub time_filter: Option<String>,
-    /// Only these threads (comma-separated TIDs).
-    #[arg(long = "tid", value_name = "TID")]
-    pub tid: Vec<String>,
-    /// C++ names: full, simple (default) or no.
-    #[arg(long, value_name = "MODE", require_equals = true)]
-    pub demangle: Option<String>,
-    /// How -F/-N/-T patterns match: regex (default) or glob.
-    #[arg(long = "match", value_name = "TYPE", require_equals = true)]
-    pub pattern: Option<String>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
     /// No /* name */ comments after closing braces.
     #[arg(long)]
     pub no_comment: bool,
@@ -206,8 +186,8 @@ pub struct ReplayArgs {
 
 impl ReplayArgs {
     /// The model style asked for (`None`: uftrace's replay).
-    fn model_style(&self) -> Option<crate::source::ModelStyle> {
-        use crate::source::ModelStyle;
+    fn model_style(&self) -> Option<crate::model::ModelStyle> {
+        use crate::model::ModelStyle;
         match self.style.as_deref() {
             Some("json") => Some(ModelStyle::Json),
             Some("babeltrace") => Some(ModelStyle::Babeltrace),
@@ -321,7 +301,7 @@ pub fn main(argv: Vec<OsString>) -> std::process::ExitCode {
         UftraceCmd::Stats(a) => a.trace.clone(),
     };
     let raw = raw_options(&argv, &trace);
-    crate::finish(run(cli, &raw))
+    crate::out::finish(run(cli, &raw))
 }
 
 fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
@@ -330,11 +310,11 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
     match cli.cmd {
         UftraceCmd::Report(a) => {
             if let Some(style) = a.model_style() {
-                let demangle = demangle_mode(a.demangle.as_deref())?;
+                let demangle = demangle_mode(a.filters.demangle.as_deref())?;
                 let data = open_data(&a.trace, demangle, a.strict)?;
                 drop(out);
                 let mut src = tracemux_uftrace::source::UftraceSource::new(&data, a.strict);
-                return crate::source::print_model(&mut src, style, &a.trace, a.strict);
+                return crate::model::print_model(&mut src, style, &a.trace, a.strict);
             }
             let raw = without_model_options(raw);
             let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
@@ -432,7 +412,7 @@ fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<O
 }
 
 fn open(trace: &Path, w: &WalkArgs) -> Result<tracemux_uftrace::UftraceData> {
-    open_data(trace, demangle_mode(w.demangle.as_deref())?, false)
+    open_data(trace, demangle_mode(w.common.demangle.as_deref())?, false)
 }
 
 fn demangle_mode(m: Option<&str>) -> Result<tracemux_uftrace::Demangle> {
@@ -456,6 +436,7 @@ fn open_data(
 
 /// uftrace's common options; `-F`/`-N` keep their command-line order.
 fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk::WalkOptions {
+    let f = &w.common;
     let mut filter: Vec<String> = Vec::new();
     let mut i = 0;
     while i < raw.len() {
@@ -490,24 +471,24 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
     }
     let mut o = tracemux_uftrace::report::walk::WalkOptions {
         filter: (!filter.is_empty()).then(|| filter.join(";")),
-        trigger: (!w.trigger.is_empty()).then(|| w.trigger.join(";")),
-        no_libcall: w.no_libcall,
-        no_event: w.no_event,
+        trigger: (!f.trigger.is_empty()).then(|| f.trigger.join(";")),
+        no_libcall: f.no_libcall,
+        no_event: f.no_event,
         no_sched: w.no_sched,
         ..Default::default()
     };
-    if let Some(d) = &w.depth {
+    if let Some(d) = &f.depth {
         let d: i64 = d.trim().parse().unwrap_or(0);
         if d > 0 && d < 65535 {
             o.depth = d as i32;
         }
     }
-    if let Some(t) = &w.time_filter {
+    if let Some(t) = &f.time_filter {
         o.time_filter = tracemux_uftrace::argspec::parse_time(t, 3);
     }
-    if !w.tid.is_empty() {
+    if !f.tid.is_empty() {
         let mut tids = Vec::new();
-        for t in &w.tid {
+        for t in &f.tid {
             tids.extend(
                 t.split([',', ';', ':'])
                     .filter_map(|x| x.trim().parse::<i32>().ok()),
@@ -515,7 +496,7 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
         }
         o.tids = Some(tids);
     }
-    if w.pattern.as_deref() == Some("glob") {
+    if f.pattern.as_deref() == Some("glob") {
         o.pattern = tracemux_uftrace::PatternType::Glob;
     }
     o
@@ -526,8 +507,8 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
 pub fn with_model_source(
     path: &std::path::Path,
     strict: bool,
-    f: crate::source::SourceFn<'_>,
-) -> anyhow::Result<crate::Outcome> {
+    f: crate::model::SourceFn<'_>,
+) -> anyhow::Result<Outcome> {
     let data = open_data(path, tracemux_uftrace::Demangle::Simple, strict)?;
     let mut s = tracemux_uftrace::source::UftraceSource::new(&data, strict);
     f(&mut s)

@@ -23,6 +23,9 @@ pub enum Format {
 }
 
 impl Format {
+    /// The short key of the format that writers store in what they produce
+    /// (the `source_format` entry of a converted CTF trace's environment);
+    /// fixed, since files carry it. Text for people uses [`Format::describe`].
     pub fn name(self) -> &'static str {
         match self {
             Format::TraceDat => "trace-cmd trace.dat",
@@ -30,6 +33,31 @@ impl Format {
             Format::Uftrace => "uftrace data",
             Format::Ltt => "LTT",
         }
+    }
+
+    /// How tracemux names a format, and a version of it, in text for
+    /// people: the `format` line of `tracemux info` for every format, and
+    /// the format in messages. With the version the file states:
+    /// `trace-cmd trace.dat, version 7`, `CTF, version 1.8 (TSDL
+    /// metadata)`, `CTF, version 2 (JSON metadata)`, `legacy LTT, version
+    /// 2.6 (LTTng 0.x)`; without one, the name alone (`CTF`).
+    pub fn describe(self, version: Option<&str>) -> String {
+        let name = match self {
+            Format::TraceDat => "trace-cmd trace.dat",
+            Format::Ctf => "CTF",
+            Format::Uftrace => "uftrace data",
+            Format::Ltt => "legacy LTT",
+        };
+        let Some(v) = version else {
+            return name.to_string();
+        };
+        let what = match (self, v) {
+            (Format::Ctf, "2") => " (JSON metadata)",
+            (Format::Ctf, _) => " (TSDL metadata)",
+            (Format::Ltt, _) => " (LTTng 0.x)",
+            _ => "",
+        };
+        format!("{name}, version {v}{what}")
     }
 }
 
@@ -697,6 +725,19 @@ pub trait RecordSource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn format_described_one_way() {
+        for (f, v, want) in [
+            (Format::TraceDat, "7", "trace-cmd trace.dat, version 7"),
+            (Format::Ctf, "1.8", "CTF, version 1.8 (TSDL metadata)"),
+            (Format::Ctf, "2", "CTF, version 2 (JSON metadata)"),
+            (Format::Ltt, "2.6", "legacy LTT, version 2.6 (LTTng 0.x)"),
+        ] {
+            assert_eq!(f.describe(Some(v)), want);
+        }
+        assert_eq!(Format::Uftrace.describe(None), "uftrace data");
+    }
 
     fn fd(name: &str, offset: u32, size: u32, flags: u32, elem: u32) -> FieldDef {
         FieldDef {

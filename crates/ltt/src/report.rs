@@ -380,8 +380,14 @@ fn opt_time(out: &mut Vec<u8>, ns: Option<u64>) {
 
 /// The text of `info`.
 pub fn write_summary(o: &mut Vec<u8>, s: &Summary, path: &str) {
-    let _ = writeln!(o, "Trace: {path}");
-    let _ = writeln!(o, "Format: legacy LTT (LTTng 0.x, 2008 trace format)");
+    // the first lines as `info` prints them for every format
+    let _ = writeln!(o, "Trace {path}");
+    let version = s
+        .header
+        .as_ref()
+        .map(|h| format!("{}.{}", h.major_version, h.minor_version));
+    let format = tracemux_core::model::Format::Ltt.describe(version.as_deref());
+    let _ = writeln!(o, "  format                {format}");
     if let Some(h) = &s.header {
         let _ = writeln!(o, "Trace header (from {}):", s.header_file);
         let _ = writeln!(o, "  byte order: {}", h.endian.name());

@@ -18,7 +18,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
 
-use crate::Outcome;
+use crate::out::Outcome;
 
 /// Output formats of `convert`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -342,9 +342,9 @@ fn convert(
                 outcome = Outcome::Damaged;
                 sink.damage(&e.to_string());
                 if let Some(b) = &bar {
-                    b.suspend(|| crate::warn(&a.inputs[0], &e));
+                    b.suspend(|| crate::out::warn(&a.inputs[0], &e));
                 } else {
-                    crate::warn(&a.inputs[0], &e);
+                    crate::out::warn(&a.inputs[0], &e);
                 }
             }
         }

@@ -18,7 +18,7 @@ use tracemux_tracedat::writer::{Compression as WCompression, PageSpill};
 use tracemux_tracedat::TraceDat;
 
 use super::{Compression, ConvertArgs, Summary};
-use crate::Outcome;
+use crate::out::Outcome;
 
 /// Convert `a.inputs[0]` into the trace.dat `tmp` (the caller renames it).
 pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome> {
@@ -80,7 +80,7 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
     };
     let mut outcome = Outcome::Ok;
     for e in &st.damage {
-        crate::warn(input, e);
+        crate::out::warn(input, e);
         outcome = Outcome::Damaged;
     }
     for id in &st.dropped_options {

@@ -1,0 +1,184 @@
+//! What every command shares at its end: the buffered stdout writer
+//! ([`Out`]), damage warnings on stderr ([`warn`]), what a command hands
+//! back ([`Outcome`]) and the exit code made of it ([`finish`]).
+//!
+//! The modules of the binary depend on this one; it depends on none of
+//! them.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+/// Outcome of a command: success, or success with damage reported (exit 1).
+pub enum Outcome {
+    Ok,
+    Damaged,
+}
+
+impl Outcome {
+    /// `Damaged` when `damaged`, else `Ok`.
+    pub fn damaged_if(damaged: bool) -> Outcome {
+        if damaged {
+            Outcome::Damaged
+        } else {
+            Outcome::Ok
+        }
+    }
+}
+
+/// The exit code: 0 success, 1 damage reported or an error, 2 bad usage
+/// (from clap). A closed pipe is not an error.
+pub fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
+    match res {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Damaged) => ExitCode::from(1),
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = io::stdout().flush();
+            eprintln!("tracemux: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Large buffered stdout writes: sinks fill a Vec, which is handed to a
+/// writer thread in blocks, so formatting and writing overlap (the machine
+/// this runs on usually has a core to spare).
+pub struct Out {
+    buf: Vec<u8>,
+    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    back: std::sync::mpsc::Receiver<Vec<u8>>,
+    writer: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+const BLOCK: usize = 1 << 19;
+
+type Writer = (
+    std::sync::mpsc::SyncSender<Vec<u8>>,
+    std::sync::mpsc::Receiver<Vec<u8>>,
+    std::thread::JoinHandle<io::Result<()>>,
+);
+
+/// A thread that writes blocks to stdout and hands the emptied buffers back.
+fn spawn_writer() -> Writer {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+    let (back_tx, back) = std::sync::mpsc::channel::<Vec<u8>>();
+    let writer = std::thread::spawn(move || -> io::Result<()> {
+        let stdout = io::stdout();
+        for mut b in rx {
+            let mut l = stdout.lock();
+            l.write_all(&b)?;
+            l.flush()?;
+            b.clear();
+            let _ = back_tx.send(b);
+        }
+        Ok(())
+    });
+    (tx, back, writer)
+}
+
+impl Default for Out {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Out {
+    pub fn new() -> Self {
+        let (tx, back, writer) = spawn_writer();
+        Out {
+            buf: Vec::with_capacity(BLOCK + (64 << 10)),
+            tx: Some(tx),
+            back,
+            writer: Some(writer),
+        }
+    }
+    #[inline]
+    pub fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+    #[inline]
+    pub fn maybe_flush(&mut self) -> io::Result<()> {
+        if self.buf.len() >= BLOCK {
+            self.send()?;
+        }
+        Ok(())
+    }
+    fn send(&mut self) -> io::Result<()> {
+        let next = self
+            .back
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(BLOCK + (64 << 10)));
+        let full = std::mem::replace(&mut self.buf, next);
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
+        if !sent {
+            // the writer stopped: report why (a closed pipe, usually)
+            return Err(self
+                .finish_writer()
+                .err()
+                .unwrap_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe)));
+        }
+        Ok(())
+    }
+    fn finish_writer(&mut self) -> io::Result<()> {
+        self.tx = None;
+        match self.writer.take() {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("writer thread panicked"))),
+            None => Ok(()),
+        }
+    }
+    /// Write out everything so far and wait until it is written (before
+    /// anything goes to stderr, so that messages appear in order).
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.send()?;
+        }
+        // wait for the writer to drain, then start a new one
+        self.finish_writer()?;
+        let (tx, back, writer) = spawn_writer();
+        self.back = back;
+        self.tx = Some(tx);
+        self.writer = Some(writer);
+        Ok(())
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(b);
+        self.maybe_flush()?;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Out::flush(self)
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        let _ = self.finish_writer();
+    }
+}
+
+/// Report damage on stderr, one line each.
+pub fn warn(path: &std::path::Path, e: &tracemux_core::Error) {
+    eprintln!("tracemux: {}: {}", path.display(), e);
+}
+
+/// Report every damage of `path` on stderr; `Damaged` if there was any.
+pub fn warn_all(path: &std::path::Path, damage: &[tracemux_core::Error]) -> Outcome {
+    for e in damage {
+        warn(path, e);
+    }
+    Outcome::damaged_if(!damage.is_empty())
+}
