@@ -233,7 +233,7 @@ impl Table {
     }
 
     fn in_progress(&self) -> usize {
-        self.writer.as_ref().map_or(0, |w| w.in_progress_size())
+        self.writer.as_ref().map_or(0, |w| w.memory_size())
     }
 
     fn close(&mut self, opts: &WriteOptions) -> Result<()> {
