@@ -270,6 +270,11 @@ fn properties(opts: &WriteOptions) -> Result<WriterProperties> {
         .set_created_by(format!("tracemux {}", env!("CARGO_PKG_VERSION")))
         .set_compression(Compression::ZSTD(level))
         .set_max_row_group_row_count(Some(opts.row_group_rows.max(1)))
+        // pages and dictionaries are buffered per column of every open
+        // table: small ones keep a wide trace's memory flat
+        .set_data_page_size_limit(128 << 10)
+        .set_dictionary_page_size_limit(128 << 10)
+        .set_column_dictionary_enabled(ColumnPath::from("fields"), false)
         .set_column_dictionary_enabled(ts.clone(), false)
         .set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED)
         // events come in time order (the model's contract); `meta.json`
