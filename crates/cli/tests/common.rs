@@ -194,3 +194,12 @@ pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
     v.push(("ltt-hand-built".into(), dir, FixtureKind::Ltt));
     v
 }
+
+/// `report --json` of a trace: its lines, parsed.
+pub fn report_json(src: &Path) -> Vec<serde_json::Value> {
+    let o = tracemux(&["report", "--json", src.to_str().unwrap()], &repo_root());
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("report --json line parses"))
+        .collect()
+}

@@ -41,24 +41,6 @@ fn cksum(data: &[u8]) -> u32 {
     !crc
 }
 
-/// The annotated hex of the hand-built LTT trace as bytes (two hex digits
-/// per byte, `#` comments, `XX*N`).
-fn parse_hex(text: &str) -> Vec<u8> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let data = line.split('#').next().unwrap_or("");
-        for tok in data.split_whitespace() {
-            if let Some((b, n)) = tok.split_once('*') {
-                let b = u8::from_str_radix(b, 16).unwrap();
-                out.extend(std::iter::repeat_n(b, n.parse().unwrap()));
-            } else {
-                out.push(u8::from_str_radix(tok, 16).unwrap());
-            }
-        }
-    }
-    out
-}
-
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!(
         "tracemux-convert-ctf-{}-{name}",
@@ -93,7 +75,7 @@ fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
         std::fs::create_dir_all(dir.join("control")).unwrap();
         for f in ["control/facilities_0", "cpu_0", "cpu_2"] {
             let text = std::fs::read_to_string(src.join(format!("{f}.hex"))).unwrap();
-            std::fs::write(dir.join(f), parse_hex(&text)).unwrap();
+            std::fs::write(dir.join(f), common::parse_hex(&text)).unwrap();
         }
         v.push(("ltt-hand-built".into(), dir));
     }

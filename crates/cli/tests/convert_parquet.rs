@@ -30,11 +30,7 @@ fn run(args: &[&str]) -> std::process::Output {
 }
 
 fn report(src: &Path) -> Vec<Value> {
-    let o = run(&["report", "--json", src.to_str().unwrap()]);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("report --json line parses"))
-        .collect()
+    common::report_json(src)
 }
 
 fn convert(srcs: &[&Path], out: &Path, extra: &[&str]) -> std::process::Output {

@@ -21,13 +21,22 @@ fn lenient_by_default_refused_with_strict() {
             "{case}: {err}"
         );
 
-        for cmd in [&["report", "--strict", "trace"][..], &["stats", "--strict", "trace"]] {
+        for cmd in [
+            &["report", "--strict", "trace"][..],
+            &["stats", "--strict", "trace"],
+        ] {
             let out = common::tracemux(cmd, &dir);
             assert!(!out.status.success(), "{case} {cmd:?}: {out:?}");
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("trace/metadata: CTF 2 metadata"), "{case}: {err}");
+            assert!(
+                err.contains("trace/metadata: CTF 2 metadata"),
+                "{case}: {err}"
+            );
             assert!(err.contains("refused in strict mode"), "{case}: {err}");
-            assert!(err.contains("in section 'metadata' at offset 0x"), "{case}: {err}");
+            assert!(
+                err.contains("in section 'metadata' at offset 0x"),
+                "{case}: {err}"
+            );
         }
     }
     // Valid CTF 2 that an earlier version refused: no warning, strict or not.

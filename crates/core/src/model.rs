@@ -318,6 +318,18 @@ pub struct PrintCtx<'a> {
 }
 
 impl<'a> PrintCtx<'a> {
+    /// The context of event `ev` of the trace `meta` (its byte order and
+    /// CPU), with no timestamp, classes, lookahead or effects.
+    pub fn of(meta: &'a TraceMeta, ev: &Event<'_>) -> Self {
+        PrintCtx::new(
+            ev.endian,
+            meta.long_size,
+            &meta.symbols,
+            &meta.printk,
+            ev.cpu,
+        )
+    }
+
     /// A context with no timestamp, classes, lookahead or effects.
     pub fn new(
         endian: Endian,

@@ -143,13 +143,7 @@ impl<W: Write> ChromeWriter<W> {
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         self.tree.clear();
-        let ctx = PrintCtx::new(
-            ev.endian,
-            meta.long_size,
-            &meta.symbols,
-            &meta.printk,
-            ev.cpu,
-        );
+        let ctx = PrintCtx::of(meta, ev);
         visit_fields(ev, &ctx, &mut self.tree);
         self.last_ts = self.last_ts.max(ev.ts);
         let (sys, name) = ev

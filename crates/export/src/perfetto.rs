@@ -173,13 +173,7 @@ impl<W: Write> PerfettoWriter<W> {
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         self.tree.clear();
-        let ctx = PrintCtx::new(
-            ev.endian,
-            meta.long_size,
-            &meta.symbols,
-            &meta.printk,
-            ev.cpu,
-        );
+        let ctx = PrintCtx::of(meta, ev);
         visit_fields(ev, &ctx, &mut self.tree);
         let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
         if self.kernel && !uftrace {

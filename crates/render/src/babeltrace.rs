@@ -276,13 +276,7 @@ impl BabeltracePrinter {
         let ctx = PrintCtx {
             ts: ev.ts,
             classes: Some(&meta.classes),
-            ..PrintCtx::new(
-                ev.endian,
-                meta.long_size,
-                &meta.symbols,
-                &meta.printk,
-                ev.cpu,
-            )
+            ..PrintCtx::of(meta, ev)
         };
         // reuse the frame storage: an empty Vec of the same layout
         let frames = recycle(std::mem::take(&mut self.spare));

@@ -103,22 +103,7 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
             out.extend_from_slice(b"}}\n");
         }
         _ => {
-            let ctx = PrintCtx::new(
-                ev.endian,
-                meta.long_size,
-                &meta.symbols,
-                &meta.printk,
-                ev.cpu,
-            );
-            let mut j = Json {
-                out: &mut *out,
-                stack: Vec::new(),
-                payload: false,
-            };
-            visit_fields(ev, &ctx, &mut j);
-            j.close_all();
-            let payload = j.payload;
-            if !payload {
+            if !scopes(out, meta, ev, false) {
                 out.extend_from_slice(b",\"fields\":{}");
             }
             out.extend_from_slice(b"}\n");
@@ -136,37 +121,38 @@ pub fn write_payload(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
             out.push(b'}');
         }
         _ => {
-            let ctx = PrintCtx::new(
-                ev.endian,
-                meta.long_size,
-                &meta.symbols,
-                &meta.printk,
-                ev.cpu,
-            );
             let start = out.len();
-            let mut j = Json {
-                out: &mut *out,
-                stack: Vec::new(),
-                payload: false,
-            };
-            visit_fields(
-                ev,
-                &ctx,
-                &mut PayloadOnly {
-                    v: &mut j,
-                    on: false,
-                },
-            );
-            j.close_all();
-            const KEY: &[u8] = b",\"fields\":";
-            if out[start..].starts_with(KEY) {
-                out.drain(start..start + KEY.len());
+            if scopes(out, meta, ev, true) {
+                out.drain(start..start + b",\"fields\":".len());
             } else {
                 out.truncate(start);
                 out.extend_from_slice(b"{}");
             }
         }
     }
+}
+
+/// The event's scopes as `,"SCOPE":{...}` members (`fields` for the
+/// payload; the payload alone when `payload_only`). Returns whether the
+/// payload was written.
+fn scopes(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>, payload_only: bool) -> bool {
+    let ctx = PrintCtx::of(meta, ev);
+    let mut j = Json {
+        out,
+        stack: Vec::new(),
+        payload: false,
+    };
+    if payload_only {
+        let mut only = PayloadOnly {
+            v: &mut j,
+            on: false,
+        };
+        visit_fields(ev, &ctx, &mut only);
+    } else {
+        visit_fields(ev, &ctx, &mut j);
+    }
+    j.close_all();
+    j.payload
 }
 
 /// Hands on what the payload scope holds, nothing else.

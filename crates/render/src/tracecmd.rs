@@ -436,13 +436,7 @@ impl TraceCmdPrinter {
         let start = out.len();
         match &class.printer {
             Some(p) => {
-                let ctx = PrintCtx::new(
-                    ev.endian,
-                    meta.long_size,
-                    &meta.symbols,
-                    &meta.printk,
-                    ev.cpu,
-                );
+                let ctx = PrintCtx::of(meta, ev);
                 p.write_raw_fields(out, ext, ev.data.len(), &ctx);
             }
             None => generic_fields(out, class, ev),

@@ -65,13 +65,7 @@ impl Comms {
     pub fn learn(&mut self, meta: &TraceMeta, ev: &Event<'_>, rule: Rule) {
         self.found.clear();
         self.found.rule = rule;
-        let ctx = PrintCtx::new(
-            ev.endian,
-            meta.long_size,
-            &meta.symbols,
-            &meta.printk,
-            ev.cpu,
-        );
+        let ctx = PrintCtx::of(meta, ev);
         visit_fields(ev, &ctx, &mut self.found);
         for (i, (_, _)) in rule.iter().enumerate() {
             let (Some(pid), Some(comm)) = (self.found.pids[i], self.found.comms[i].as_deref())

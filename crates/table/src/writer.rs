@@ -442,13 +442,7 @@ impl TablesWriter {
         t.check_order(ev.ts);
         t.cols.begin_row();
         self.commons[i].set(&mut t.cols, meta, &self.comms, ev);
-        let ctx = PrintCtx::new(
-            ev.endian,
-            meta.long_size,
-            &meta.symbols,
-            &meta.printk,
-            ev.cpu,
-        );
+        let ctx = PrintCtx::of(meta, ev);
         visit_fields(ev, &ctx, &mut t.cols);
         t.cols.end_row();
         if t.cols.rows() >= self.opts.batch_rows {

@@ -540,13 +540,7 @@ impl CtfWriter {
             let ctx = PrintCtx {
                 ts: ev.ts,
                 classes: Some(&meta.classes),
-                ..PrintCtx::new(
-                    ev.endian,
-                    meta.long_size,
-                    &meta.symbols,
-                    &meta.printk,
-                    ev.cpu,
-                )
+                ..PrintCtx::of(meta, ev)
             };
             let mut ser = Ser {
                 arena: &self.arena,
