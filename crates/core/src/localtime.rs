@@ -100,6 +100,9 @@ pub struct Zone {
     /// The abbreviation of a fixed-offset zone whose name jiff cannot
     /// carry (glibc's readings of values that are no valid rule).
     abbrev: Option<Box<str>>,
+    /// A POSIX `TZ` string's rule: evaluated before 1970 as glibc does
+    /// ([`Zone::glibc_before_1970`]).
+    rule: bool,
 }
 
 impl Default for Zone {
@@ -114,6 +117,7 @@ impl Zone {
         Zone {
             tz: TimeZone::UTC,
             abbrev: None,
+            rule: false,
         }
     }
 
@@ -168,6 +172,7 @@ impl Zone {
         Some(Zone {
             tz: TimeZone::tzif(name, data).ok()?,
             abbrev: None,
+            rule: false,
         })
     }
 
@@ -177,6 +182,7 @@ impl Zone {
         Some(Zone {
             tz: TimeZone::posix(s).ok()?,
             abbrev: None,
+            rule: true,
         })
     }
 
@@ -186,46 +192,129 @@ impl Zone {
         Zone {
             tz: Offset::from_seconds(offset).map_or(TimeZone::UTC, TimeZone::fixed),
             abbrev: Some(abbrev.into()),
+            rule: false,
         }
+    }
+
+    /// The UTC offset, DST flag and abbreviation at `secs` since the
+    /// epoch; `None` outside the years -9999 to 9999.
+    fn at(&self, secs: i64) -> Option<(Timestamp, Offset, bool, String)> {
+        let ts = Timestamp::from_second(secs).ok()?;
+        if let Some(r) = self.glibc_before_1970(ts) {
+            return Some(r);
+        }
+        let info = self.tz.to_offset_info(ts);
+        let abbrev = match &self.abbrev {
+            Some(a) => a.to_string(),
+            None => info.abbreviation().to_string(),
+        };
+        Some((ts, info.offset(), info.dst().is_dst(), abbrev))
+    }
+
+    /// glibc (2.36 at least) places a POSIX `TZ` rule's changes of a year
+    /// before 1970 as if that year began on 1970-01-01: the day within the
+    /// year and the time are the year's own, the year's start is not. So
+    /// before 1970 it sees no change at all in most years, and gives
+    /// standard time all year where DST starts before it ends in the year
+    /// (north of the equator), DST all year where it starts after it ends
+    /// (south). The same here, from the rule's changes in that (UTC) year
+    /// as jiff places them. `None` for a zone that is no `TZ` rule (zone
+    /// files are not read that way) or a rule with no changes.
+    fn glibc_before_1970(&self, ts: Timestamp) -> Option<(Timestamp, Offset, bool, String)> {
+        const DAY: i64 = 86_400;
+        if !self.rule || ts.as_second() >= 0 {
+            return None;
+        }
+        let secs = ts.as_second();
+        let year = TimeZone::UTC.to_datetime(ts).year();
+        let first = jiff::civil::date(year, 1, 1);
+        let jan1 = Offset::UTC
+            .to_timestamp(first.to_datetime(jiff::civil::Time::midnight()))
+            .ok()?
+            .as_second();
+        let next = jan1 + i64::from(first.days_in_year()) * DAY;
+        // The year's start and end of DST: those within the year, else the
+        // nearest ones (a rule's time of day can move a change by a week,
+        // `/167`, and the offset by a day).
+        let distance = |t: i64| (jan1 - t).max(t - (next - 1)).max(0);
+        let (mut start, mut end) = (None, None);
+        let from = Timestamp::from_second(jan1 - 9 * DAY).ok()?;
+        for t in self.tz.following(from).take(8) {
+            // Whole seconds, rounded down (jiff ends some DST periods at
+            // the last nanosecond of a second).
+            let at = t.timestamp().as_second() - i64::from(t.timestamp().subsec_nanosecond() < 0);
+            if at >= next + 9 * DAY {
+                break;
+            }
+            let slot = if t.dst().is_dst() {
+                &mut start
+            } else {
+                &mut end
+            };
+            let closer = match slot {
+                None => true,
+                Some((d, _, _)) => distance(at) < *d,
+            };
+            if closer {
+                *slot = Some((distance(at), at, t));
+            }
+        }
+        let (Some((_, s, start)), Some((_, e, end))) = (start, end) else {
+            return None;
+        };
+        // Moved to the 1970 base.
+        let (s, e) = (s - jan1, e - jan1);
+        let dst = if s > e {
+            secs < e || secs >= s
+        } else {
+            secs >= s && secs < e
+        };
+        let t = if dst { &start } else { &end };
+        Some((ts, t.offset(), dst, t.abbreviation().to_string()))
     }
 
     /// The broken-down local time of `secs` since the epoch; `None` outside
     /// the years -9999 to 9999.
     pub fn localtime(&self, secs: i64) -> Option<Tm> {
-        let ts = Timestamp::from_second(secs).ok()?;
-        let info = self.tz.to_offset_info(ts);
-        let offset = info.offset();
-        let dt = offset.to_datetime(ts);
-        Some(Tm {
-            year: i32::from(dt.year()),
-            month: dt.month() as u8,
-            day: dt.day() as u8,
-            hour: dt.hour() as u8,
-            min: dt.minute() as u8,
-            sec: dt.second() as u8,
-            wday: dt.weekday().to_sunday_zero_offset() as u8,
-            yday: (dt.day_of_year() - 1) as u16,
-            offset: offset.seconds(),
-            dst: info.dst().is_dst(),
-        })
+        let (ts, offset, dst, _) = self.at(secs)?;
+        Some(tm(ts, offset, dst))
+    }
+
+    /// The broken-down local time of `secs` since the epoch and the
+    /// time-zone abbreviation then (`tm_zone`, `%Z`); `None` outside the
+    /// years -9999 to 9999.
+    pub fn localtime_abbrev(&self, secs: i64) -> Option<(Tm, String)> {
+        let (ts, offset, dst, abbrev) = self.at(secs)?;
+        Some((tm(ts, offset, dst), abbrev))
     }
 
     /// The UTC offset (seconds east) at `secs` since the epoch (0 outside
     /// the years -9999 to 9999).
     pub fn offset(&self, secs: i64) -> i32 {
-        Timestamp::from_second(secs).map_or(0, |ts| self.tz.to_offset(ts).seconds())
+        self.at(secs).map_or(0, |(_, o, _, _)| o.seconds())
     }
 
     /// The time-zone abbreviation at `secs` since the epoch (`tm_zone`,
     /// `%Z`).
     pub fn abbreviation(&self, secs: i64) -> String {
-        if let Some(a) = &self.abbrev {
-            return a.to_string();
-        }
-        match Timestamp::from_second(secs) {
-            Ok(ts) => self.tz.to_offset_info(ts).abbreviation().to_string(),
-            Err(_) => String::new(),
-        }
+        self.at(secs).map(|(_, _, _, a)| a).unwrap_or_default()
+    }
+}
+
+/// The broken-down time of `ts` at `offset`.
+fn tm(ts: Timestamp, offset: Offset, dst: bool) -> Tm {
+    let dt = offset.to_datetime(ts);
+    Tm {
+        year: i32::from(dt.year()),
+        month: dt.month() as u8,
+        day: dt.day() as u8,
+        hour: dt.hour() as u8,
+        min: dt.minute() as u8,
+        sec: dt.second() as u8,
+        wday: dt.weekday().to_sunday_zero_offset() as u8,
+        yday: (dt.day_of_year() - 1) as u16,
+        offset: offset.seconds(),
+        dst,
     }
 }
 
