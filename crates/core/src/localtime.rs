@@ -31,7 +31,16 @@
 //!
 //! Before its first transition a zone file's time type 0 applies (RFC
 //! 8536); zic always writes the zone's first, standard, type there, so
-//! this is also glibc's choice of the first non-DST type.
+//! this is also glibc's choice of the first non-DST type. A zone file
+//! whose footer does not give its last transition's type (jiff refuses
+//! those) is read as glibc reads it: the transitions, then the footer.
+//!
+//! glibc's placement of a `TZ` rule's changes before 1970 is kept (see
+//! [`Zone::glibc_before_1970`]). Rules that glibc (which evaluates a rule
+//! in the UTC year) and jiff place differently near the turn of a year
+//! are not: DST all year east of UTC (`<+04>-4<+05>,J1/0,J365/25`), a
+//! change moved into another year by its time (`M12.5.0/170`). The
+//! oracle `tests/tz/check-tz.sh` compares the rest with glibc.
 //!
 //! [`Zone::local`] reads the process's `TZ` and `TZDIR`; tests pass the
 //! values to [`Zone::from_tz`] instead.
@@ -103,6 +112,9 @@ pub struct Zone {
     /// A POSIX `TZ` string's rule: evaluated before 1970 as glibc does
     /// ([`Zone::glibc_before_1970`]).
     rule: bool,
+    /// A zone file whose footer jiff finds inconsistent with its last
+    /// transition: from that transition on, the footer's rule.
+    tail: Option<(i64, Box<Zone>)>,
 }
 
 impl Default for Zone {
@@ -118,6 +130,7 @@ impl Zone {
             tz: TimeZone::UTC,
             abbrev: None,
             rule: false,
+            tail: None,
         }
     }
 
@@ -169,10 +182,33 @@ impl Zone {
 
     /// The zone of TZif data (RFC 8536), `None` if it is no valid TZif.
     pub fn from_tzif(name: &str, data: &[u8]) -> Option<Zone> {
+        if let Ok(tz) = TimeZone::tzif(name, data) {
+            return Some(Zone {
+                tz,
+                abbrev: None,
+                rule: false,
+                tail: None,
+            });
+        }
+        // jiff refuses a file whose footer rule does not give the type of
+        // its last transition (`zic -b slim` writes such files:
+        // America/Ojinaga in tzdata 2025b); glibc reads it as the
+        // transitions up to the last one, then the footer's rule. The
+        // same: the file read without its footer (the text between the
+        // last two newlines), and the footer as a POSIX string.
+        let body = data.strip_suffix(b"\n")?;
+        let at = body.iter().rposition(|&c| c == b'\n')?;
+        let footer = std::str::from_utf8(&body[at + 1..]).ok()?;
+        let mut bare = body[..=at].to_vec();
+        bare.push(b'\n');
+        let tz = TimeZone::tzif(name, &bare).ok()?;
+        let last = tz.preceding(Timestamp::MAX).next()?.timestamp().as_second();
+        let tail = Zone::from_posix(footer)?;
         Some(Zone {
-            tz: TimeZone::tzif(name, data).ok()?,
+            tz,
             abbrev: None,
             rule: false,
+            tail: Some((last, Box::new(tail))),
         })
     }
 
@@ -183,6 +219,7 @@ impl Zone {
             tz: TimeZone::posix(s).ok()?,
             abbrev: None,
             rule: true,
+            tail: None,
         })
     }
 
@@ -193,12 +230,18 @@ impl Zone {
             tz: Offset::from_seconds(offset).map_or(TimeZone::UTC, TimeZone::fixed),
             abbrev: Some(abbrev.into()),
             rule: false,
+            tail: None,
         }
     }
 
     /// The UTC offset, DST flag and abbreviation at `secs` since the
     /// epoch; `None` outside the years -9999 to 9999.
     fn at(&self, secs: i64) -> Option<(Timestamp, Offset, bool, String)> {
+        if let Some((last, tail)) = &self.tail {
+            if secs >= *last {
+                return tail.at(secs);
+            }
+        }
         let ts = Timestamp::from_second(secs).ok()?;
         if let Some(r) = self.glibc_before_1970(ts) {
             return Some(r);
