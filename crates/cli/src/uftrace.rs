@@ -336,6 +336,7 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
                 let o = tracemux_uftrace::chrome::ChromeOptions {
                     walk,
                     show_args: !a.no_args,
+                    zone: tracemux_core::localtime::Zone::local(),
                     ..Default::default()
                 };
                 tracemux_uftrace::chrome::chrome(&mut data, &o, &mut out, &mut warn)

@@ -97,3 +97,44 @@ fn stats_counts_every_event() {
         assert_eq!(got, want, "{}", dir.display());
     }
 }
+
+/// `--clock-date` and times of day in local time: the babeltrace2 2.0.4
+/// commands of tests/fixtures/ctf-localtime/commands.txt (`NAME: TZ=VALUE
+/// babeltrace2 ARGS trace`), each run with `TZ` set to a POSIX rule (no
+/// zone file is needed), on the lttng-ust-pid trace moved by
+/// `--clock-offset` across DST changes; the outputs are babeltrace2's
+/// (recipe: that directory's gen.sh).
+#[test]
+fn babeltrace2_local_times() {
+    let root = common::repo_root().join("tests/fixtures");
+    let dir = root.join("ctf-localtime");
+    let trace = root.join("ctf/lttng-ust-pid/trace");
+    let commands = std::fs::read_to_string(dir.join("commands.txt")).unwrap();
+    let mut checked = 0;
+    for line in commands.lines() {
+        let Some((name, cmd)) = line.split_once(": ") else {
+            continue;
+        };
+        let words: Vec<&str> = cmd.split_whitespace().collect();
+        let tz = words[0].strip_prefix("TZ=").expect("TZ=VALUE first");
+        assert_eq!(words[1], "babeltrace2");
+        assert_eq!(words.last(), Some(&"trace"));
+        let want = common::reference(&dir, name).expect("reference output");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
+            .env("TZ", tz)
+            .env_remove("TZDIR")
+            .arg("report")
+            .args(&words[2..words.len() - 1])
+            .arg(&trace)
+            .output()
+            .expect("tracemux runs");
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert!(
+            out.stdout == want,
+            "{name}: {}",
+            common::first_diff(&want, &out.stdout)
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} commands");
+}

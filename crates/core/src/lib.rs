@@ -21,6 +21,7 @@
 pub mod bytes;
 pub mod error;
 pub mod ident;
+pub mod localtime;
 pub mod merge;
 pub mod model;
 pub mod tables;

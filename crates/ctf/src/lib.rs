@@ -60,5 +60,4 @@ pub mod stats;
 pub mod stream;
 pub mod text;
 pub mod tsdl;
-pub mod tz;
 pub mod writer;

@@ -17,7 +17,7 @@ use crate::fs::{self, Loader, ReadLoader, Trace};
 use crate::ir::{DisplayBase, EnvValue, Scope, StringEncoding, TraceClass};
 use crate::mux::{Head, MsgKind};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
-use crate::tz::{gmtime, Tm, Zone};
+use tracemux_core::localtime::{gmtime, Tm, Zone};
 
 // ---------------------------------------------------------------------
 // Options
@@ -897,7 +897,7 @@ impl Clock {
             } else {
                 o.timezone
                     .as_deref()
-                    .map_or_else(Zone::local, Zone::from_tz)
+                    .map_or_else(Zone::local, |tz| Zone::from_tz(Some(tz), None))
             },
             gmt: o.clock_gmt,
             date: o.clock_date,
@@ -908,7 +908,9 @@ impl Clock {
         }
     }
 
-    fn tm(&self, secs: i64) -> Tm {
+    /// The broken-down time of `secs` (within the years 0 to 2262 here:
+    /// `secs` comes from nanoseconds in an `i64`).
+    fn tm(&self, secs: i64) -> Option<Tm> {
         if self.gmt {
             gmtime(secs)
         } else {
@@ -953,25 +955,30 @@ impl Clock {
             let sa = sa as i64;
             if sa != self.cache_sec {
                 self.cache.clear();
-                let t = self.tm(sa);
-                if self.date {
-                    let y = t.year;
-                    if (0..10000).contains(&y) {
-                        push_pad(&mut self.cache, y as u64, 4);
-                    } else {
-                        self.cache.extend_from_slice(b.format(y).as_bytes());
+                if let Some(t) = self.tm(sa) {
+                    if self.date {
+                        let y = t.year;
+                        if (0..10000).contains(&y) {
+                            push_pad(&mut self.cache, y as u64, 4);
+                        } else {
+                            self.cache.extend_from_slice(b.format(y).as_bytes());
+                        }
+                        self.cache.push(b'-');
+                        push_pad(&mut self.cache, t.month as u64, 2);
+                        self.cache.push(b'-');
+                        push_pad(&mut self.cache, t.day as u64, 2);
+                        self.cache.push(b' ');
                     }
-                    self.cache.push(b'-');
-                    push_pad(&mut self.cache, t.month as u64, 2);
-                    self.cache.push(b'-');
-                    push_pad(&mut self.cache, t.day as u64, 2);
-                    self.cache.push(b' ');
+                    push_pad(&mut self.cache, t.hour as u64, 2);
+                    self.cache.push(b':');
+                    push_pad(&mut self.cache, t.min as u64, 2);
+                    self.cache.push(b':');
+                    push_pad(&mut self.cache, t.sec as u64, 2);
+                } else {
+                    // No date can be had (no `i64` of nanoseconds is that
+                    // far): the seconds as they are.
+                    self.cache.extend_from_slice(b.format(sa).as_bytes());
                 }
-                push_pad(&mut self.cache, t.hour as u64, 2);
-                self.cache.push(b':');
-                push_pad(&mut self.cache, t.min as u64, 2);
-                self.cache.push(b':');
-                push_pad(&mut self.cache, t.sec as u64, 2);
                 self.cache_sec = sa;
             }
             out.extend_from_slice(&self.cache);

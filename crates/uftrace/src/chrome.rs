@@ -27,11 +27,12 @@
 //! Two fields do not come from the recording: `"version"` is the version
 //! string of the uftrace binary (option [`ChromeOptions::version`]), and
 //! `"recorded_time"` is the modification time of `uftrace.data/info` in
-//! `ctime(3)` format in the local time zone (here: UTC plus
-//! [`ChromeOptions::utc_offset`], or [`ChromeOptions::recorded_time`]).
+//! `ctime(3)` format in the local time zone ([`ChromeOptions::zone`], or
+//! [`ChromeOptions::recorded_time`] as given).
 
 use std::io::{self, Write};
 
+use tracemux_core::localtime::Zone;
 use tracemux_core::Endian;
 
 use crate::args::format_values;
@@ -58,10 +59,11 @@ pub struct ChromeOptions {
     /// What follows `uftrace ` in `"version"`.
     pub version: String,
     /// `"recorded_time"` as given; `None`: the modification time of
-    /// `info`, formatted as `ctime(3)` at [`Self::utc_offset`].
+    /// `info`, formatted as `ctime(3)` in [`Self::zone`].
     pub recorded_time: Option<String>,
-    /// Seconds east of UTC of the local time zone uftrace would use.
-    pub utc_offset: i64,
+    /// The local time zone uftrace would use (the CLI: the process's,
+    /// [`Zone::local`]; default UTC).
+    pub zone: Zone,
 }
 
 impl Default for ChromeOptions {
@@ -71,41 +73,9 @@ impl Default for ChromeOptions {
             show_args: true,
             version: UFTRACE_VERSION.to_string(),
             recorded_time: None,
-            utc_offset: 0,
+            zone: Zone::utc(),
         }
     }
-}
-
-/// `ctime(3)` text (without the newline) of `secs` since the epoch, at
-/// `offset` seconds east of UTC: `Sat Nov 21 17:08:30 2026`.
-pub fn ctime(secs: i64, offset: i64) -> String {
-    let t = secs + offset;
-    let days = t.div_euclid(86400);
-    let rem = t.rem_euclid(86400);
-    // civil date from days since 1970-01-01 (proleptic Gregorian)
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    const WDAY: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MON: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    format!(
-        "{} {}{:3} {:02}:{:02}:{:02} {}",
-        WDAY[days.rem_euclid(7) as usize],
-        MON[(m - 1) as usize],
-        d,
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        y
-    )
 }
 
 /// uftrace's `print_json_escaped_char` (note the doubled backslash of
@@ -438,7 +408,10 @@ fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_secs() as i64);
-            ctime(secs, opts.utc_offset)
+            opts.zone
+                .localtime(secs)
+                .map(|t| t.ctime())
+                .unwrap_or_default()
         }
     };
     b.extend_from_slice(b"\n], \"displayTimeUnit\": \"ns\", \"metadata\": {\n");
@@ -455,14 +428,6 @@ fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ctime_format() {
-        // 2026-11-21 17:08:30 UTC was a Saturday
-        assert_eq!(ctime(1_795_280_910, 0), "Sat Nov 21 17:08:30 2026");
-        assert_eq!(ctime(0, 0), "Thu Jan  1 00:00:00 1970");
-        assert_eq!(ctime(0, -3600), "Wed Dec 31 23:00:00 1969");
-    }
 
     #[test]
     fn json_escapes() {

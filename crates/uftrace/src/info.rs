@@ -3,6 +3,8 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use tracemux_core::localtime::Zone;
+
 use crate::header::{feat, info_bit, FileHeader, InfoSections};
 use crate::perf::PerfReader;
 use crate::task::Sessions;
@@ -143,38 +145,17 @@ fn exit_status_text(status: i32) -> String {
     }
 }
 
-/// C `ctime`-like text (UTC) of a file time, used when the recording has
-/// no record date.
+/// C `ctime(3)` text of a file time in the process's local time zone
+/// (`TZ`, else `/etc/localtime`), as uftrace prints the modification time
+/// of `info` when the recording has no record date.
 fn ctime(t: std::time::SystemTime) -> String {
     let secs = t
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let days = secs.div_euclid(86400);
-    let rem = secs.rem_euclid(86400);
-    // civil from days (Howard Hinnant's algorithm)
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    const MON: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    const DAY: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    format!(
-        "{} {} {:2} {:02}:{:02}:{:02} {}",
-        DAY[days.rem_euclid(7) as usize],
-        MON[(m - 1) as usize],
-        d,
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        y
-    )
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    Zone::local()
+        .localtime(secs)
+        .map(|tm| tm.ctime())
+        .unwrap_or_default()
 }
 
 /// Write `uftrace info` for `dir`.
@@ -363,11 +344,5 @@ mod tests {
             "terminated by signal: 11 (Segmentation fault)"
         );
         assert_eq!(exit_status_text(1 << 16), "terminated by finish trigger");
-    }
-
-    #[test]
-    fn ctime_text() {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_000_000);
-        assert_eq!(ctime(t), "Wed Nov 18 11:06:40 2026");
     }
 }

@@ -261,7 +261,9 @@ fn chrome_json() {
             .map_or(0, |d| d.as_secs() as i64);
         let expect_line = format!(
             "\"recorded_time\":\"{}\",\n",
-            tracemux_uftrace::chrome::ctime(mtime, 0)
+            tracemux_core::localtime::gmtime(mtime)
+                .map(|t| t.ctime())
+                .unwrap_or_default()
         );
         let ok = gt.len() == 1 && gt[0] == expect_line && ctime_shaped(&gt[0]);
         let what = format!("{} dump-chrome recorded_time", label(&dir));
