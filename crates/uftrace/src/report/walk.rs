@@ -390,14 +390,19 @@ pub fn unknown_name(buf: &mut Vec<u8>, addr: u64) {
 /// uftrace's `print_time_unit` (10 columns; the value is taken as signed
 /// and printed as its absolute value, as uftrace does).
 pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
-    use std::io::Write;
+    time_unit_unsigned(out, (nsec as i64).unsigned_abs());
+}
+
+/// `print_time_unit` of `nsec` taken as unsigned (replay's columns): a
+/// value of 2^63 ns or more prints as `999.999  h`.
+pub fn time_unit_unsigned(out: &mut Vec<u8>, nsec: u64) {
     if nsec == 0 {
         out.extend_from_slice(b"          ");
         return;
     }
-    const UNITS: [&str; 5] = ["us", "ms", " s", " m", " h"];
+    const UNITS: [&[u8]; 5] = [b"us", b"ms", b" s", b" m", b" h"];
     const LIMIT: [u64; 6] = [1000, 1000, 1000, 60, 24, i32::MAX as u64];
-    let mut delta = (nsec as i64).unsigned_abs();
+    let mut delta = nsec;
     let mut small = 0;
     let mut idx = 0;
     while idx < UNITS.len() {
@@ -413,7 +418,20 @@ pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
         delta = 999;
         small = 999;
     }
-    let _ = write!(out, "{delta:3}.{small:03} {}", UNITS[idx]);
+    // both are below 1000 here: "%3d.%03d"
+    let digit = |v: u64| b'0' + v as u8;
+    let lead = |v: u64, zero: bool| if zero { b' ' } else { digit(v) };
+    out.extend_from_slice(&[
+        lead(delta / 100, delta < 100),
+        lead(delta / 10 % 10, delta < 10),
+        digit(delta % 10),
+        b'.',
+        digit(small / 100),
+        digit(small / 10 % 10),
+        digit(small % 10),
+        b' ',
+    ]);
+    out.extend_from_slice(UNITS[idx]);
 }
 
 #[cfg(test)]
@@ -434,5 +452,10 @@ mod tests {
         assert_eq!(tu(2_000_000_000), "  2.000  s");
         // negative values (wrapped) print as their absolute value
         assert_eq!(tu(0u64.wrapping_sub(842)), "  0.842 us");
+        assert_eq!(tu(7), "  0.007 us");
+        assert_eq!(tu(59_000_000_000), " 59.000  s");
+        let mut v = Vec::new();
+        time_unit_unsigned(&mut v, 0u64.wrapping_sub(842));
+        assert_eq!(v, b"999.999  h");
     }
 }

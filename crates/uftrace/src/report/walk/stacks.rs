@@ -824,6 +824,41 @@ impl<'d> Stacks<'d> {
         }
     }
 
+    /// `fstack_check_skip`: whether a record ahead of the current one
+    /// (not consumed yet) would be hidden, so that replay may consume it
+    /// while looking for the exit of a leaf function.
+    pub fn check_skip(&self, ti: usize, r: &Rec) -> bool {
+        let t = &self.tasks[ti];
+        if t.out_count > 0 {
+            return true;
+        }
+        if r.kind == Kind::Exit {
+            if t.stack_count < 1 {
+                return false;
+            }
+            return self
+                .get(ti, t.stack_count - 1)
+                .is_none_or(|f| f.flags & fl::NORECORD != 0);
+        }
+        let (sess, flags, fmode, _) = self.trigger_at(ti, r.time, r.addr);
+        if sess.is_none() {
+            return true;
+        }
+        let mut depth = t.filter_depth;
+        if flags & trig::FILTER != 0 {
+            if fmode == FilterMode::Out {
+                return true;
+            }
+            depth = self.depth;
+        } else if self.filter_mode == FilterMode::In && t.in_count == 0 {
+            return true;
+        }
+        if flags & (trig::DEPTH | trig::TRACE_ON) != 0 {
+            return false;
+        }
+        flags & (trig::TRACE_OFF | trig::HIDE) != 0 || depth <= 0
+    }
+
     /// Whether `addr` of task `ti` at `time` is a PLT entry (a library
     /// call, skipped by `--no-libcall`).
     pub fn is_plt(&mut self, ti: usize, time: u64, addr: u64) -> bool {
