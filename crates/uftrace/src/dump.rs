@@ -36,7 +36,7 @@ use crate::events::{id, is_sched_event};
 use crate::perf::PerfReader;
 use crate::reader::TaskReader;
 use crate::record::Kind;
-use crate::report::walk::{setup_filters, unknown_name, ArgCtx, Rec, Stacks, WalkOptions};
+use crate::report::walk::{begin, unknown_name, ArgCtx, Rec, Stacks, WalkOptions};
 
 /// Options of `uftrace dump` (raw view).
 #[derive(Debug, Clone)]
@@ -497,10 +497,7 @@ pub fn dump(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let mut st = Stacks::new(data, &opts.walk, mode);
     let mut buf = Vec::with_capacity(FLUSH_AT + 4096);

@@ -18,7 +18,7 @@ use crate::data::UftraceData;
 use crate::graph::tree::{Forest, NodeRef, TaskGraph, Tree, ROOT};
 use crate::header::info_bit;
 use crate::record::Kind;
-use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
 
 /// uftrace's target: at most this many samples per second of recording.
 const SAMPLE_FREQ: u64 = 1_000_000;
@@ -124,10 +124,7 @@ pub fn flame_graph(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut fl = Flame {
@@ -135,9 +132,8 @@ pub fn flame_graph(
         tgs: vec![TaskGraph::default(); data.tasks.len()],
         sample_time: opts.sample_time.unwrap_or_else(|| sample_time(data)),
     };
-    for d in dump_replay(&mut w, &mut fl, opts.walk.no_libcall) {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    dump_replay(&mut w, &mut fl, opts.walk.no_libcall);
+    w.warn_damage(warn)?;
     let mut buf = Vec::new();
     print(&mut buf, &fl.forest, fl.sample_time);
     out.write_all(&buf)

@@ -31,8 +31,7 @@ use crate::data::UftraceData;
 use crate::events::id;
 use crate::record::Kind;
 use crate::report::walk::{
-    close_frame, fl, setup_filters, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions,
-    DEFAULT_DEPTH,
+    begin, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions, DEFAULT_DEPTH,
 };
 use crate::symbols::basename;
 use tree::{Forest, TaskGraph, Tree, ROOT};
@@ -307,12 +306,9 @@ pub fn graph(
     let func = opts.func.clone().unwrap_or_else(|| "_start".into());
     // checked when the first graph is printed, as uftrace does
     let fields = setup_fields(opts.fields.as_deref());
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
     let mut wopts = opts.walk.clone();
     wopts.trigger = depth_trigger(data, &opts.walk, &func);
-    let mode = setup_filters(data, &wopts, out)?;
+    let mode = begin(data, &wopts, out, warn)?;
     let data: &UftraceData = data;
     let trees = data
         .sessions
@@ -339,9 +335,7 @@ pub fn graph(
     if build(&mut w, &mut b) {
         writeln!(warn, "uftrace: inverted time: broken data?")?;
     }
-    for d in w.merger.take_damage() {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    w.warn_damage(warn)?;
     let mut buf = Vec::new();
     let mut printed = 0;
     for g in (0..ntrees).rev() {
@@ -388,16 +382,7 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
             if st.tasks[ti].user_stack_count == 0 {
                 continue;
             }
-            while st.tasks[ti].stack_count >= st.tasks[ti].user_stack_count {
-                let sc = st.tasks[ti].stack_count;
-                if let Some(f) = st.get(ti, sc) {
-                    if st.enabled && f.valid && f.flags & fl::NORECORD == 0 {
-                        b.node(st, ti, prev_time, f.addr, Kind::Exit);
-                    }
-                }
-                st.exit(ti);
-                st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            }
+            st.unwind_lost(ti, |st, f| b.node(st, ti, prev_time, f.addr, Kind::Exit));
             b.task_graph(st, ti, prev_time, true);
             b.tasks[ti].utg.lost = true;
             continue;
@@ -412,23 +397,10 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
     // functions still running at the end
     let st = &mut w.stacks;
     for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.rstack(ti).0;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
-            close_frame(st, ti, sc, last);
-            b.node(st, ti, last, f.addr, Kind::Exit);
-        }
+        st.close_running(ti, last, false, |st, _, f| {
+            b.node(st, ti, last, f.addr, Kind::Exit)
+        });
     }
     if b.full {
         for t in &mut b.forest.trees {

@@ -21,8 +21,7 @@ use crate::events::{id, is_sched_event};
 use crate::merge::{Item, Source};
 use crate::record::{Kind, Record};
 use crate::report::walk::{
-    fl, setup_filters, time_unit_unsigned, unknown_name, ArgCtx, Rec, Walk, WalkOptions,
-    DEFAULT_DEPTH,
+    begin, fl, time_unit_unsigned, unknown_name, ArgCtx, Rec, Walk, WalkOptions, DEFAULT_DEPTH,
 };
 use crate::symbols::basename;
 use crate::{Demangle, PatternType};
@@ -239,10 +238,7 @@ pub fn replay_data(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let filter_mode = setup_filters(data, &opts.walk, out)?;
+    let filter_mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let mut r = Replay {
         walk: Walk::new(data, &opts.walk, filter_mode),
@@ -263,10 +259,7 @@ pub fn replay_data(
     r.run(&mut bw)?;
     bw.flush()?;
     drop(bw);
-    for d in r.walk.merger.take_damage() {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    Ok(())
+    r.walk.warn_damage(warn)
 }
 
 /// The replay printer: the shared walk plus what only replay keeps.

@@ -10,7 +10,7 @@ use crate::data::UftraceData;
 use crate::graph::tree::{Forest, TaskGraph, Tree, ROOT};
 use crate::header::info_bit;
 use crate::record::Kind;
-use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
 use crate::symbols::basename;
 
 /// Options of `uftrace dump --graphviz`.
@@ -70,10 +70,7 @@ pub fn graphviz(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
     let mut b = Vec::new();
@@ -91,9 +88,8 @@ pub fn graphviz(
         forest: Forest::new(vec![Tree::new(&exe, None)]),
         tgs: vec![TaskGraph::default(); data.tasks.len()],
     };
-    for d in dump_replay(&mut w, &mut dot, opts.walk.no_libcall) {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    dump_replay(&mut w, &mut dot, opts.walk.no_libcall);
+    w.warn_damage(warn)?;
     let nodes = &dot.forest.trees[0].nodes;
     dot.forest.walk(0, |n, _| {
         let node = &nodes[n];

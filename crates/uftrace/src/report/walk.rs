@@ -49,13 +49,15 @@
 
 mod stacks;
 
+use std::io::{self, Write};
+
 pub use stacks::{FStack, Rec, Stacks, TaskState};
 
 use crate::argspec::{trig, FilterMode};
 use crate::data::UftraceData;
 use crate::events::id;
 use crate::merge::{Item, MergeOptions, Merger, Source};
-use crate::record::Kind;
+use crate::record::{Damage, Kind};
 use crate::PatternType;
 
 /// Frame flags (uftrace's `FSTACK_FL_*`).
@@ -134,8 +136,8 @@ impl WalkOptions {
 pub fn setup_filters(
     data: &mut UftraceData,
     opts: &WalkOptions,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<FilterMode> {
+    out: &mut dyn Write,
+) -> io::Result<FilterMode> {
     let mut mode = FilterMode::None;
     let mut apply = |modes: Vec<FilterMode>| {
         for m in modes {
@@ -180,6 +182,27 @@ pub fn setup_filters(
     Ok(mode)
 }
 
+/// The start of every output: the damage found when opening the recording
+/// goes to `warn`, then the `-F/-N/-T` items of `opts` are installed (see
+/// [`setup_filters`]).
+pub fn begin(
+    data: &mut UftraceData,
+    opts: &WalkOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<FilterMode> {
+    warn_damage(warn, &data.damage)?;
+    setup_filters(data, opts, out)
+}
+
+/// One `uftrace: ...` line on `warn` for each piece of damage.
+pub fn warn_damage(warn: &mut dyn Write, damage: &[Damage]) -> io::Result<()> {
+    for d in damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    Ok(())
+}
+
 /// A merged walk: the [`Merger`] plus the [`Stacks`] it feeds.
 pub struct Walk<'d> {
     /// The records of all tasks and perf files in time order.
@@ -199,6 +222,11 @@ impl<'d> Walk<'d> {
             merger: Merger::new(data, &mo),
             stacks: Stacks::new(data, opts, filter_mode),
         }
+    }
+
+    /// Report the damage found in the data files while walking on `warn`.
+    pub fn warn_damage(&mut self, warn: &mut dyn Write) -> io::Result<()> {
+        warn_damage(warn, &self.merger.take_damage())
     }
 
     /// `read_rstack`: the next record in time order, already consumed.
@@ -224,12 +252,8 @@ pub trait DumpOps {
 
 /// uftrace's `do_dump_replay` without header and footer: every record in
 /// time order through `ops`, then exits at each task's last time for the
-/// functions still running. Returns the damage found in the data files.
-pub fn dump_replay(
-    w: &mut Walk<'_>,
-    ops: &mut dyn DumpOps,
-    no_libcall: bool,
-) -> Vec<crate::record::Damage> {
+/// functions still running.
+pub fn dump_replay(w: &mut Walk<'_>, ops: &mut dyn DumpOps, no_libcall: bool) {
     let mut name = Vec::new();
     while let Some(it) = w.next_item() {
         let ti = it.task;
@@ -251,7 +275,6 @@ pub fn dump_replay(
         st.check_filter_done(ti, &r);
     }
     remaining_exits(&mut w.stacks, ops, no_libcall, &mut name);
-    w.merger.take_damage()
 }
 
 /// `dump_replay_func`: name the function and hand it to `ops`.
@@ -288,21 +311,8 @@ fn remaining_exits(
     name: &mut Vec<u8>,
 ) {
     for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.tasks[ti].timestamp_last;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
-            close_frame(st, ti, sc, last);
+        st.close_running(ti, last, false, |st, _, f| {
             let r = Rec {
                 kind: Kind::Exit,
                 time: last,
@@ -312,29 +322,11 @@ fn remaining_exits(
                 user: true,
             };
             st.set_rstack(ti, last, f.addr);
-            if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
-                continue;
+            if st.check_opts(ti, &r) && st.check_filter(ti, &r) {
+                replay_func(st, ops, ti, &r, &[], no_libcall, name);
+                st.check_filter_done(ti, &r);
             }
-            replay_func(st, ops, ti, &r, &[], no_libcall, name);
-            st.check_filter_done(ti, &r);
-        }
-    }
-}
-
-/// Turn frame `sc` of a function still running at `last` into its
-/// duration (as uftrace does for the functions left at the end), and add
-/// it to the parent's child time.
-pub fn close_frame(st: &mut Stacks<'_>, ti: usize, sc: i32, last: u64) {
-    let Some(f) = st.get_mut(ti, sc) else { return };
-    let mut total = last.wrapping_sub(f.total_time);
-    if f.child_time > total {
-        total = f.child_time;
-    }
-    f.total_time = total;
-    if sc > 0 {
-        if let Some(p) = st.raw_mut(ti, sc - 1) {
-            p.child_time = p.child_time.wrapping_add(total);
-        }
+        });
     }
 }
 
@@ -383,7 +375,6 @@ impl crate::args::ArgContext for ArgCtx<'_> {
 
 /// Append `<hex>`, uftrace's name of an address without a symbol.
 pub fn unknown_name(buf: &mut Vec<u8>, addr: u64) {
-    use std::io::Write;
     let _ = write!(buf, "<{addr:x}>");
 }
 
