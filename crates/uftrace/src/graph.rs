@@ -68,42 +68,13 @@ fn setup_fields(spec: Option<&str>) -> Result<Vec<Field>, String> {
     let Some(spec) = spec else {
         return Ok(vec![Field::Total]);
     };
-    if spec == "none" {
-        return Ok(Vec::new());
-    }
-    let mut on = [false; 3];
-    let mut rest = spec;
-    if let Some(r) = spec.strip_prefix('+') {
-        on[0] = true;
-        rest = r;
-    }
-    let mut all = false;
-    for name in rest.split(',') {
-        if name == "all" {
-            all = true;
-            break;
-        }
-        match FIELDS.iter().position(|f| f.1 == name || f.2 == name) {
-            Some(i) => on[i] = true,
-            None => {
-                let mut m = format!(
-                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
-                );
-                for f in FIELDS {
-                    m.push(' ');
-                    m.push_str(f.1);
-                }
-                m.push('\n');
-                return Err(m);
-            }
-        }
-    }
-    Ok(FIELDS
-        .iter()
-        .zip(on)
-        .filter(|(_, o)| *o || all)
-        .map(|(f, _)| f.0)
-        .collect())
+    let table = FIELDS.map(|f| f.0);
+    crate::field::select(spec, &table, &[Field::Total], |f, name| {
+        FIELDS
+            .iter()
+            .any(|d| d.0 == f && (d.1 == name || d.2 == name))
+    })
+    .map_err(|name| crate::field::unknown(&name, FIELDS.iter().map(|f| f.1)))
 }
 
 fn field_len(f: Field) -> usize {

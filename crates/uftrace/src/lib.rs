@@ -61,6 +61,7 @@ pub mod data;
 pub mod demangle;
 pub mod dump;
 pub mod events;
+pub mod field;
 pub mod flame;
 pub mod graph;
 pub mod header;

@@ -56,32 +56,10 @@ const FIELD_LEN: [usize; 8] = [10, 8, 12, 18, 10, 10, 15, 16];
 /// come out in table order, as uftrace prints them. `Err` names the
 /// unknown field.
 pub fn parse_fields(s: &str) -> Result<Vec<Field>, String> {
-    if s == "none" {
-        return Ok(Vec::new());
-    }
-    let mut on = [false; 8];
-    let mut rest = s;
-    if let Some(r) = s.strip_prefix('+') {
-        on[0] = true;
-        on[1] = true;
-        rest = r;
-    }
-    for name in rest.split(',') {
-        if name == "all" {
-            on = [true; 8];
-            break;
-        }
-        match FIELD_TABLE.iter().position(|(_, n, _)| *n == name) {
-            Some(i) => on[i] = true,
-            None => return Err(name.to_string()),
-        }
-    }
-    Ok(FIELD_TABLE
-        .iter()
-        .zip(on)
-        .filter(|(_, o)| *o)
-        .map(|((f, _, _), _)| *f)
-        .collect())
+    let table = FIELD_TABLE.map(|f| f.0);
+    crate::field::select(s, &table, &[Field::Duration, Field::Tid], |f, name| {
+        FIELD_TABLE[f as usize].1 == name
+    })
 }
 
 /// Options of `uftrace replay`.

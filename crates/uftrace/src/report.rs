@@ -262,46 +262,11 @@ fn setup_fields(
     let Some(spec) = spec else {
         return Ok(defaults.to_vec());
     };
-    if spec == "none" {
-        return Ok(Vec::new());
-    }
-    let mut on = vec![false; table.len()];
-    let mut rest = spec;
-    if let Some(r) = spec.strip_prefix('+') {
-        for (i, t) in table.iter().enumerate() {
-            if defaults.contains(&t.0) {
-                on[i] = true;
-            }
-        }
-        rest = r;
-    }
-    let mut all = false;
-    for name in rest.split(',') {
-        if name == "all" {
-            all = true;
-            break;
-        }
-        match table.iter().position(|t| t.1 == name) {
-            Some(i) => on[i] = true,
-            None => {
-                let mut m = format!(
-                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
-                );
-                for t in table {
-                    m.push(' ');
-                    m.push_str(t.1);
-                }
-                m.push('\n');
-                return Err(m);
-            }
-        }
-    }
-    Ok(table
-        .iter()
-        .zip(on)
-        .filter(|(_, o)| *o || all)
-        .map(|(t, _)| t.0)
-        .collect())
+    let fields: Vec<Field> = table.iter().map(|t| t.0).collect();
+    crate::field::select(spec, &fields, defaults, |f, name| {
+        table.iter().any(|t| t.0 == f && t.1 == name)
+    })
+    .map_err(|name| crate::field::unknown(&name, table.iter().map(|t| t.1)))
 }
 
 /// A sort key.
