@@ -17,7 +17,7 @@ use tracemux_core::Endian;
 
 use crate::args::format_values;
 use crate::data::{Loader, OpenOptions, ReadLoader, UftraceData};
-use crate::events::{id, is_sched_event};
+use crate::events::{data_text, id, is_sched_event};
 use crate::merge::{Item, Source};
 use crate::record::{Kind, Record};
 use crate::report::walk::{
@@ -559,10 +559,14 @@ impl<'d> Replay<'d, '_> {
                         self.line.extend_from_slice(b"\")");
                     }
                 }
-            } else if let Some(s) = event_data_str(a, rec.data, self.endian) {
+            } else {
+                let mark = self.line.len();
                 self.line.extend_from_slice(b" (");
-                self.line.extend_from_slice(s.as_bytes());
-                self.line.push(b')');
+                if data_text(&mut self.line, a, rec.data, self.endian, true) {
+                    self.line.push(b')');
+                } else {
+                    self.line.truncate(mark);
+                }
             }
         }
         self.line.extend_from_slice(b" */\n");
@@ -784,78 +788,4 @@ impl<'d> Replay<'d, '_> {
             self.line.push(b'\n');
         }
     }
-}
-
-/// Text of builtin event payloads (`event_get_data_str`).
-pub fn event_data_str(id_: u32, data: &[u8], endian: Endian) -> Option<String> {
-    let u64s = |i: usize| -> u64 {
-        data.get(i * 8..i * 8 + 8)
-            .map(|b| {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(b);
-                endian.u64(a)
-            })
-            .unwrap_or(0)
-    };
-    Some(match id_ {
-        id::PERF_COMM => format!(
-            "comm=\"{}\"",
-            String::from_utf8_lossy(data.split(|&b| b == 0).next().unwrap_or(&[]))
-        ),
-        id::READ_PROC_STATM | id::DIFF_PROC_STATM => {
-            let d = if id_ == id::DIFF_PROC_STATM { "+" } else { "" };
-            format!(
-                "vmsize={d}{}KB vmrss={d}{}KB shared={d}{}KB",
-                u64s(0),
-                u64s(1),
-                u64s(2)
-            )
-        }
-        id::READ_PAGE_FAULT | id::DIFF_PAGE_FAULT => {
-            let d = if id_ == id::DIFF_PAGE_FAULT { "+" } else { "" };
-            format!("major={d}{} minor={d}{}", u64s(0), u64s(1))
-        }
-        id::READ_PMU_CYCLE | id::DIFF_PMU_CYCLE => {
-            let (c, i) = (u64s(0), u64s(1));
-            if id_ == id::DIFF_PMU_CYCLE {
-                format!(
-                    "cycles=+{c} instructions=+{i} IPC={:.2}",
-                    i as f32 / c as f32
-                )
-            } else {
-                format!("cycles={c} instructions={i}")
-            }
-        }
-        id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => {
-            let (r, m) = (u64s(0), u64s(1));
-            if id_ == id::DIFF_PMU_CACHE {
-                format!(
-                    "refers=+{r} misses=+{m} hit={:.2}%",
-                    100.0 * r.wrapping_sub(m) as f64 / r as f64
-                )
-            } else {
-                format!("refers={r} misses={m}")
-            }
-        }
-        id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => {
-            let (b, m) = (u64s(0), u64s(1));
-            if id_ == id::DIFF_PMU_BRANCH {
-                format!(
-                    "branch=+{b} misses=+{m} predict={:.2}%",
-                    100.0 * b.wrapping_sub(m) as f64 / b as f64
-                )
-            } else {
-                format!("branch={b} misses={m}")
-            }
-        }
-        id::WATCH_CPU => {
-            let v = data
-                .get(..4)
-                .map(|b| endian.u32([b[0], b[1], b[2], b[3]]) as i32)
-                .unwrap_or(0);
-            format!("cpu={v}")
-        }
-        x if x < id::BUILTIN => String::from_utf8_lossy(data).into_owned(),
-        _ => return None,
-    })
 }
