@@ -155,16 +155,17 @@ pub fn setup_filters(
             .map(|s| s.filters.entries.len())
             .sum()
     };
+    // uftrace gives up after filters that set nothing (the triggers are
+    // not installed then), and after triggers when the tables are still
+    // empty (a trigger on a function the filters hold adds no entry)
     let mut failed = false;
-    let mut n = 0;
     if let Some(f) = &opts.filter {
         apply(data.add_triggers(f, trig::FILTER, opts.pattern, false));
-        n = count(data);
-        failed = n == 0;
+        failed = count(data) == 0;
     }
     if let (Some(t), false) = (&opts.trigger, failed) {
         apply(data.add_triggers(t, 0, opts.pattern, false));
-        failed = count(data) == n;
+        failed = count(data) == 0;
     }
     if failed {
         out.write_all(b"Usage: failed to set filter or trigger: ")?;
