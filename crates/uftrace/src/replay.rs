@@ -21,7 +21,7 @@ use crate::events::{data_text, id, is_sched_event};
 use crate::merge::{Item, Source};
 use crate::record::{Kind, Record};
 use crate::report::walk::{
-    begin, fl, time_unit_unsigned, unknown_name, ArgCtx, Rec, Walk, WalkOptions, DEFAULT_DEPTH,
+    begin, fl, time_unit, unknown_name, ArgCtx, Rec, Walk, WalkOptions, DEFAULT_DEPTH,
 };
 use crate::symbols::basename;
 use crate::{Demangle, PatternType};
@@ -638,7 +638,7 @@ impl<'d> Replay<'d, '_> {
         for f in &self.fields {
             line.push(b' ');
             match f {
-                Field::Duration => time_unit_unsigned(line, dur.unwrap_or(0)),
+                Field::Duration => time_unit(line, dur.unwrap_or(0)),
                 Field::Tid => {
                     line.push(b'[');
                     if t.tid >= 0 {
@@ -664,9 +664,9 @@ impl<'d> Replay<'d, '_> {
                     } else {
                         0
                     };
-                    time_unit_unsigned(line, d);
+                    time_unit(line, d);
                 }
-                Field::Elapsed => time_unit_unsigned(line, t.timestamp.wrapping_sub(self.first)),
+                Field::Elapsed => time_unit(line, t.timestamp.wrapping_sub(self.first)),
                 Field::Task => pad_left(line, String::from_utf8_lossy(&t.comm).as_bytes(), 15),
                 Field::Module => {
                     let Some(a) = addr else {
