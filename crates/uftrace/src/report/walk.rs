@@ -1,5 +1,6 @@
-//! The function-stack walk that `uftrace report`, `graph` and `dump`
-//! (`--chrome`, `--flame-graph`, and per task the raw dump) share.
+//! The function-stack walk that every uftrace output shares: `uftrace
+//! replay`, `report`, `graph` and `dump` (`--chrome`, `--flame-graph`,
+//! `--graphviz`, and per task the raw dump).
 //!
 //! uftrace keeps, for every task, an array of `max_stack` frames (address,
 //! start time then duration, child time, flags) and a stack count. Each
@@ -25,6 +26,7 @@
 //!
 //! | command line | function |
 //! |---|---|
+//! | `tracemux report DIR` (= `uftrace replay`) | [`crate::replay::replay_data`] |
 //! | `tracemux dump --records DIR` (= `uftrace dump`) | [`crate::dump::dump`] |
 //! | `tracemux dump --chrome DIR` | [`crate::chrome::chrome`] |
 //! | `tracemux dump --flame-graph DIR [--sample-time T]` | [`crate::flame::flame_graph`] |
