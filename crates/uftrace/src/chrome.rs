@@ -42,9 +42,7 @@ use crate::events::id;
 use crate::header::{feat, info_bit};
 use crate::perf::{PerfEvent, PerfKind, PerfReader};
 use crate::record::Kind;
-use crate::report::walk::{
-    dump_replay, setup_filters, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions,
-};
+use crate::report::walk::{begin, dump_replay, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions};
 
 /// The version string uftrace 0.13 as packaged in Debian 12 prints.
 pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
@@ -338,10 +336,7 @@ pub fn chrome(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let comms = perf_comms(data, opts.walk.tids.as_deref());
     let mut w = Walk::new(data, &opts.walk, mode);
@@ -372,10 +367,8 @@ pub fn chrome(
             c.buf.extend_from_slice(b"\"}},\n");
         }
     }
-    let damage = dump_replay(&mut w, &mut c, opts.walk.no_libcall);
-    for d in damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    dump_replay(&mut w, &mut c, opts.walk.no_libcall);
+    w.warn_damage(warn)?;
     if let Some(e) = c.err.take() {
         return Err(e);
     }

@@ -32,11 +32,11 @@ use tracemux_core::Endian;
 
 use crate::argspec::{ArgFmt, ArgSpec};
 use crate::data::UftraceData;
-use crate::events::{id, is_sched_event};
+use crate::events::{data_text, is_sched_event};
 use crate::perf::PerfReader;
 use crate::reader::TaskReader;
 use crate::record::Kind;
-use crate::report::walk::{setup_filters, unknown_name, ArgCtx, Rec, Stacks, WalkOptions};
+use crate::report::walk::{begin, unknown_name, ArgCtx, Rec, Stacks, WalkOptions};
 
 /// Options of `uftrace dump` (raw view).
 #[derive(Debug, Clone)]
@@ -278,83 +278,6 @@ pub(crate) fn event_name(out: &mut Vec<u8>, data: &UftraceData, ev: u32) {
     }
 }
 
-fn u64_at(d: &[u8], i: usize, endian: Endian) -> u64 {
-    d.get(i * 8..i * 8 + 8)
-        .map(|b| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(b);
-            endian.u64(a)
-        })
-        .unwrap_or(0)
-}
-
-/// `event_get_data_str(id, data, false)`.
-fn event_data(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian) -> bool {
-    let cstr = |d: &[u8]| -> Vec<u8> { d.split(|&b| b == 0).next().unwrap_or(&[]).to_vec() };
-    match ev {
-        id::EXTERN_DATA => {
-            out.extend_from_slice(b"msg=\"");
-            out.extend_from_slice(&cstr(d));
-            out.push(b'"');
-        }
-        id::PERF_COMM => {
-            out.extend_from_slice(b"comm=\"");
-            out.extend_from_slice(&cstr(d));
-            out.push(b'"');
-        }
-        id::READ_PROC_STATM | id::DIFF_PROC_STATM => {
-            let _ = write!(
-                out,
-                "vmsize={}KB vmrss={}KB shared={}KB",
-                u64_at(d, 0, endian),
-                u64_at(d, 1, endian),
-                u64_at(d, 2, endian)
-            );
-        }
-        id::READ_PAGE_FAULT | id::DIFF_PAGE_FAULT => {
-            let _ = write!(
-                out,
-                "major={} minor={}",
-                u64_at(d, 0, endian),
-                u64_at(d, 1, endian)
-            );
-        }
-        id::READ_PMU_CYCLE | id::DIFF_PMU_CYCLE => {
-            let _ = write!(
-                out,
-                "cycles={} instructions={}",
-                u64_at(d, 0, endian),
-                u64_at(d, 1, endian)
-            );
-        }
-        id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => {
-            let _ = write!(
-                out,
-                "refers={} misses={}",
-                u64_at(d, 0, endian),
-                u64_at(d, 1, endian)
-            );
-        }
-        id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => {
-            let _ = write!(
-                out,
-                "branch={} misses={}",
-                u64_at(d, 0, endian),
-                u64_at(d, 1, endian)
-            );
-        }
-        id::WATCH_CPU => {
-            let v = d
-                .get(..4)
-                .map(|b| endian.u32([b[0], b[1], b[2], b[3]]) as i32)
-                .unwrap_or(0);
-            let _ = write!(out, "cpu={v}");
-        }
-        _ => return false,
-    }
-    true
-}
-
 /// The raw value of a `size`-byte argument (zero-extended, file order).
 fn raw_value(d: &[u8], size: usize, endian: Endian) -> u128 {
     let n = size.min(16).min(d.len());
@@ -497,10 +420,7 @@ pub fn dump(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let mut st = Stacks::new(data, &opts.walk, mode);
     let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
@@ -555,7 +475,7 @@ pub fn dump(
                         event_name(&mut buf, data, rec.addr as u32);
                         let mark = buf.len();
                         buf.extend_from_slice(b": ");
-                        if !event_data(&mut buf, rec.addr as u32, rec.data, endian) {
+                        if !data_text(&mut buf, rec.addr as u32, rec.data, endian, false) {
                             buf.truncate(mark);
                         }
                         buf.push(b'\n');

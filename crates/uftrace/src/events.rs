@@ -1,5 +1,9 @@
 //! Event ids and names (`events.txt`, builtin and perf events).
 
+use std::io::Write;
+
+use tracemux_core::Endian;
+
 /// uftrace event ids.
 pub mod id {
     pub const BUILTIN: u32 = 100_000;
@@ -37,6 +41,90 @@ pub fn is_sched_event(addr: u64) -> bool {
             | id::PERF_SCHED_BOTH
             | id::PERF_SCHED_BOTH_PREEMPT
     )
+}
+
+/// The text of a builtin or perf event's payload (uftrace's
+/// `event_get_data_str`), appended to `out`; false (nothing appended) for
+/// an event without one. `verbose` (replay) marks the differences of the
+/// `DIFF_*` events with `+` and adds their ratio, and prints the payload of
+/// the events below the builtin ids.
+pub fn data_text(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian, verbose: bool) -> bool {
+    let u = |i: usize| -> u64 {
+        d.get(i * 8..i * 8 + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |a| endian.u64(a))
+    };
+    let cstr = d.split(|&b| b == 0).next().unwrap_or(&[]);
+    let diff = verbose
+        && matches!(
+            ev,
+            id::DIFF_PROC_STATM
+                | id::DIFF_PAGE_FAULT
+                | id::DIFF_PMU_CYCLE
+                | id::DIFF_PMU_CACHE
+                | id::DIFF_PMU_BRANCH
+        );
+    let p = if diff { "+" } else { "" };
+    // (writing to a Vec cannot fail)
+    match ev {
+        id::EXTERN_DATA => {
+            out.extend_from_slice(b"msg=\"");
+            out.extend_from_slice(cstr);
+            out.push(b'"');
+        }
+        id::PERF_COMM => {
+            out.extend_from_slice(b"comm=\"");
+            if verbose {
+                // replay prints the name as UTF-8 text
+                out.extend_from_slice(String::from_utf8_lossy(cstr).as_bytes());
+            } else {
+                out.extend_from_slice(cstr);
+            }
+            out.push(b'"');
+        }
+        id::READ_PROC_STATM | id::DIFF_PROC_STATM => {
+            let (v, r, s) = (u(0), u(1), u(2));
+            let _ = write!(out, "vmsize={p}{v}KB vmrss={p}{r}KB shared={p}{s}KB");
+        }
+        id::READ_PAGE_FAULT | id::DIFF_PAGE_FAULT => {
+            let _ = write!(out, "major={p}{} minor={p}{}", u(0), u(1));
+        }
+        id::READ_PMU_CYCLE | id::DIFF_PMU_CYCLE => {
+            let (c, i) = (u(0), u(1));
+            let _ = write!(out, "cycles={p}{c} instructions={p}{i}");
+            if diff {
+                let _ = write!(out, " IPC={:.2}", i as f32 / c as f32);
+            }
+        }
+        id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => {
+            let (r, m) = (u(0), u(1));
+            let _ = write!(out, "refers={p}{r} misses={p}{m}");
+            if diff {
+                let hit = 100.0 * r.wrapping_sub(m) as f64 / r as f64;
+                let _ = write!(out, " hit={hit:.2}%");
+            }
+        }
+        id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => {
+            let (b, m) = (u(0), u(1));
+            let _ = write!(out, "branch={p}{b} misses={p}{m}");
+            if diff {
+                let predict = 100.0 * b.wrapping_sub(m) as f64 / b as f64;
+                let _ = write!(out, " predict={predict:.2}%");
+            }
+        }
+        id::WATCH_CPU => {
+            let v = d
+                .get(..4)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, |a| endian.u32(a) as i32);
+            let _ = write!(out, "cpu={v}");
+        }
+        x if verbose && x < id::BUILTIN => {
+            out.extend_from_slice(String::from_utf8_lossy(d).as_bytes());
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// User events declared in `events.txt` (`EVENT: <id> <provider>:<event>`).
@@ -108,5 +196,40 @@ impl UserEvents {
             }));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(ev: u32, d: &[u8], verbose: bool) -> Option<String> {
+        let mut out = Vec::new();
+        data_text(&mut out, ev, d, Endian::Little, verbose).then(|| String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn payload_text() {
+        let d: Vec<u8> = [10u64, 4, 0].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(
+            text(id::DIFF_PAGE_FAULT, &d, false).unwrap(),
+            "major=10 minor=4"
+        );
+        assert_eq!(
+            text(id::DIFF_PAGE_FAULT, &d, true).unwrap(),
+            "major=+10 minor=+4"
+        );
+        assert_eq!(
+            text(id::DIFF_PMU_CACHE, &d, true).unwrap(),
+            "refers=+10 misses=+4 hit=60.00%"
+        );
+        assert_eq!(
+            text(id::READ_PMU_CYCLE, &d[..4], true).unwrap(),
+            "cycles=0 instructions=0"
+        );
+        assert_eq!(text(id::PERF_COMM, b"ab\0c", false).unwrap(), "comm=\"ab\"");
+        assert_eq!(text(7, b"x=1", true).unwrap(), "x=1");
+        assert_eq!(text(7, b"x=1", false), None);
+        assert_eq!(text(id::PERF_SCHED_IN, &d, true), None);
     }
 }

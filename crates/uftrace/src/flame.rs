@@ -15,10 +15,9 @@
 use std::io::{self, Write};
 
 use crate::data::UftraceData;
-use crate::graph::tree::{Forest, NodeRef, TaskGraph, Tree, ROOT};
+use crate::graph::tree::{Forest, NodeRef, SingleTree, ROOT};
 use crate::header::info_bit;
-use crate::record::Kind;
-use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
 
 /// uftrace's target: at most this many samples per second of recording.
 const SAMPLE_FREQ: u64 = 1_000_000;
@@ -60,8 +59,7 @@ fn leading_float(s: &str) -> f64 {
 }
 
 struct Flame {
-    forest: Forest,
-    tgs: Vec<TaskGraph>,
+    tree: SingleTree,
     sample_time: u64,
 }
 
@@ -72,7 +70,8 @@ impl Flame {
         if self.sample_time == 0 {
             return;
         }
-        let Some(p) = self.forest.node(orig).parent else {
+        let forest = &mut self.tree.forest;
+        let Some(p) = forest.node(orig).parent else {
             return;
         };
         let Some(f) = st.get(ti, st.tasks[ti].stack_count) else {
@@ -80,38 +79,16 @@ impl Flame {
         };
         let curr = f.total_time;
         let accounted = curr / self.sample_time * self.sample_time;
-        let pn = self.forest.node_mut((orig.0, p));
+        let pn = forest.node_mut((orig.0, p));
         pn.child_time = pn.child_time.wrapping_sub(curr).wrapping_add(accounted);
     }
 }
 
 impl DumpOps for Flame {
     fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, _blob: &[u8]) {
-        let sess = st.session(ti, r.time);
-        self.forest.trees[0].sess = sess;
-        let mut tg = self.tgs[ti];
-        tg.graph = Some(0);
-        if tg.node.is_none() {
-            tg.node = Some((0, ROOT));
+        if let Some(orig) = self.tree.add(st, ti, name, r) {
+            self.adjust(st, ti, orig);
         }
-        match r.kind {
-            Kind::Entry => {
-                let name = std::str::from_utf8(name).unwrap_or("?");
-                self.forest.add_entry(&mut tg, st, ti, name);
-            }
-            Kind::Exit => {
-                if let Some(orig) = self.forest.add_exit(&mut tg, st, ti) {
-                    self.adjust(st, ti, orig);
-                }
-            }
-            Kind::Event => {
-                if let Some(orig) = self.forest.add_event(&mut tg, st, ti, r.addr) {
-                    self.adjust(st, ti, orig);
-                }
-            }
-            Kind::Lost => {}
-        }
-        self.tgs[ti] = tg;
     }
 }
 
@@ -124,22 +101,17 @@ pub fn flame_graph(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut fl = Flame {
-        forest: Forest::new(vec![Tree::new("", None)]),
-        tgs: vec![TaskGraph::default(); data.tasks.len()],
+        tree: SingleTree::new("", data.tasks.len()),
         sample_time: opts.sample_time.unwrap_or_else(|| sample_time(data)),
     };
-    for d in dump_replay(&mut w, &mut fl, opts.walk.no_libcall) {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    dump_replay(&mut w, &mut fl, opts.walk.no_libcall);
+    w.warn_damage(warn)?;
     let mut buf = Vec::new();
-    print(&mut buf, &fl.forest, fl.sample_time);
+    print(&mut buf, &fl.tree.forest, fl.sample_time);
     out.write_all(&buf)
 }
 

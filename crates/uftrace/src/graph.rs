@@ -31,8 +31,7 @@ use crate::data::UftraceData;
 use crate::events::id;
 use crate::record::Kind;
 use crate::report::walk::{
-    close_frame, fl, setup_filters, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions,
-    DEFAULT_DEPTH,
+    begin, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions, DEFAULT_DEPTH,
 };
 use crate::symbols::basename;
 use tree::{Forest, TaskGraph, Tree, ROOT};
@@ -69,42 +68,13 @@ fn setup_fields(spec: Option<&str>) -> Result<Vec<Field>, String> {
     let Some(spec) = spec else {
         return Ok(vec![Field::Total]);
     };
-    if spec == "none" {
-        return Ok(Vec::new());
-    }
-    let mut on = [false; 3];
-    let mut rest = spec;
-    if let Some(r) = spec.strip_prefix('+') {
-        on[0] = true;
-        rest = r;
-    }
-    let mut all = false;
-    for name in rest.split(',') {
-        if name == "all" {
-            all = true;
-            break;
-        }
-        match FIELDS.iter().position(|f| f.1 == name || f.2 == name) {
-            Some(i) => on[i] = true,
-            None => {
-                let mut m = format!(
-                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
-                );
-                for f in FIELDS {
-                    m.push(' ');
-                    m.push_str(f.1);
-                }
-                m.push('\n');
-                return Err(m);
-            }
-        }
-    }
-    Ok(FIELDS
-        .iter()
-        .zip(on)
-        .filter(|(_, o)| *o || all)
-        .map(|(f, _)| f.0)
-        .collect())
+    let table = FIELDS.map(|f| f.0);
+    crate::field::select(spec, &table, &[Field::Total], |f, name| {
+        FIELDS
+            .iter()
+            .any(|d| d.0 == f && (d.1 == name || d.2 == name))
+    })
+    .map_err(|name| crate::field::unknown(&name, FIELDS.iter().map(|f| f.1)))
 }
 
 fn field_len(f: Field) -> usize {
@@ -307,12 +277,9 @@ pub fn graph(
     let func = opts.func.clone().unwrap_or_else(|| "_start".into());
     // checked when the first graph is printed, as uftrace does
     let fields = setup_fields(opts.fields.as_deref());
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
     let mut wopts = opts.walk.clone();
     wopts.trigger = depth_trigger(data, &opts.walk, &func);
-    let mode = setup_filters(data, &wopts, out)?;
+    let mode = begin(data, &wopts, out, warn)?;
     let data: &UftraceData = data;
     let trees = data
         .sessions
@@ -339,9 +306,7 @@ pub fn graph(
     if build(&mut w, &mut b) {
         writeln!(warn, "uftrace: inverted time: broken data?")?;
     }
-    for d in w.merger.take_damage() {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    w.warn_damage(warn)?;
     let mut buf = Vec::new();
     let mut printed = 0;
     for g in (0..ntrees).rev() {
@@ -388,16 +353,7 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
             if st.tasks[ti].user_stack_count == 0 {
                 continue;
             }
-            while st.tasks[ti].stack_count >= st.tasks[ti].user_stack_count {
-                let sc = st.tasks[ti].stack_count;
-                if let Some(f) = st.get(ti, sc) {
-                    if st.enabled && f.valid && f.flags & fl::NORECORD == 0 {
-                        b.node(st, ti, prev_time, f.addr, Kind::Exit);
-                    }
-                }
-                st.exit(ti);
-                st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            }
+            st.unwind_lost(ti, |st, f| b.node(st, ti, prev_time, f.addr, Kind::Exit));
             b.task_graph(st, ti, prev_time, true);
             b.tasks[ti].utg.lost = true;
             continue;
@@ -412,23 +368,10 @@ fn build(w: &mut Walk<'_>, b: &mut Builder<'_>) -> bool {
     // functions still running at the end
     let st = &mut w.stacks;
     for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.rstack(ti).0;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
-            close_frame(st, ti, sc, last);
-            b.node(st, ti, last, f.addr, Kind::Exit);
-        }
+        st.close_running(ti, last, false, |st, _, f| {
+            b.node(st, ti, last, f.addr, Kind::Exit)
+        });
     }
     if b.full {
         for t in &mut b.forest.trees {

@@ -42,9 +42,14 @@
 //! - [`events`]: event ids and names.
 //! - [`demangle`]: `--demangle full|simple|no`.
 //! - [`args`]: formatting argument and return values as uftrace prints them.
+//! - [`report::walk`]: the function-stack walk (uftrace's `fstack.c`: filters,
+//!   depth, triggers, exec/fork/setjmp fixups) every output below goes
+//!   through; [`field`]: the `-f` columns.
 //! - [`source`]: [`source::UftraceSource`], the recording as a source of
 //!   the common event model (typed schemas, merged in replay's order).
-//! - [`replay`] and [`info`]: the `uftrace replay` and `uftrace info` text.
+//! - [`replay`] and [`info`]: the `uftrace replay` and `uftrace info` text;
+//!   [`dump`], [`chrome`], [`flame`], [`graph`] and [`report`]: `uftrace dump`
+//!   (raw, `--chrome`, `--flame-graph`, `--graphviz`), `graph` and `report`.
 //!
 //! Symbol names are demangled when the tables are loaded
 //! ([`OpenOptions::demangle`]), as uftrace does.
@@ -61,6 +66,7 @@ pub mod data;
 pub mod demangle;
 pub mod dump;
 pub mod events;
+pub mod field;
 pub mod flame;
 pub mod graph;
 pub mod header;

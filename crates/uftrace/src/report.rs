@@ -30,7 +30,7 @@ use crate::data::UftraceData;
 use crate::events::id;
 use crate::graph::tree::{SCHED_NAME, SCHED_PREEMPT_NAME};
 use crate::record::Kind;
-use walk::{close_frame, setup_filters, time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions};
+use walk::{time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions};
 
 /// `--avg-total` / `--avg-self`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -262,46 +262,11 @@ fn setup_fields(
     let Some(spec) = spec else {
         return Ok(defaults.to_vec());
     };
-    if spec == "none" {
-        return Ok(Vec::new());
-    }
-    let mut on = vec![false; table.len()];
-    let mut rest = spec;
-    if let Some(r) = spec.strip_prefix('+') {
-        for (i, t) in table.iter().enumerate() {
-            if defaults.contains(&t.0) {
-                on[i] = true;
-            }
-        }
-        rest = r;
-    }
-    let mut all = false;
-    for name in rest.split(',') {
-        if name == "all" {
-            all = true;
-            break;
-        }
-        match table.iter().position(|t| t.1 == name) {
-            Some(i) => on[i] = true,
-            None => {
-                let mut m = format!(
-                    "uftrace: Unknown field name '{name}'\nuftrace:   Possible fields are:"
-                );
-                for t in table {
-                    m.push(' ');
-                    m.push_str(t.1);
-                }
-                m.push('\n');
-                return Err(m);
-            }
-        }
-    }
-    Ok(table
-        .iter()
-        .zip(on)
-        .filter(|(_, o)| *o || all)
-        .map(|(t, _)| t.0)
-        .collect())
+    let fields: Vec<Field> = table.iter().map(|t| t.0).collect();
+    crate::field::select(spec, &fields, defaults, |f, name| {
+        table.iter().any(|t| t.0 == f && t.1 == name)
+    })
+    .map_err(|name| crate::field::unknown(&name, table.iter().map(|t| t.1)))
 }
 
 /// A sort key.
@@ -498,10 +463,7 @@ pub fn report(
     } else if opts.avg_self {
         avg = AvgMode::Self_;
     }
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = walk::begin(data, &opts.walk, out, warn)?;
     let keys_text = if opts.task {
         opts.sort.clone().unwrap_or_else(|| "total".into())
     } else {
@@ -580,9 +542,7 @@ pub fn report(
             buf.push(b'\n');
         }
     }
-    for d in w.merger.take_damage() {
-        writeln!(warn, "uftrace: {d}")?;
-    }
+    w.warn_damage(warn)?;
     out.write_all(&buf)
 }
 
@@ -623,16 +583,9 @@ fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
             Kind::Lost => {
                 // add the partial durations of the functions before LOST
                 let last = st.tasks[ti].timestamp_last;
-                while st.tasks[ti].stack_count >= st.tasks[ti].user_stack_count {
-                    let sc = st.tasks[ti].stack_count;
-                    if let Some(f) = st.get(ti, sc) {
-                        if st.enabled && f.valid && f.flags & walk::fl::NORECORD == 0 {
-                            insert_sym(st, &mut rows, &mut func_size, &mut name, ti, last, f.addr);
-                        }
-                    }
-                    st.exit(ti);
-                    st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-                }
+                st.unwind_lost(ti, |st, f| {
+                    insert_sym(st, &mut rows, &mut func_size, &mut name, ti, last, f.addr);
+                });
             }
             Kind::Exit => {
                 if no_libcall && st.is_plt(ti, r.time, r.addr) {
@@ -647,27 +600,14 @@ fn function_rows(w: &mut Walk<'_>, no_libcall: bool) -> Rows {
     // functions still running at the end
     let st = &mut w.stacks;
     for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.rstack(ti).0;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.total_time > last {
-                continue;
-            }
-            close_frame(st, ti, sc, last);
+        st.close_running(ti, last, true, |st, _, f| {
             if f.addr == id::PERF_SCHED_IN as u64 {
                 rows.update(st, ti, SCHED_NAME.as_bytes(), func_size[ti]);
             } else {
                 insert_sym(st, &mut rows, &mut func_size, &mut name, ti, last, f.addr);
             }
-        }
+        });
     }
     rows
 }
@@ -743,30 +683,17 @@ fn task_rows(w: &mut Walk<'_>) -> (Rows, Vec<(i32, Vec<u8>)>) {
     }
     let st = &mut w.stacks;
     for ti in 0..n {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.tasks[ti].timestamp_last;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
+        st.close_running(ti, last, false, |st, _, f| {
             if f.addr == id::PERF_SCHED_IN as u64 {
                 if stamp[ti] != 0 {
                     idle[ti] = idle[ti].wrapping_add(last.wrapping_sub(f.total_time));
                 }
                 stamp[ti] = 0;
             }
-            close_frame(st, ti, sc, last);
             tid_name(&mut name, st.tasks[ti].tid);
             rows.update(st, ti, &name, None);
-        }
+        });
     }
     // total = run time (the sum of self times), self = run time - idle
     for row in &mut rows.rows {

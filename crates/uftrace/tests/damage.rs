@@ -51,6 +51,23 @@ fn missing_symbol_file_prints_addresses_like_uftrace() {
 }
 
 #[test]
+fn exit_before_its_entry_prints_the_absolute_duration_like_uftrace() {
+    // __cxa_atexit's exit (the 4th record of 1366.dat) moved 5 us before
+    // its entry: uftrace 0.13 prints "5.000 us" (print_time_unit takes
+    // the negative duration's absolute value)
+    let d = copy("inverted");
+    let p = d.join("1366.dat");
+    let mut b = std::fs::read(&p).unwrap();
+    let entry = u64::from_le_bytes(b[32..40].try_into().unwrap());
+    b[48..56].copy_from_slice(&(entry - 5000).to_le_bytes());
+    std::fs::write(&p, &b).unwrap();
+    let (out, _) = run(&d);
+    let line = out.lines().nth(2).unwrap();
+    assert_eq!(line, "   5.000 us [  1366] | __cxa_atexit();");
+    let _ = std::fs::remove_dir_all(d);
+}
+
+#[test]
 fn truncated_data_file_like_uftrace() {
     let d = copy("trunc");
     let f = std::fs::OpenOptions::new()

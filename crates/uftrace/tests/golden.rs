@@ -81,10 +81,8 @@ fn replay_fields_all() {
 
 #[test]
 fn replay_no_libcall() {
-    let opts = ReplayOptions {
-        no_libcall: true,
-        ..ReplayOptions::default()
-    };
+    let mut opts = ReplayOptions::default();
+    opts.walk.no_libcall = true;
     for n in NAMES {
         check(n, "replay-no-libcall.txt", &opts);
     }

@@ -17,6 +17,7 @@ use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
 use tracemux_uftrace::graph::graphviz::{graphviz, GraphvizOptions};
 use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::replay::{replay_data, ReplayOptions};
 use tracemux_uftrace::report::walk::WalkOptions;
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
@@ -118,6 +119,14 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> (Vec<u8>, bool) {
                 show_args: !c.no_args,
             };
             dump(&mut data, &opts, &mut out, &mut warn)
+        }
+        "replay" => {
+            let opts = ReplayOptions {
+                walk,
+                show_args: !c.no_args,
+                ..ReplayOptions::default()
+            };
+            replay_data(&mut data, &opts, &mut out, &mut warn)
         }
         "report" => {
             let opts = ReportOptions {
@@ -312,6 +321,25 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
                 c.walk.trigger = Some("nosuchfunc@depth=1".into())
             }),
         ));
+    }
+    // filters and triggers together: uftrace installs no trigger after
+    // filters that set nothing, and fails on triggers only when the
+    // tables stay empty
+    for cmd in ["replay", "report", "graph", "dump", "dump --chrome"] {
+        let (c, extra) = cmd.split_once(' ').unwrap_or((cmd, ""));
+        for (f, t) in [
+            ("nosuchfunc", "main@depth=1"),
+            ("main", "nosuchfunc@depth=1"),
+            ("main", "main@depth=2"),
+        ] {
+            v.push((
+                c,
+                case(&format!("{extra} -F {f} -T {t}"), |c| {
+                    c.walk.filter = Some(f.into());
+                    c.walk.trigger = Some(t.into());
+                }),
+            ));
+        }
     }
     v.push((
         "graph",

@@ -7,10 +7,9 @@ use std::io::{self, Write};
 
 use crate::chrome::UFTRACE_VERSION;
 use crate::data::UftraceData;
-use crate::graph::tree::{Forest, TaskGraph, Tree, ROOT};
+use crate::graph::tree::SingleTree;
 use crate::header::info_bit;
-use crate::record::Kind;
-use crate::report::walk::{dump_replay, setup_filters, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
 use crate::symbols::basename;
 
 /// Options of `uftrace dump --graphviz`.
@@ -31,33 +30,11 @@ impl Default for GraphvizOptions {
     }
 }
 
-struct Dot {
-    forest: Forest,
-    tgs: Vec<TaskGraph>,
-}
+struct Dot(SingleTree);
 
 impl DumpOps for Dot {
     fn task_rstack(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec, _blob: &[u8]) {
-        self.forest.trees[0].sess = st.session(ti, r.time);
-        let mut tg = self.tgs[ti];
-        tg.graph = Some(0);
-        if tg.node.is_none() {
-            tg.node = Some((0, ROOT));
-        }
-        match r.kind {
-            Kind::Entry => {
-                let name = std::str::from_utf8(name).unwrap_or("?");
-                self.forest.add_entry(&mut tg, st, ti, name);
-            }
-            Kind::Exit => {
-                self.forest.add_exit(&mut tg, st, ti);
-            }
-            Kind::Event => {
-                self.forest.add_event(&mut tg, st, ti, r.addr);
-            }
-            Kind::Lost => {}
-        }
-        self.tgs[ti] = tg;
+        self.0.add(st, ti, name, r);
     }
 }
 
@@ -70,10 +47,7 @@ pub fn graphviz(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> io::Result<()> {
-    for d in &data.damage {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let mode = setup_filters(data, &opts.walk, out)?;
+    let mode = begin(data, &opts.walk, out, warn)?;
     let data: &UftraceData = data;
     let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
     let mut b = Vec::new();
@@ -87,15 +61,12 @@ pub fn graphviz(
     }
     let _ = writeln!(b, "\ndigraph \"{exe}\" {{ ");
     let mut w = Walk::new(data, &opts.walk, mode);
-    let mut dot = Dot {
-        forest: Forest::new(vec![Tree::new(&exe, None)]),
-        tgs: vec![TaskGraph::default(); data.tasks.len()],
-    };
-    for d in dump_replay(&mut w, &mut dot, opts.walk.no_libcall) {
-        writeln!(warn, "uftrace: {d}")?;
-    }
-    let nodes = &dot.forest.trees[0].nodes;
-    dot.forest.walk(0, |n, _| {
+    let mut dot = Dot(SingleTree::new(&exe, data.tasks.len()));
+    dump_replay(&mut w, &mut dot, opts.walk.no_libcall);
+    w.warn_damage(warn)?;
+    let forest = &dot.0.forest;
+    let nodes = &forest.trees[0].nodes;
+    forest.walk(0, |n, _| {
         let node = &nodes[n];
         if node.nr_calls == 0 {
             return;

@@ -17,7 +17,8 @@
 //! pointers may after an exec.
 
 use crate::events::id;
-use crate::report::walk::Stacks;
+use crate::record::Kind;
+use crate::report::walk::{Rec, Stacks};
 
 /// The root node of every tree.
 pub const ROOT: usize = 0;
@@ -247,5 +248,46 @@ impl Forest {
                 stack.push((c, d + 1));
             }
         }
+    }
+}
+
+/// One tree for the whole recording that every task adds to (what
+/// `dump --flame-graph` and `dump --graphviz` build).
+pub struct SingleTree {
+    pub forest: Forest,
+    tgs: Vec<TaskGraph>,
+}
+
+impl SingleTree {
+    /// An empty tree whose root is `root_name`, for `tasks` tasks.
+    pub fn new(root_name: &str, tasks: usize) -> SingleTree {
+        SingleTree {
+            forest: Forest::new(vec![Tree::new(root_name, None)]),
+            tgs: vec![TaskGraph::default(); tasks],
+        }
+    }
+
+    /// Add record `r` of task `ti`, of the function `name` (uftrace's
+    /// `task_rstack` of both dumps). Returns, for an exit or an event, the
+    /// node the task left.
+    pub fn add(&mut self, st: &mut Stacks<'_>, ti: usize, name: &[u8], r: &Rec) -> Option<NodeRef> {
+        self.forest.trees[0].sess = st.session(ti, r.time);
+        let mut tg = self.tgs[ti];
+        tg.graph = Some(0);
+        if tg.node.is_none() {
+            tg.node = Some((0, ROOT));
+        }
+        let left = match r.kind {
+            Kind::Entry => {
+                let name = std::str::from_utf8(name).unwrap_or("?");
+                self.forest.add_entry(&mut tg, st, ti, name);
+                None
+            }
+            Kind::Exit => self.forest.add_exit(&mut tg, st, ti),
+            Kind::Event => self.forest.add_event(&mut tg, st, ti, r.addr),
+            Kind::Lost => None,
+        };
+        self.tgs[ti] = tg;
+        left
     }
 }

@@ -1,5 +1,6 @@
-//! The function-stack walk that `uftrace report`, `graph` and `dump`
-//! (`--chrome`, `--flame-graph`, and per task the raw dump) share.
+//! The function-stack walk that every uftrace output shares: `uftrace
+//! replay`, `report`, `graph` and `dump` (`--chrome`, `--flame-graph`,
+//! `--graphviz`, and per task the raw dump).
 //!
 //! uftrace keeps, for every task, an array of `max_stack` frames (address,
 //! start time then duration, child time, flags) and a stack count. Each
@@ -25,6 +26,7 @@
 //!
 //! | command line | function |
 //! |---|---|
+//! | `tracemux report DIR` (= `uftrace replay`) | [`crate::replay::replay_data`] |
 //! | `tracemux dump --records DIR` (= `uftrace dump`) | [`crate::dump::dump`] |
 //! | `tracemux dump --chrome DIR` | [`crate::chrome::chrome`] |
 //! | `tracemux dump --flame-graph DIR [--sample-time T]` | [`crate::flame::flame_graph`] |
@@ -49,13 +51,15 @@
 
 mod stacks;
 
+use std::io::{self, Write};
+
 pub use stacks::{FStack, Rec, Stacks, TaskState};
 
 use crate::argspec::{trig, FilterMode};
 use crate::data::UftraceData;
 use crate::events::id;
 use crate::merge::{Item, MergeOptions, Merger, Source};
-use crate::record::Kind;
+use crate::record::{Damage, Kind};
 use crate::PatternType;
 
 /// Frame flags (uftrace's `FSTACK_FL_*`).
@@ -134,8 +138,8 @@ impl WalkOptions {
 pub fn setup_filters(
     data: &mut UftraceData,
     opts: &WalkOptions,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<FilterMode> {
+    out: &mut dyn Write,
+) -> io::Result<FilterMode> {
     let mut mode = FilterMode::None;
     let mut apply = |modes: Vec<FilterMode>| {
         for m in modes {
@@ -153,16 +157,17 @@ pub fn setup_filters(
             .map(|s| s.filters.entries.len())
             .sum()
     };
+    // uftrace gives up after filters that set nothing (the triggers are
+    // not installed then), and after triggers when the tables are still
+    // empty (a trigger on a function the filters hold adds no entry)
     let mut failed = false;
-    let mut n = 0;
     if let Some(f) = &opts.filter {
         apply(data.add_triggers(f, trig::FILTER, opts.pattern, false));
-        n = count(data);
-        failed = n == 0;
+        failed = count(data) == 0;
     }
     if let (Some(t), false) = (&opts.trigger, failed) {
         apply(data.add_triggers(t, 0, opts.pattern, false));
-        failed = count(data) == n;
+        failed = count(data) == 0;
     }
     if failed {
         out.write_all(b"Usage: failed to set filter or trigger: ")?;
@@ -178,6 +183,27 @@ pub fn setup_filters(
         out.write_all(b"\n")?;
     }
     Ok(mode)
+}
+
+/// The start of every output: the damage found when opening the recording
+/// goes to `warn`, then the `-F/-N/-T` items of `opts` are installed (see
+/// [`setup_filters`]).
+pub fn begin(
+    data: &mut UftraceData,
+    opts: &WalkOptions,
+    out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> io::Result<FilterMode> {
+    warn_damage(warn, &data.damage)?;
+    setup_filters(data, opts, out)
+}
+
+/// One `uftrace: ...` line on `warn` for each piece of damage.
+pub fn warn_damage(warn: &mut dyn Write, damage: &[Damage]) -> io::Result<()> {
+    for d in damage {
+        writeln!(warn, "uftrace: {d}")?;
+    }
+    Ok(())
 }
 
 /// A merged walk: the [`Merger`] plus the [`Stacks`] it feeds.
@@ -199,6 +225,11 @@ impl<'d> Walk<'d> {
             merger: Merger::new(data, &mo),
             stacks: Stacks::new(data, opts, filter_mode),
         }
+    }
+
+    /// Report the damage found in the data files while walking on `warn`.
+    pub fn warn_damage(&mut self, warn: &mut dyn Write) -> io::Result<()> {
+        warn_damage(warn, &self.merger.take_damage())
     }
 
     /// `read_rstack`: the next record in time order, already consumed.
@@ -224,12 +255,8 @@ pub trait DumpOps {
 
 /// uftrace's `do_dump_replay` without header and footer: every record in
 /// time order through `ops`, then exits at each task's last time for the
-/// functions still running. Returns the damage found in the data files.
-pub fn dump_replay(
-    w: &mut Walk<'_>,
-    ops: &mut dyn DumpOps,
-    no_libcall: bool,
-) -> Vec<crate::record::Damage> {
+/// functions still running.
+pub fn dump_replay(w: &mut Walk<'_>, ops: &mut dyn DumpOps, no_libcall: bool) {
     let mut name = Vec::new();
     while let Some(it) = w.next_item() {
         let ti = it.task;
@@ -251,7 +278,6 @@ pub fn dump_replay(
         st.check_filter_done(ti, &r);
     }
     remaining_exits(&mut w.stacks, ops, no_libcall, &mut name);
-    w.merger.take_damage()
 }
 
 /// `dump_replay_func`: name the function and hand it to `ops`.
@@ -288,21 +314,8 @@ fn remaining_exits(
     name: &mut Vec<u8>,
 ) {
     for ti in 0..st.tasks.len() {
-        if st.tasks[ti].stack_count == 0 {
-            continue;
-        }
         let last = st.tasks[ti].timestamp_last;
-        loop {
-            st.tasks[ti].stack_count = st.tasks[ti].stack_count.wrapping_sub(1);
-            let sc = st.tasks[ti].stack_count;
-            if sc < 0 {
-                break;
-            }
-            let Some(f) = st.get(ti, sc) else { continue };
-            if f.addr == 0 || f.total_time > last {
-                continue;
-            }
-            close_frame(st, ti, sc, last);
+        st.close_running(ti, last, false, |st, _, f| {
             let r = Rec {
                 kind: Kind::Exit,
                 time: last,
@@ -312,29 +325,11 @@ fn remaining_exits(
                 user: true,
             };
             st.set_rstack(ti, last, f.addr);
-            if !st.check_opts(ti, &r) || !st.check_filter(ti, &r) {
-                continue;
+            if st.check_opts(ti, &r) && st.check_filter(ti, &r) {
+                replay_func(st, ops, ti, &r, &[], no_libcall, name);
+                st.check_filter_done(ti, &r);
             }
-            replay_func(st, ops, ti, &r, &[], no_libcall, name);
-            st.check_filter_done(ti, &r);
-        }
-    }
-}
-
-/// Turn frame `sc` of a function still running at `last` into its
-/// duration (as uftrace does for the functions left at the end), and add
-/// it to the parent's child time.
-pub fn close_frame(st: &mut Stacks<'_>, ti: usize, sc: i32, last: u64) {
-    let Some(f) = st.get_mut(ti, sc) else { return };
-    let mut total = last.wrapping_sub(f.total_time);
-    if f.child_time > total {
-        total = f.child_time;
-    }
-    f.total_time = total;
-    if sc > 0 {
-        if let Some(p) = st.raw_mut(ti, sc - 1) {
-            p.child_time = p.child_time.wrapping_add(total);
-        }
+        });
     }
 }
 
@@ -383,19 +378,18 @@ impl crate::args::ArgContext for ArgCtx<'_> {
 
 /// Append `<hex>`, uftrace's name of an address without a symbol.
 pub fn unknown_name(buf: &mut Vec<u8>, addr: u64) {
-    use std::io::Write;
     let _ = write!(buf, "<{addr:x}>");
 }
 
 /// uftrace's `print_time_unit` (10 columns; the value is taken as signed
-/// and printed as its absolute value, as uftrace does).
+/// and printed as its absolute value, as uftrace does: a duration gone
+/// negative in damaged data prints as a small one).
 pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
-    use std::io::Write;
     if nsec == 0 {
         out.extend_from_slice(b"          ");
         return;
     }
-    const UNITS: [&str; 5] = ["us", "ms", " s", " m", " h"];
+    const UNITS: [&[u8]; 5] = [b"us", b"ms", b" s", b" m", b" h"];
     const LIMIT: [u64; 6] = [1000, 1000, 1000, 60, 24, i32::MAX as u64];
     let mut delta = (nsec as i64).unsigned_abs();
     let mut small = 0;
@@ -413,7 +407,20 @@ pub fn time_unit(out: &mut Vec<u8>, nsec: u64) {
         delta = 999;
         small = 999;
     }
-    let _ = write!(out, "{delta:3}.{small:03} {}", UNITS[idx]);
+    // both are below 1000 here: "%3d.%03d"
+    let digit = |v: u64| b'0' + v as u8;
+    let lead = |v: u64, zero: bool| if zero { b' ' } else { digit(v) };
+    out.extend_from_slice(&[
+        lead(delta / 100, delta < 100),
+        lead(delta / 10 % 10, delta < 10),
+        digit(delta % 10),
+        b'.',
+        digit(small / 100),
+        digit(small / 10 % 10),
+        digit(small % 10),
+        b' ',
+    ]);
+    out.extend_from_slice(UNITS[idx]);
 }
 
 #[cfg(test)]
@@ -434,5 +441,8 @@ mod tests {
         assert_eq!(tu(2_000_000_000), "  2.000  s");
         // negative values (wrapped) print as their absolute value
         assert_eq!(tu(0u64.wrapping_sub(842)), "  0.842 us");
+        assert_eq!(tu(7), "  0.007 us");
+        assert_eq!(tu(59_000_000_000), " 59.000  s");
+        assert_eq!(tu(i64::MIN as u64), "999.999  h");
     }
 }

@@ -341,20 +341,15 @@ impl<'d> Stacks<'d> {
     /// Mutable `fstack_get` (grows the array to `idx`).
     #[inline]
     pub fn get_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
-        if idx < 0 || idx >= self.max_stack || !self.tasks[ti].has_stack {
+        if idx >= self.max_stack || !self.tasks[ti].has_stack {
             return None;
         }
-        let blank = self.blank;
-        let t = &mut self.tasks[ti];
-        let i = idx as usize;
-        if i >= t.stack.len() {
-            t.stack.resize(i + 1, blank);
-        }
-        Some(&mut t.stack[i])
+        self.raw_mut(ti, idx)
     }
 
     /// Frame `idx` without bounds against `max_stack` (uftrace's
     /// `fstack[-1]` pointer arithmetic on a frame it already holds).
+    #[inline]
     pub(crate) fn raw_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
         if idx < 0 {
             return None;
@@ -821,6 +816,113 @@ impl<'d> Stacks<'d> {
                 self.exit(ti);
             }
             _ => {}
+        }
+    }
+
+    /// `fstack_check_skip`: whether a record ahead of the current one
+    /// (not consumed yet) would be hidden, so that replay may consume it
+    /// while looking for the exit of a leaf function.
+    pub fn check_skip(&self, ti: usize, r: &Rec) -> bool {
+        let t = &self.tasks[ti];
+        if t.out_count > 0 {
+            return true;
+        }
+        if r.kind == Kind::Exit {
+            if t.stack_count < 1 {
+                return false;
+            }
+            return self
+                .get(ti, t.stack_count - 1)
+                .is_none_or(|f| f.flags & fl::NORECORD != 0);
+        }
+        let (sess, flags, fmode, _) = self.trigger_at(ti, r.time, r.addr);
+        if sess.is_none() {
+            return true;
+        }
+        let mut depth = t.filter_depth;
+        if flags & trig::FILTER != 0 {
+            if fmode == FilterMode::Out {
+                return true;
+            }
+            depth = self.depth;
+        } else if self.filter_mode == FilterMode::In && t.in_count == 0 {
+            return true;
+        }
+        if flags & (trig::DEPTH | trig::TRACE_ON) != 0 {
+            return false;
+        }
+        flags & (trig::TRACE_OFF | trig::HIDE) != 0 || depth <= 0
+    }
+
+    /// Turn frame `sc` of a function still running at `last` into its
+    /// duration (as uftrace does for the functions left at the end), and
+    /// add it to the parent's child time.
+    pub fn close_frame(&mut self, ti: usize, sc: i32, last: u64) {
+        let Some(f) = self.get_mut(ti, sc) else {
+            return;
+        };
+        let mut total = last.wrapping_sub(f.total_time);
+        if f.child_time > total {
+            total = f.child_time;
+        }
+        f.total_time = total;
+        if sc > 0 {
+            if let Some(p) = self.raw_mut(ti, sc - 1) {
+                p.child_time = p.child_time.wrapping_add(total);
+            }
+        }
+    }
+
+    /// Close the functions of task `ti` still running at `last`, as
+    /// uftrace's report, graph and dump do at the end: from the top of the
+    /// stack down, each frame that started at or before `last` becomes its
+    /// duration ([`Stacks::close_frame`]) and goes to `each` with its
+    /// index, as it was before. Frames without an address are passed over
+    /// unless `unnamed`. The stack count ends below zero.
+    pub fn close_running(
+        &mut self,
+        ti: usize,
+        last: u64,
+        unnamed: bool,
+        mut each: impl FnMut(&mut Self, i32, FStack),
+    ) {
+        if self.tasks[ti].stack_count == 0 {
+            return;
+        }
+        // no frame above max_stack: start below it (a damaged count may
+        // be huge)
+        let t = &mut self.tasks[ti];
+        t.stack_count = t.stack_count.min(self.max_stack);
+        loop {
+            let t = &mut self.tasks[ti];
+            t.stack_count = t.stack_count.wrapping_sub(1);
+            let sc = t.stack_count;
+            if sc < 0 {
+                break;
+            }
+            let Some(f) = self.get(ti, sc) else { continue };
+            if (f.addr == 0 && !unnamed) || f.total_time > last {
+                continue;
+            }
+            self.close_frame(ti, sc, last);
+            each(self, sc, f);
+        }
+    }
+
+    /// At a LOST record of task `ti`: leave every function down to the
+    /// user stack count (uftrace's report and graph), handing `each` the
+    /// frames still shown.
+    pub fn unwind_lost(&mut self, ti: usize, mut each: impl FnMut(&mut Self, FStack)) {
+        while self.tasks[ti].stack_count >= self.tasks[ti].user_stack_count {
+            let sc = self.tasks[ti].stack_count;
+            if let Some(f) = self.get(ti, sc) {
+                if self.enabled && f.valid && f.flags & fl::NORECORD == 0 {
+                    each(self, f);
+                }
+            }
+            self.exit(ti);
+            let t = &mut self.tasks[ti];
+            t.stack_count = t.stack_count.wrapping_sub(1);
         }
     }
 
