@@ -341,15 +341,20 @@ impl<'d> Stacks<'d> {
     /// Mutable `fstack_get` (grows the array to `idx`).
     #[inline]
     pub fn get_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
-        if idx >= self.max_stack || !self.tasks[ti].has_stack {
+        if idx < 0 || idx >= self.max_stack || !self.tasks[ti].has_stack {
             return None;
         }
-        self.raw_mut(ti, idx)
+        let blank = self.blank;
+        let t = &mut self.tasks[ti];
+        let i = idx as usize;
+        if i >= t.stack.len() {
+            t.stack.resize(i + 1, blank);
+        }
+        Some(&mut t.stack[i])
     }
 
     /// Frame `idx` without bounds against `max_stack` (uftrace's
     /// `fstack[-1]` pointer arithmetic on a frame it already holds).
-    #[inline]
     pub(crate) fn raw_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
         if idx < 0 {
             return None;
