@@ -12,6 +12,7 @@ mod out;
 mod report;
 mod report_args;
 mod select;
+mod sql;
 mod tracecmd;
 mod uftrace;
 
@@ -67,6 +68,8 @@ enum Cmd {
     Stats(StatsArgs),
     /// Convert a trace of any format: CTF 1.8, CTF 2, trace.dat, JSON lines.
     Convert(convert::ConvertArgs),
+    /// Query a trace (or a Parquet dataset) with SQL: `tracemux sql TRACE -e 'SELECT ...'` (needs the `sql` feature).
+    Sql(sql::SqlArgs),
     /// Every option of every format, in one place (also `tracemux help formats`).
     Formats,
     /// A shell completion script on stdout: `tracemux completions bash > /etc/bash_completion.d/tracemux`.
@@ -116,6 +119,7 @@ fn main() -> ExitCode {
                 Cmd::Dump(a) => dump::run(&a),
                 Cmd::Stats(a) => stats(&a),
                 Cmd::Convert(a) => convert::run(&a),
+                Cmd::Sql(a) => sql::run(&a),
                 Cmd::Formats => manual::formats(Cli::command()),
                 Cmd::Completions(a) => manual::completions(&a, Cli::command()),
                 Cmd::Man => manual::man(Cli::command()),
