@@ -31,7 +31,7 @@ pub struct TracePacket {
     pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: Option<bool>,
-    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 60")]
+    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 50, 60")]
     pub data: Option<Data>,
 }
 
@@ -63,6 +63,11 @@ pub enum Data {
     TrackEvent(TrackEvent),
     #[prost(message, tag = "45")]
     SystemInfo(SystemInfo),
+    /// Packets (a `Trace`: each framed as field 1) compressed with zlib
+    /// (deflate with the zlib header), as Perfetto's own tracing service
+    /// writes them.
+    #[prost(bytes, tag = "50")]
+    CompressedPackets(Vec<u8>),
     #[prost(message, tag = "60")]
     TrackDescriptor(TrackDescriptor),
 }
@@ -77,6 +82,63 @@ pub struct FtraceEventBundle {
     /// Events were lost on this CPU before this bundle.
     #[prost(bool, optional, tag = "3")]
     pub lost_events: Option<bool>,
+    #[prost(message, optional, tag = "4")]
+    pub compact_sched: Option<CompactSched>,
+}
+
+/// `FtraceEventBundle.CompactSched`: the bundle's `sched_switch` and
+/// `sched_waking` events as columns (packed arrays), their timestamps as
+/// deltas from the previous one of the same kind (the first from 0), their
+/// command names as indices into `intern_table`. A compact `sched_switch`
+/// has no `prev_*` fields and no event pid: readers take them from the
+/// previous switch on the CPU (its `next_*`); a compact `sched_waking` has no
+/// pid of its own: it is the task running on the CPU.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CompactSched {
+    #[prost(string, repeated, tag = "5")]
+    pub intern_table: Vec<String>,
+    #[prost(uint64, repeated, tag = "1")]
+    pub switch_timestamp: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    pub switch_prev_state: Vec<i64>,
+    #[prost(int32, repeated, tag = "3")]
+    pub switch_next_pid: Vec<i32>,
+    #[prost(int32, repeated, tag = "4")]
+    pub switch_next_prio: Vec<i32>,
+    #[prost(uint32, repeated, tag = "6")]
+    pub switch_next_comm_index: Vec<u32>,
+    #[prost(uint64, repeated, tag = "7")]
+    pub waking_timestamp: Vec<u64>,
+    #[prost(int32, repeated, tag = "8")]
+    pub waking_pid: Vec<i32>,
+    #[prost(int32, repeated, tag = "9")]
+    pub waking_target_cpu: Vec<i32>,
+    #[prost(int32, repeated, tag = "10")]
+    pub waking_prio: Vec<i32>,
+    #[prost(uint32, repeated, tag = "11")]
+    pub waking_comm_index: Vec<u32>,
+    #[prost(uint32, repeated, tag = "12")]
+    pub waking_common_flags: Vec<u32>,
+}
+
+impl CompactSched {
+    pub fn is_empty(&self) -> bool {
+        self.switch_timestamp.is_empty() && self.waking_timestamp.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.intern_table.clear();
+        self.switch_timestamp.clear();
+        self.switch_prev_state.clear();
+        self.switch_next_pid.clear();
+        self.switch_next_prio.clear();
+        self.switch_next_comm_index.clear();
+        self.waking_timestamp.clear();
+        self.waking_pid.clear();
+        self.waking_target_cpu.clear();
+        self.waking_prio.clear();
+        self.waking_comm_index.clear();
+        self.waking_common_flags.clear();
+    }
 }
 
 /// `FtraceEvent`.
@@ -534,6 +596,19 @@ pub struct InternedData {
     pub event_names: Vec<EventName>,
     #[prost(message, repeated, tag = "3")]
     pub debug_annotation_names: Vec<DebugAnnotationName>,
+    /// Kernel function names: the `func` of `funcgraph_*` events is an iid
+    /// into these (on the ftrace bundles' packet sequence).
+    #[prost(message, repeated, tag = "26")]
+    pub kernel_symbols: Vec<InternedString>,
+}
+
+/// `InternedString`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InternedString {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub str: Option<Vec<u8>>,
 }
 
 /// `DebugAnnotationName`.
