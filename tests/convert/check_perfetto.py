@@ -22,7 +22,10 @@ compact sched_waking its pid from the task that switch left running.
 funcgraph_* func fields are interned kernel symbols: they are compared as
 names with the source's address resolved in the trace's kallsyms
 (`tracemux dump --kallsyms`: name, name+0xOFF, or hex). Compressed packets
-(zlib) are decompressed and checked like the others.
+(zlib) are decompressed and checked like the others. Generic events written
+under a bundle's generic_event_descriptors (fields the official schema does
+not declare) are decoded by their DescriptorProto, which must come in the
+same or an earlier bundle.
 
 --mutate drops one event, changes one field, or changes one compact
 sched_switch's next_pid (compact) in the decoded output first: the check
@@ -37,6 +40,7 @@ import zlib
 from collections import Counter, defaultdict
 from decimal import Decimal
 
+from google.protobuf import descriptor_pb2
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 CLEARED = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
@@ -68,6 +72,59 @@ def packets(path, data=None):
         else:
             yield p
         i += n
+
+
+def varint(b, i):
+    n = shift = 0
+    while True:
+        x = b[i]
+        i += 1
+        n |= (x & 0x7F) << shift
+        shift += 7
+        if x < 0x80:
+            return n, i
+
+
+def raw_fields(b):
+    """(number, wire type, value) of a serialized message: varints as ints,
+    length-delimited as bytes."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 1:
+            v, i = int.from_bytes(b[i:i + 8], 'little'), i + 8
+        elif wt == 5:
+            v, i = int.from_bytes(b[i:i + 4], 'little'), i + 4
+        else:
+            raise ValueError(f'wire type {wt}')
+        yield num, wt, v
+
+
+def described_event(e, descs):
+    """A FtraceEvent holding an event of a generic_event_descriptors entry
+    (a field the official schema does not know): (name, fields), or None."""
+    for num, wt, v in raw_fields(e.SerializeToString()):
+        if num in descs and wt == 2:
+            d = descs[num]
+            types = {f.number: (f.name, f.type) for f in d.field}
+            fields = {}
+            for fnum, fwt, fv in raw_fields(v):
+                name, ty = types[fnum]
+                if ty == descriptor_pb2.FieldDescriptorProto.TYPE_INT64:
+                    fv = fv - (1 << 64) if fv >= 1 << 63 else fv
+                elif ty == descriptor_pb2.FieldDescriptorProto.TYPE_STRING:
+                    fv = fv.decode('utf-8')
+                fields[name] = fv
+            if len(fields) != len(types):
+                raise ValueError(f'{d.name}: {len(fields)} of {len(types)} fields')
+            return d.name, fields
+    return None
 
 
 def kallsyms(tm, src):
@@ -189,7 +246,8 @@ def main():
     ftrace_seq = None
     switches = defaultdict(list)   # cpu -> [(ts, next_pid, next_comm, next_prio)] of every switch
     compact = []      # (cpu, ts, 'sched_switch'|'sched_waking', fields) to complete from switches
-    ncompact = 0
+    ncompact = ndescribed = 0
+    descs = {}        # field id -> DescriptorProto of described generic events
     for p in packets(out):
         kind = p.WhichOneof('data')
         if kind == 'ftrace_events':
@@ -205,6 +263,10 @@ def main():
             if p.HasField('interned_data'):
                 for k in p.interned_data.kernel_symbols:
                     ksyms[k.iid] = k.str.decode('utf-8', 'replace')
+            for g in b.generic_event_descriptors:
+                if g.field_id in descs:
+                    errors.append(f'generic event {g.field_id} described twice')
+                descs[g.field_id] = descriptor_pb2.DescriptorProto.FromString(g.event_descriptor)
             if b.lost_events:
                 lost_out[b.cpu] += 1
             if b.HasField('compact_sched'):
@@ -242,6 +304,20 @@ def main():
                     f_ = getattr(e, ev)
                     if f_.func not in ksyms:
                         errors.append(f'kernel symbol {f_.func} used before it was interned')
+                if ev is None:
+                    try:
+                        d = described_event(e, descs)
+                    except (ValueError, KeyError) as x:
+                        errors.append(f'described event: {x!r}')
+                        continue
+                    if d is None:
+                        errors.append(f'ftrace event at {e.timestamp} without payload (or its descriptor)')
+                        continue
+                    ndescribed += 1
+                    ename, fields = d
+                    pid = e.pid if e.HasField('pid') else -1
+                    got.append(((e.timestamp, b.cpu, pid, ename), fields, False))
+                    continue
                 if ev == 'generic':
                     ngeneric += 1
                     fields = {}
@@ -399,7 +475,7 @@ def main():
         if tid in thread_names and thread_names[tid] != comm:
             errors.append(f'thread {tid} named {thread_names[tid]!r}, source {comm!r}')
     named = sum(1 for t in comms if t in thread_names)
-    stats = (f'{len(got)} events ({ntyped} typed, {ncompact} compact, {ngeneric} generic, {ntrack} track), '
+    stats = (f'{len(got)} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track), '
              f'{sum(lost_out.values())} lost markers, {len(seq)} sequences, {len(ksyms)} kernel symbols, '
              f'{named}/{len(comms)} tasks named')
     if errors:

@@ -120,6 +120,53 @@ fn symbol_name(syms: &[(u64, String)], a: u64) -> String {
     }
 }
 
+/// A described generic event (`FtraceEvent.dense`) decoded by its
+/// descriptor: its name and fields.
+fn described_fields(
+    e: &FtraceEvent,
+    descs: &HashMap<u32, DescriptorProto>,
+) -> Result<(String, Map<String, Value>), String> {
+    let (tag, bytes) = e.dense.as_ref().ok_or("ftrace event without payload")?;
+    let d = descs
+        .get(tag)
+        .ok_or(format!("event {tag} used before its descriptor"))?;
+    let mut m = Map::new();
+    let mut b = &bytes[..];
+    while !b.is_empty() {
+        let (num, wt) = prost::encoding::decode_key(&mut b).map_err(|e| e.to_string())?;
+        let f = d
+            .field
+            .iter()
+            .find(|f| f.number == Some(num as i32))
+            .ok_or(format!("field {num} not described"))?;
+        let v = match (wt, f.r#type) {
+            (prost::encoding::WireType::Varint, Some(FIELD_TYPE_UINT64)) => {
+                json!(prost::encoding::decode_varint(&mut b).unwrap())
+            }
+            (prost::encoding::WireType::Varint, Some(FIELD_TYPE_INT64)) => {
+                json!(prost::encoding::decode_varint(&mut b).unwrap() as i64)
+            }
+            (prost::encoding::WireType::LengthDelimited, Some(FIELD_TYPE_STRING)) => {
+                let n = prost::encoding::decode_varint(&mut b).unwrap() as usize;
+                let s = String::from_utf8(b[..n].to_vec()).map_err(|e| e.to_string())?;
+                b = &b[n..];
+                json!(s)
+            }
+            _ => {
+                return Err(format!(
+                    "field {num}: wire type {wt:?}, type {:?}",
+                    f.r#type
+                ))
+            }
+        };
+        m.insert(f.name.clone().unwrap_or_default(), v);
+    }
+    if m.len() != d.field.len() {
+        return Err(format!("{} of {} fields", m.len(), d.field.len()));
+    }
+    Ok((d.name.clone().unwrap_or_default(), m))
+}
+
 /// The compact `sched_switch`/`sched_waking` events of the bundles as full
 /// events (cpu, event): the missing fields from the `next_*` of the last
 /// switch (compact or full) strictly before on the CPU, which must not tie.
@@ -229,6 +276,7 @@ fn expand_compact(pk: &[TracePacket]) -> Result<Vec<(u32, FtraceEvent)>, String>
                 pid: Some(*pid as u32),
                 common_flags: None,
                 event: Some(kind),
+                dense: None,
             },
         ));
     }
@@ -590,6 +638,7 @@ fn check_perfetto(
     let pk = packets(data);
     let expanded = expand_compact(&pk).map_err(|e| format!("{name}: {e}"))?;
     let mut ksyms: HashMap<u64, String> = HashMap::new();
+    let mut descs: HashMap<u32, DescriptorProto> = HashMap::new();
     let mut ftrace_seq = None;
     let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
     let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
@@ -626,9 +675,22 @@ fn check_perfetto(
                         ksyms.insert(k.iid.unwrap(), s.into_owned());
                     }
                 }
+                for g in &b.generic_event_descriptors {
+                    let d = DescriptorProto::decode(g.event_descriptor.as_deref().unwrap_or(&[]))
+                        .map_err(|e| e.to_string())?;
+                    if descs.insert(g.field_id.unwrap_or(0) as u32, d).is_some() {
+                        return Err(format!("{name}: generic event described twice"));
+                    }
+                }
                 for e in &b.event {
-                    let k = e.event.as_ref().ok_or("ftrace event without payload")?;
-                    let (n, mut m, is_typed) = ftrace_fields(k);
+                    let (n, mut m, is_typed) = match &e.event {
+                        Some(k) => ftrace_fields(k),
+                        None => {
+                            let (n, m) =
+                                described_fields(e, &descs).map_err(|x| format!("{name}: {x}"))?;
+                            (n, m, false)
+                        }
+                    };
                     if !syms.is_empty() && (n == "funcgraph_entry" || n == "funcgraph_exit") {
                         let iid = m["func"].as_u64().ok_or("funcgraph without func")?;
                         let f = ksyms.get(&iid).ok_or(format!(
@@ -1144,8 +1206,23 @@ fn sched_switch_fields_and_bundles() {
 /// pid, name, fields), compact ones expanded.
 fn ftrace_rows(pk: &[TracePacket]) -> Vec<(u32, u64, i64, String, String)> {
     let mut rows = Vec::new();
+    let mut descs = HashMap::new();
+    for p in pk {
+        if let Some(Data::FtraceEvents(b)) = &p.data {
+            for g in &b.generic_event_descriptors {
+                let d = DescriptorProto::decode(g.event_descriptor.as_deref().unwrap()).unwrap();
+                descs.insert(g.field_id.unwrap() as u32, d);
+            }
+        }
+    }
     let mut add = |cpu: u32, e: &FtraceEvent| {
-        let (n, m, _) = ftrace_fields(e.event.as_ref().unwrap());
+        let (n, m) = match &e.event {
+            Some(k) => {
+                let (n, m, _) = ftrace_fields(k);
+                (n, m)
+            }
+            None => described_fields(e, &descs).unwrap(),
+        };
         rows.push((
             cpu,
             e.timestamp.unwrap(),
@@ -1169,8 +1246,9 @@ fn ftrace_rows(pk: &[TracePacket]) -> Vec<(u32, u64, i64, String, String)> {
 }
 
 /// compact_sched: most switches and wakings of a sched trace go to the
-/// compact columns, the file gets smaller, and expanded they are the events
-/// `--full-sched` writes. `--compress`: the same packets, zlib-compressed.
+/// compact columns, described generic events replace named ones, the file
+/// gets smaller, and decoded they are the events `--full-sched
+/// --named-generic` writes. `--compress`: the same packets, zlib-compressed.
 #[test]
 fn compact_sched_and_compressed_packets() {
     let root = common::repo_root();
@@ -1182,7 +1260,7 @@ fn compact_sched_and_compressed_packets() {
         scratch.join("z.pftrace"),
     );
     convert(&src, &c, "perfetto");
-    convert_with(&src, &f, "perfetto", &["--full-sched"]);
+    convert_with(&src, &f, "perfetto", &["--full-sched", "--named-generic"]);
     convert_with(&src, &z, "perfetto", &["--compress"]);
     let (cd, fd, zd) = (
         std::fs::read(&c).unwrap(),
@@ -1208,7 +1286,12 @@ fn compact_sched_and_compressed_packets() {
         n_compact * 10 >= n_sched * 9,
         "{n_compact} of {n_sched} sched events compact"
     );
-    assert!(cd.len() < fd.len(), "{} >= {}", cd.len(), fd.len());
+    assert!(cd.len() * 3 < fd.len() * 2, "{} vs {}", cd.len(), fd.len());
+    assert!(fp.iter().all(|p| match &p.data {
+        Some(Data::FtraceEvents(b)) =>
+            b.compact_sched.is_none() && b.event.iter().all(|e| e.dense.is_none()),
+        _ => true,
+    }));
     // common_flags are not in the compact columns: compare without them
     assert_eq!(ftrace_rows(&cp), ftrace_rows(&fp));
     // compressed: the same packets

@@ -46,6 +46,10 @@ pub struct PerfettoOptions {
     /// Packets in zlib `compressed_packets` of about [`COMPRESS_CHUNK`]
     /// bytes each.
     pub compress: bool,
+    /// Events Perfetto has no message for as messages of per-class
+    /// descriptors in the bundles (`generic_event_descriptors`, Perfetto
+    /// v50+); else as `GenericFtraceEvent`s naming every field.
+    pub describe_generic: bool,
 }
 
 impl Default for PerfettoOptions {
@@ -53,6 +57,7 @@ impl Default for PerfettoOptions {
         PerfettoOptions {
             compact_sched: true,
             compress: false,
+            describe_generic: true,
         }
     }
 }
@@ -87,6 +92,8 @@ struct Pending {
     waking_ts: u64,
     /// Kernel symbols this bundle uses (addresses).
     symbols: Vec<u64>,
+    /// Described generic events this bundle uses (class keys).
+    descriptors: Vec<usize>,
 }
 
 impl Pending {
@@ -100,6 +107,7 @@ impl Pending {
             switch_ts: 0,
             waking_ts: 0,
             symbols: Vec::new(),
+            descriptors: Vec::new(),
         }
     }
     fn len(&self) -> usize {
@@ -130,6 +138,16 @@ struct CpuSched {
     tie: bool,
 }
 
+/// A generic event class written with a descriptor: its field number in
+/// `FtraceEvent`, its fields (name, protobuf type), whether a bundle
+/// carried the descriptor yet.
+struct Dense {
+    tag: u32,
+    fields: Vec<(String, i32)>,
+    descriptor: GenericEventDescriptor,
+    written: bool,
+}
+
 /// A kernel symbol: its interned id, and whether a packet defined it yet.
 struct Ksym {
     iid: u64,
@@ -155,6 +173,10 @@ pub struct PerfettoWriter<W: Write> {
     kernel: bool,
     cpu_sched: Vec<CpuSched>,
     ksyms: HashMap<u64, Ksym>,
+    /// Generic event classes by address: `None` when they cannot be
+    /// described (too many fields).
+    dense: HashMap<usize, Option<Dense>>,
+    dense_buf: Vec<u8>,
     /// Whether a bundle was written (the first clears the ftrace sequence's
     /// incremental state).
     ftrace_started: bool,
@@ -211,6 +233,8 @@ impl<W: Write> PerfettoWriter<W> {
             kernel: is_kernel_trace(meta),
             cpu_sched: Vec::new(),
             ksyms: HashMap::new(),
+            dense: HashMap::new(),
+            dense_buf: Vec::new(),
             ftrace_started: false,
             raw: Vec::new(),
             uftrace_pid,
@@ -440,12 +464,22 @@ impl<W: Write> PerfettoWriter<W> {
                 }
             }
         }
+        let mut descriptors = Vec::new();
+        for key in p.descriptors.drain(..) {
+            if let Some(Some(d)) = self.dense.get_mut(&key) {
+                if !d.written {
+                    d.written = true;
+                    descriptors.push(d.descriptor.clone());
+                }
+            }
+        }
         let compact = (!p.compact.is_empty()).then(|| std::mem::take(&mut p.compact));
         let bundle = FtraceEventBundle {
             cpu: Some(p.cpu),
             event: std::mem::take(&mut p.events),
             lost_events: p.lost.then_some(true),
             compact_sched: compact,
+            generic_event_descriptors: descriptors,
         };
         p.lost = false;
         p.comms.clear();
@@ -501,10 +535,25 @@ impl<W: Write> PerfettoWriter<W> {
             .find(Scope::CommonContext, "common_flags")
             .and_then(|i| t.int(i))
             .map(|v| v as u32);
-        let mut kind = typed(ev, t).unwrap_or_else(|| {
-            self.stats.generic_events += 1;
-            FtraceKind::Generic(generic(ev, t))
-        });
+        let mut dense = None;
+        let mut kind = match typed(ev, t) {
+            Some(k) => k,
+            None => {
+                self.stats.generic_events += 1;
+                let d = if self.opts.describe_generic {
+                    dense_event(&mut self.dense, ev, t, &mut self.dense_buf)
+                } else {
+                    None
+                };
+                match d {
+                    Some(d) => {
+                        dense = Some(d);
+                        FtraceKind::Print(PrintFtraceEvent::default())
+                    }
+                    None => FtraceKind::Generic(generic(ev, t)),
+                }
+            }
+        };
         self.stats.ftrace_events += 1;
         let s = ev.stream as usize;
         if self.pending.len() <= s {
@@ -540,6 +589,9 @@ impl<W: Write> PerfettoWriter<W> {
         if let Some(a) = new_symbol {
             p.symbols.push(a);
         }
+        if let Some((key, _, false)) = dense {
+            p.descriptors.push(key);
+        }
         let st = &mut self.cpu_sched[cpu];
         let compacted = self.opts.compact_sched && compact(p, st, ev.ts, pid, common_flags, &kind);
         if let FtraceKind::SchedSwitch(e) = &kind {
@@ -563,7 +615,8 @@ impl<W: Write> PerfettoWriter<W> {
                 timestamp: Some(ev.ts),
                 pid,
                 common_flags,
-                event: Some(kind),
+                event: dense.is_none().then_some(kind),
+                dense: dense.map(|(_, tag, _)| (tag, self.dense_buf.clone())),
             });
         }
         if p.len() >= BUNDLE_EVENTS {
@@ -734,6 +787,108 @@ pub fn inflate(z: &[u8]) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(z.len() * 4);
     std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(z), &mut out)?;
     Ok(out)
+}
+
+/// The generic event `ev` as a message of its class's descriptor (in
+/// `buf`): `(class key, field number, descriptor written)`, or `None` when
+/// its class has no descriptor (over 31 fields) or the event's fields do
+/// not fit it (then it is written as a `GenericFtraceEvent`). A class is
+/// described by its first event: its payload fields in order, unsigned
+/// integers as `uint64`, signed as `int64`, strings and anything else (as
+/// JSON text) as `string`.
+fn dense_event(
+    classes: &mut HashMap<usize, Option<Dense>>,
+    ev: &Event<'_>,
+    t: &Tree,
+    buf: &mut Vec<u8>,
+) -> Option<(usize, u32, bool)> {
+    let c = ev.class?;
+    let key = c as *const _ as usize;
+    let n = classes.len() as u32;
+    let d = classes
+        .entry(key)
+        .or_insert_with(|| {
+            let fields: Vec<(String, i32)> = t
+                .top(Scope::Payload)
+                .map(|i| {
+                    let ty = match t.nodes[i].kind {
+                        Kind::U(_) => FIELD_TYPE_UINT64,
+                        Kind::S(_) => FIELD_TYPE_INT64,
+                        _ => FIELD_TYPE_STRING,
+                    };
+                    (t.name(i).to_string(), ty)
+                })
+                .collect();
+            if fields.len() > 31 {
+                return None;
+            }
+            let desc = DescriptorProto {
+                name: Some(c.name.clone()),
+                field: fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (name, ty))| FieldDescriptorProto {
+                        name: Some(name.clone()),
+                        number: Some(k as i32 + 1),
+                        label: Some(FIELD_LABEL_OPTIONAL),
+                        r#type: Some(*ty),
+                    })
+                    .collect(),
+            };
+            let tag = DENSE_FIELD_BASE + n;
+            Some(Dense {
+                tag,
+                fields,
+                descriptor: GenericEventDescriptor {
+                    field_id: Some(tag as i32),
+                    event_descriptor: Some(desc.encode_to_vec()),
+                    group_name: Some(c.system.clone()),
+                },
+                written: false,
+            })
+        })
+        .as_ref()?;
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    buf.clear();
+    let mut k = 0;
+    for i in t.top(Scope::Payload) {
+        let (name, ty) = d.fields.get(k)?;
+        if t.name(i) != name {
+            return None;
+        }
+        let num = k as u32 + 1;
+        match (t.nodes[i].kind, *ty) {
+            (Kind::U(x), FIELD_TYPE_UINT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x, buf);
+            }
+            (Kind::S(x), FIELD_TYPE_INT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x as u64, buf);
+            }
+            (Kind::U(_) | Kind::S(_), _) => return None,
+            (_, FIELD_TYPE_STRING) => {
+                encode_key(num, WireType::LengthDelimited, buf);
+                match t.nodes[i].kind {
+                    Kind::Str(..) => {
+                        let s = String::from_utf8_lossy(t.bytes(i));
+                        encode_varint(s.len() as u64, buf);
+                        buf.extend_from_slice(s.as_bytes());
+                    }
+                    _ => {
+                        let mut json = Vec::new();
+                        t.json(i, &mut json);
+                        let s = String::from_utf8_lossy(&json);
+                        encode_varint(s.len() as u64, buf);
+                        buf.extend_from_slice(s.as_bytes());
+                    }
+                }
+            }
+            _ => return None,
+        }
+        k += 1;
+    }
+    (k == d.fields.len()).then_some((key, d.tag, d.written))
 }
 
 /// A kernel address as a name: the symbol it is in (`name+0xOFF` inside

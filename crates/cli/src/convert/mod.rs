@@ -94,6 +94,12 @@ pub struct ConvertArgs {
     /// does).
     #[arg(long)]
     pub full_sched: bool,
+    /// Perfetto output: events Perfetto has no message for as
+    /// `GenericFtraceEvent`s naming every field (readable by Perfetto
+    /// before v50; by default they are messages of per-event descriptors
+    /// in the bundles, several times smaller).
+    #[arg(long)]
+    pub named_generic: bool,
     /// Perfetto output: zlib-compressed packets (`compressed_packets`, as
     /// Perfetto's tracing service writes them; the Perfetto UI and trace
     /// processor read them).
@@ -296,6 +302,7 @@ fn make_sink(
             tracemux_export::perfetto::PerfettoOptions {
                 compact_sched: !a.full_sched,
                 compress: a.compress,
+                describe_generic: !a.named_generic,
             },
         ),
         To::Chrome => chrome::sink(meta, tmp),
