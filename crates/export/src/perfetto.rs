@@ -853,7 +853,7 @@ fn dense_event(
     let mut k = 0;
     for i in t.top(Scope::Payload) {
         let (name, ty) = d.fields.get(k)?;
-        if t.name(i) != name {
+        if !t.name_is(i, name) {
             return None;
         }
         let num = k as u32 + 1;
