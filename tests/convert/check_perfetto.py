@@ -240,6 +240,7 @@ def main():
     seq = {}          # id -> [tid, event names, annotation names]
     thread_names = {}
     slices_out = defaultdict(list)
+    stacks = defaultdict(list)
     kernel = False
     ntyped = ngeneric = ntrack = 0
     ksyms = {}        # kernel symbol iid -> name, on the ftrace bundles' sequence
@@ -370,6 +371,17 @@ def main():
             if title == 'lost events' and te.type == INSTANT:
                 lost_out[fields.get('cpu')] += 1
                 continue
+            # uftrace entry/exit leave out empty args, an absent retval and
+            # an exit's addr that is its entry's
+            if te.type == BEGIN:
+                fields.setdefault('args', [])
+                if 'addr' in fields:
+                    stacks[tid].append(fields['addr'])
+            elif te.type == END:
+                top = stacks[tid].pop() if stacks[tid] else None
+                if 'addr' not in fields and top is not None:
+                    fields['addr'] = top
+                fields.setdefault('retval', None)
             label = {BEGIN: 'B ' + title, END: 'E'}.get(te.type, title)
             if te.type in (BEGIN, END):
                 slices_out[tid].append((p.timestamp, te.type, title if te.type == BEGIN else ''))

@@ -639,6 +639,7 @@ fn check_perfetto(
     let expanded = expand_compact(&pk).map_err(|e| format!("{name}: {e}"))?;
     let mut ksyms: HashMap<u64, String> = HashMap::new();
     let mut descs: HashMap<u32, DescriptorProto> = HashMap::new();
+    let mut stacks: HashMap<i64, Vec<Value>> = HashMap::new();
     let mut ftrace_seq = None;
     let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
     let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
@@ -761,6 +762,18 @@ fn check_perfetto(
                     m.insert(ann_name(a, &names.1), ann_json(a, &names.1));
                 }
                 let tid = seq_tid[&seq];
+                // uftrace entry/exit leave out empty args, an absent
+                // retval and an exit's addr that is its entry's
+                let st = stacks.entry(tid).or_default();
+                if te.r#type == Some(TYPE_SLICE_BEGIN) {
+                    m.entry("args").or_insert(json!([]));
+                    st.extend(m.get("addr").cloned());
+                } else if te.r#type == Some(TYPE_SLICE_END) {
+                    if let Some(a) = st.pop() {
+                        m.entry("addr").or_insert(a);
+                    }
+                    m.entry("retval").or_insert(Value::Null);
+                }
                 if title == "lost events" && te.r#type == Some(TYPE_INSTANT) {
                     let cpu = m
                         .get("cpu")

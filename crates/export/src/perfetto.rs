@@ -30,7 +30,7 @@ use crate::tree::{Kind, Tree};
 pub const BUNDLE_EVENTS: usize = 1000;
 
 /// Uncompressed bytes of packets per `compressed_packets` packet.
-pub const COMPRESS_CHUNK: usize = 1 << 20;
+pub const COMPRESS_CHUNK: usize = 1 << 18;
 
 /// The packet sequence of the ftrace bundles (track-event sequences count
 /// from 1).
@@ -164,6 +164,8 @@ struct Seq {
     id: u32,
     names: HashMap<String, u64>,
     ann_names: HashMap<String, u64>,
+    /// uftrace: the `addr` of the open entries of the thread.
+    stack: Vec<u64>,
 }
 
 /// A sink of the model writing Perfetto's protobuf format to `W`.
@@ -668,8 +670,31 @@ impl<W: Write> PerfettoWriter<W> {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
         };
+        // uftrace entry/exit leave out what a reader knows: empty `args`,
+        // an absent `retval`, and an exit's `addr` when it is the one of
+        // the innermost open entry of the thread
+        let addr = t
+            .find(Scope::Payload, "addr")
+            .and_then(|i| t.int(i))
+            .map(|a| a as u64);
+        let mut known_addr = false;
+        if skip_name {
+            if ty == TYPE_SLICE_BEGIN {
+                seq.stack.extend(addr);
+            } else {
+                let top = seq.stack.pop();
+                known_addr = addr.is_some() && top == addr;
+            }
+        }
         for i in t.top(Scope::Payload) {
-            if skip_name && t.name(i) == "name" {
+            if skip_name
+                && (t.name_is(i, "name")
+                    || (known_addr && t.name_is(i, "addr"))
+                    || (t.name_is(i, "args")
+                        && t.nodes[i].kind == Kind::Arr
+                        && t.children(i).next().is_none())
+                    || (t.name_is(i, "retval") && t.nodes[i].kind == Kind::Null))
+            {
                 continue;
             }
             anns.push(annotation(t, i, &mut names));
@@ -695,11 +720,14 @@ impl<W: Write> PerfettoWriter<W> {
                 debug_annotation_names: std::mem::take(&mut self.new_ann_names),
                 ..Default::default()
             });
+        // a packet that uses no interned name does not need the state
+        // (a uftrace exit mostly: 2 bytes of each)
+        let needs = name_iid.is_some() || !anns.is_empty();
         let pk = TracePacket {
             timestamp: Some(ev.ts),
             trusted_packet_sequence_id: Some(seq_id),
             interned_data: interned,
-            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            sequence_flags: needs.then_some(SEQ_NEEDS_INCREMENTAL_STATE),
             data: Some(Data::TrackEvent(TrackEvent {
                 debug_annotations: anns,
                 r#type: Some(ty),
@@ -764,6 +792,7 @@ impl<W: Write> PerfettoWriter<W> {
                 id,
                 names: HashMap::new(),
                 ann_names: HashMap::new(),
+                stack: Vec::new(),
             },
         );
         self.packet(&TracePacket {

@@ -52,7 +52,9 @@ pub struct TrackEventDefaults {
 pub const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 pub const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 
-/// `TracePacket.data` (a oneof).
+/// `TracePacket.data` (a oneof). One is built per packet: the size of the
+/// bundle variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum Data {
     #[prost(message, tag = "1")]
