@@ -88,6 +88,23 @@ pub struct ConvertArgs {
     /// are).
     #[arg(long)]
     pub partition: bool,
+    /// Perfetto output: every `sched_switch` and `sched_waking` as a full
+    /// `FtraceEvent` (by default those whose fields a reader infers are
+    /// written in the bundles' compact columns, as Perfetto's own recorder
+    /// does).
+    #[arg(long)]
+    pub full_sched: bool,
+    /// Perfetto output: events Perfetto has no message for as
+    /// `GenericFtraceEvent`s naming every field (readable by Perfetto
+    /// before v50; by default they are messages of per-event descriptors
+    /// in the bundles, several times smaller).
+    #[arg(long)]
+    pub named_generic: bool,
+    /// Perfetto output: zlib-compressed packets (`compressed_packets`, as
+    /// Perfetto's tracing service writes them; the Perfetto UI and trace
+    /// processor read them).
+    #[arg(long)]
+    pub compress: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -279,7 +296,15 @@ fn make_sink(
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
         To::Ctf2 => ctf::sink(meta, tmp, true),
-        To::Perfetto => perfetto::sink(meta, tmp),
+        To::Perfetto => perfetto::sink(
+            meta,
+            tmp,
+            tracemux_export::perfetto::PerfettoOptions {
+                compact_sched: !a.full_sched,
+                compress: a.compress,
+                describe_generic: !a.named_generic,
+            },
+        ),
         To::Chrome => chrome::sink(meta, tmp),
         To::Tracedat => bail!("--to tracedat is written by convert::tracedat"),
     }

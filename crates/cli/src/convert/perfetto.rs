@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use tracemux_core::model::{Event, Lost, TraceMeta};
-use tracemux_export::perfetto::PerfettoWriter;
+use tracemux_export::perfetto::{PerfettoOptions, PerfettoWriter};
 
 use super::Sink;
 
@@ -27,8 +27,8 @@ impl Sink for PerfettoSink {
 }
 
 /// A Perfetto protobuf trace at `path`.
-pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink>> {
+pub fn sink(meta: &TraceMeta, path: &Path, opts: PerfettoOptions) -> Result<Box<dyn Sink>> {
     let f = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let w = PerfettoWriter::new(meta, BufWriter::with_capacity(1 << 20, f))?;
+    let w = PerfettoWriter::with_options(meta, BufWriter::with_capacity(1 << 20, f), opts)?;
     Ok(Box::new(PerfettoSink(w)))
 }
