@@ -401,6 +401,18 @@ pub enum DisplayBase {
     Hexadecimal = 16,
 }
 
+impl From<DisplayBase> for tracemux_core::model::Base {
+    fn from(b: DisplayBase) -> Self {
+        use tracemux_core::model::Base;
+        match b {
+            DisplayBase::Decimal => Base::Dec,
+            DisplayBase::Hexadecimal => Base::Hex,
+            DisplayBase::Octal => Base::Oct,
+            DisplayBase::Binary => Base::Bin,
+        }
+    }
+}
+
 /// An inclusive integer range (`lower <= v <= upper`). `i128` holds every
 /// signed and unsigned 64-bit value, so one type serves both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
