@@ -15,11 +15,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::options;
+use common::{dirs_with, fixtures, options};
 use tracemux_ctf::text::{report, TextOptions};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf/conformance-extra")
+    fixtures("ctf/conformance-extra")
 }
 
 fn run(d: &Path) -> (Result<u64, String>, Vec<u8>, Vec<u8>) {
@@ -37,13 +37,7 @@ fn run(d: &Path) -> (Result<u64, String>, Vec<u8>, Vec<u8>) {
 
 #[test]
 fn conformance_extra_against_babeltrace2() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("trace").is_dir())
-        .collect();
-    dirs.sort();
+    let dirs = dirs_with(&root(), "trace");
     assert!(dirs.len() >= 13, "cases missing in {}", root().display());
     let mut bad = Vec::new();
     for d in &dirs {
