@@ -39,7 +39,7 @@ use tracemux_core::typed::{
     ArrayLen, ClassSchema, EnumMapping, FieldSchema, FieldTape, FieldType, FieldVisitor, IntType,
     Scope as MScope,
 };
-use tracemux_core::{Error, ErrorKind};
+use tracemux_core::Error;
 
 use crate::decode::{IntValue, Kind, Node, Program, Visitor};
 use crate::fs::{self, Loader, Trace};
@@ -602,13 +602,7 @@ impl<'t> CtfSource<'t> {
                 return Err(n.to_error());
             }
             for d in &t.damage {
-                let msg = format!(
-                    "{}: packet at offset {:#x}: {}",
-                    d.path.display(),
-                    d.error.packet_offset,
-                    d.error.error
-                );
-                let e = Error::new(ErrorKind::Invalid(msg), "stream", d.error.byte_offset());
+                let e = d.to_error();
                 if strict {
                     return Err(e);
                 }

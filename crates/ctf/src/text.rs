@@ -14,6 +14,7 @@ use tracemux_core::{Error, ErrorKind};
 
 use crate::decode::{IntValue, Kind, Node, Visitor};
 use crate::fs::{self, Loader, ReadLoader, Trace};
+pub use crate::ir::uuid_string;
 use crate::ir::{DisplayBase, EnvValue, Scope, StringEncoding, TraceClass};
 use crate::mux::{Head, MsgKind};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
@@ -1173,16 +1174,7 @@ const BATCH: usize = 15;
 
 fn clock_ns(c: Option<(u64, i64, u64)>, v: u64) -> Option<i64> {
     let (f, s, o) = c?;
-    let base = fs::clock_base_ns(f, s, o)?;
-    let vns = fs::cycles_to_ns(f, v);
-    if vns >= i64::MAX as u64 {
-        return None;
-    }
-    let vns = vns as i64;
-    if base > 0 && vns > i64::MAX - base {
-        return None;
-    }
-    Some(base + vns)
+    fs::clock_ns(f, s, o, v)
 }
 
 /// babeltrace2's `bt_common_clock_value_from_ns_from_origin`.
@@ -1282,19 +1274,10 @@ pub fn report_with_loader(
             writeln!(warn, "tracemux: warning: {}", n.message()).map_err(io)?;
         }
         for d in &t.damage {
-            let msg = format!(
-                "{}: packet at offset {:#x}: {}",
-                d.path.display(),
-                d.error.packet_offset,
-                d.error.error
-            );
             if opts.strict {
-                return Err(Error::new(
-                    ErrorKind::Invalid(msg),
-                    "stream",
-                    d.error.byte_offset(),
-                ));
+                return Err(d.to_error());
             }
+            let msg = d.message();
             summary.damaged += 1;
             writeln!(
                 warn,
@@ -2118,19 +2101,7 @@ fn resolve_tod(t: TimeSpec, first_ns: i64, clock: &Clock) -> i64 {
     }
 }
 
-/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-pub fn uuid_string(u: &[u8; 16]) -> String {
-    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
+/// babeltrace2's names of the log levels (TSDL's), by level.
 const LOG_LEVELS: [&str; 15] = [
     "TRACE_EMERG",
     "TRACE_ALERT",
@@ -2175,21 +2146,21 @@ pub fn trace_class(dir: &std::path::Path) -> Result<TraceClass, Error> {
 mod tests {
     use super::*;
 
+    /// The display bases and signedness reach the shared notation
+    /// (`tracemux_render::notation`, where the formats are tested).
     #[test]
-    fn ints_like_bt2() {
-        let f = |v, len, base| {
-            let mut o = Vec::new();
-            push_int(&mut o, v, len, base);
-            String::from_utf8(o).unwrap()
-        };
-        assert_eq!(f(IntValue::U(255), 8, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::S(-1), 8, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::S(-1), 5, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::U(0), 32, DisplayBase::Hexadecimal), "0x0");
-        assert_eq!(f(IntValue::U(5), 4, DisplayBase::Binary), "0b0101");
-        assert_eq!(f(IntValue::S(-1), 4, DisplayBase::Octal), "077");
-        assert_eq!(f(IntValue::U(8), 8, DisplayBase::Octal), "010");
-        assert_eq!(f(IntValue::S(-5), 8, DisplayBase::Decimal), "-5");
+    fn ints_in_every_display_base() {
+        let mut o = Vec::new();
+        for (v, base) in [
+            (IntValue::U(5), DisplayBase::Binary),
+            (IntValue::S(-1), DisplayBase::Octal),
+            (IntValue::S(-5), DisplayBase::Decimal),
+            (IntValue::U(255), DisplayBase::Hexadecimal),
+        ] {
+            push_int(&mut o, v, 8, base);
+            o.push(b' ');
+        }
+        assert_eq!(o, b"0b00000101 0777 -5 0xFF ");
     }
 
     #[test]
