@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{differences, dirs_with, fixtures, options, traces, variants};
+use common::{bt2_case, differences, dirs_with, fixtures, options, run_strict, traces, variants};
 use tracemux_ctf::text::{report, TextOptions};
 
 #[test]
@@ -74,25 +74,13 @@ fn conformance_cases_against_babeltrace2() {
     assert_eq!(dirs.len(), 36);
     let mut bad = Vec::new();
     for d in &dirs {
-        let name = d.file_name().unwrap().to_string_lossy().into_owned();
-        let code: i32 = std::fs::read_to_string(d.join("exit-code.txt"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let expected = std::fs::read(d.join("bt2.txt")).unwrap();
+        let (name, code, expected) = bt2_case(d);
         let listing = std::fs::read_to_string(d.join("expected-elements.txt")).unwrap();
         let events = listing
             .lines()
             .filter(|l| l.trim_end().ends_with("ER {"))
             .count();
-        let opts = TextOptions {
-            strict: true,
-            ..options(&[]).unwrap()
-        };
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let r = report(&[d.join("trace")], &opts, &mut out, &mut err);
+        let (r, out, _) = run_strict(d);
         let fail = name.starts_with("fail-");
         match (code, fail) {
             // babeltrace2 succeeds: same output (its one "fail" case that
@@ -117,8 +105,8 @@ fn conformance_cases_against_babeltrace2() {
             // babeltrace2 fails on valid CTF (see the conformance README):
             // we follow the format and print every event record.
             (_, false) => match r {
-                Ok(s) if s.events as usize == events => {}
-                Ok(s) => bad.push(format!("{name}: {} events, yactfr has {events}", s.events)),
+                Ok(n) if n as usize == events => {}
+                Ok(n) => bad.push(format!("{name}: {n} events, yactfr has {events}")),
                 Err(e) => bad.push(format!("{name}: error {e}")),
             },
         }

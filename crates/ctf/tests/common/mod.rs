@@ -10,7 +10,7 @@ use tracemux_ctf::decode::Program;
 use tracemux_ctf::ir::TraceClass;
 use tracemux_ctf::listing::Listing;
 use tracemux_ctf::stream::decode_file;
-use tracemux_ctf::text::TextOptions;
+use tracemux_ctf::text::{report, TextOptions};
 
 /// `tests/fixtures/REL` of the repository.
 pub fn fixtures(rel: &str) -> PathBuf {
@@ -267,4 +267,31 @@ pub fn differences<T, E: std::fmt::Display>(
         bad.push(format!("{tag}: stderr differs"));
     }
     bad
+}
+
+/// A conformance case `d`: its name, and babeltrace2's exit code and
+/// stdout (`exit-code.txt`, `bt2.txt`).
+pub fn bt2_case(d: &Path) -> (String, i32, Vec<u8>) {
+    let name = d.file_name().unwrap().to_string_lossy().into_owned();
+    let code: i32 = std::fs::read_to_string(d.join("exit-code.txt"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    (name, code, std::fs::read(d.join("bt2.txt")).unwrap())
+}
+
+/// `report` of `d/trace` with babeltrace2's default options, damage an
+/// error: (events or the error, stdout, warnings).
+pub fn run_strict(d: &Path) -> (Result<u64, String>, Vec<u8>, Vec<u8>) {
+    let opts = TextOptions {
+        strict: true,
+        ..options(&[]).unwrap()
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let r = report(&[d.join("trace")], &opts, &mut out, &mut err)
+        .map(|s| s.events)
+        .map_err(|e| e.to_string());
+    (r, out, err)
 }
