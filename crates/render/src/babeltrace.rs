@@ -562,6 +562,20 @@ impl<'s> Fields<'_, 's> {
         Some((sname.unwrap_or(name), ty))
     }
 
+    /// The start of an array, variant or optional: as [`Self::start`],
+    /// inside the writer's structure when it needs one; a skipped field
+    /// adds a level to skip.
+    fn start_compound<'n>(&mut self, name: &'n str) -> Option<(&'n str, Option<&'s FieldType>)>
+    where
+        's: 'n,
+    {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return None;
+        };
+        Some((self.wrap(name, ty), ty))
+    }
+
     fn leaf(&mut self, name: &str, base: Base, value: Value<'_>, labels: Option<&[&str]>) {
         let Some((name, ty)) = self.start(name) else {
             return;
@@ -852,11 +866,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn array_begin(&mut self, name: &str, len: u64) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let wrapped = self.wrapped();
         let elem = match ty {
             Some(FieldType::Array { elem, len: l }) => {
@@ -884,11 +896,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn variant_begin(&mut self, name: &str, option: &str) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let mut inner = None;
         if let Some(FieldType::Variant(opts)) = ty {
             let i = opts
@@ -923,11 +933,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn optional_begin(&mut self, name: &str, present: bool) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let inner = match ty {
             Some(FieldType::Optional(t)) => {
                 self.extra(name, b"_tag");
