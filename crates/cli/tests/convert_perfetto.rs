@@ -27,30 +27,13 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
-        .args(args)
-        .env("TZ", "UTC")
-        .output()
-        .expect("tracemux runs")
-}
-
 /// `report --json` of a trace: its event and lost lines.
 fn report(src: &Path) -> Vec<Value> {
     common::report_json(src)
 }
 
 fn convert(src: &Path, out: &Path, to: &str) {
-    let o = run(&[
-        "convert",
-        "-q",
-        "--force",
-        src.to_str().unwrap(),
-        "--to",
-        to,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = common::convert(src, out, to, "--force");
     assert!(
         out.exists(),
         "{}: no output: {}",
@@ -849,12 +832,7 @@ fn perfetto_and_chrome_of_every_fixture() {
     eprintln!("{n_fixtures} fixtures, {n_events} events checked");
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(n_fixtures >= 30, "only {n_fixtures} fixtures found");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "failures");
 }
 
 /// The acceptance case: a sched trace's switches carry prev/next comm, pid,
