@@ -21,20 +21,16 @@
 # The CTF outputs are read back by babeltrace2 and their event counts compared.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
-
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    [ -f "$out/ctf-big/ust/uid/0/64-bit/metadata" ] || "$here/recipes/record-ctf.sh" "$out/ctf-big"
-    traces=("$out/ctf-big")
-    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
-fi
-
 results=convert
 fmt="%-24s %-34s %10s %9s %10s %12s"
 . "$here/lib.sh"
+
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
+    traces=("$out/ctf-big")
+    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
+fi
 
 count_events() { # the events babeltrace2 reads from a CTF trace
     babeltrace2 "$1" | wc -l

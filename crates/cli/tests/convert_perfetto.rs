@@ -27,14 +27,6 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
-        .args(args)
-        .env("TZ", "UTC")
-        .output()
-        .expect("tracemux runs")
-}
-
 /// `report --json` of a trace: its event and lost lines.
 fn report(src: &Path) -> Vec<Value> {
     common::report_json(src)
@@ -56,7 +48,7 @@ fn convert_with(src: &Path, out: &Path, to: &str, extra: &[&str]) {
         out.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let o = run(&args);
+    let o = common::tracemux(&args, Path::new("."));
     assert!(
         out.exists(),
         "{}: no output: {}",
@@ -89,7 +81,7 @@ fn packets(data: &[u8]) -> Vec<TracePacket> {
 /// The kernel symbols of a trace (`dump --kallsyms`), sorted by address
 /// (stably: the first of equal addresses is the one a lookup finds).
 fn kallsyms(src: &Path) -> Vec<(u64, String)> {
-    let o = run(&["dump", "--kallsyms", src.to_str().unwrap()]);
+    let o = common::tracemux(&["dump", "--kallsyms", src.to_str().unwrap()], Path::new("."));
     let mut v: Vec<(u64, String)> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .filter_map(|l| {
@@ -1146,12 +1138,7 @@ fn perfetto_and_chrome_of_every_fixture() {
     eprintln!("{n_fixtures} fixtures, {n_events} events checked");
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(n_fixtures >= 30, "only {n_fixtures} fixtures found");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "failures");
 }
 
 /// The acceptance case: a sched trace's switches carry prev/next comm, pid,
