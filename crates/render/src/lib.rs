@@ -3,7 +3,8 @@
 //! - [`tracecmd`]: `trace-cmd report` style lines (raw `-R` view for now);
 //! - [`babeltrace`]: babeltrace2 text style for events of any format;
 //! - [`jsonl`]: one JSON object per event, the machine-readable form every
-//!   format shares.
+//!   format shares;
+//! - [`style`]: the three behind one switch ([`style::ModelPrinter`]).
 //!
 //! Sinks write into a `Vec<u8>` that the caller flushes in large blocks;
 //! integers are formatted without allocation.
@@ -12,4 +13,5 @@
 pub mod babeltrace;
 pub mod fmt;
 pub mod jsonl;
+pub mod style;
 pub mod tracecmd;
