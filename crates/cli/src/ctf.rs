@@ -1,14 +1,11 @@
 //! The command line for CTF traces (CTF 1.8 and CTF 2): babeltrace2's
 //! options, with the meaning and output of babeltrace2 2.0.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
-use tracemux_ctf::fs::{FileBytes, Loader};
 use tracemux_ctf::text::TextOptions;
 
 use crate::out::{Out, Outcome};
@@ -109,45 +106,6 @@ pub struct CtfStatsArgs {
     pub strict: bool,
 }
 
-/// Memory-maps the stream files, and drops the pages the reader is done
-/// with (flat resident memory whatever the trace size).
-#[derive(Default)]
-struct MapLoader {
-    /// The maps, by normalised path.
-    maps: std::sync::Mutex<HashMap<PathBuf, Arc<crate::open::Mapped>>>,
-}
-
-/// A map shared by the reader and the [`MapLoader`].
-struct SharedMap(Arc<crate::open::Mapped>);
-
-impl AsRef<[u8]> for SharedMap {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl Loader for MapLoader {
-    fn load(&self, path: &Path) -> std::io::Result<FileBytes> {
-        match crate::open::map(path) {
-            Ok(m) => {
-                let m = Arc::new(m);
-                if let Ok(mut maps) = self.maps.lock() {
-                    maps.insert(tracemux_ctf::fs::normalize_path(path), m.clone());
-                }
-                Ok(Box::new(SharedMap(m)))
-            }
-            Err(e) => Err(std::io::Error::other(format!("{e:#}"))),
-        }
-    }
-
-    fn release(&self, path: &Path, start: u64, end: u64) {
-        let m = self.maps.lock().ok().and_then(|m| m.get(path).cloned());
-        if let Some(m) = m {
-            m.release(start, end);
-        }
-    }
-}
-
 pub fn run(cli: CtfCli) -> Result<Outcome> {
     match cli.cmd {
         CtfCmd::Report(a) => report(&a),
@@ -185,7 +143,7 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     let res = tracemux_ctf::text::report_with_loader(
         &a.traces,
         &o,
-        &MapLoader::default(),
+        &tracemux_open::CtfMapLoader::default(),
         &mut out,
         &mut warn,
     );
@@ -228,8 +186,12 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
             describe(&mut s, &f.dir, &tc);
         }
     }
-    let c = tracemux_ctf::stats::count_with_loader(&a.traces, a.strict, &MapLoader::default())
-        .map_err(|e| anyhow!("{e}"))?;
+    let c = tracemux_ctf::stats::count_with_loader(
+        &a.traces,
+        a.strict,
+        &tracemux_open::CtfMapLoader::default(),
+    )
+    .map_err(|e| anyhow!("{e}"))?;
     for w in &c.warnings {
         eprintln!("tracemux: warning: {w}");
     }
@@ -372,29 +334,9 @@ fn report_json(a: &CtfReportArgs) -> Result<Outcome> {
         crate::model::ModelStyle::Json
     };
     let first = a.traces.first().cloned().unwrap_or_default();
-    with_model_source(&a.traces, a.strict, &mut |src| {
+    crate::model::with_source(&a.traces, a.strict, |src| {
         crate::model::print_model(src, style, &first, a.strict)
     })
-}
-
-/// The traces under `paths` as one source of the common event model
-/// ([`tracemux_ctf::source::CtfSource`], in the order of the babeltrace2
-/// text output), handed to `f`. Files are mapped and their consumed pages
-/// dropped, as for `report`.
-pub fn with_model_source(
-    paths: &[std::path::PathBuf],
-    strict: bool,
-    f: crate::model::SourceFn<'_>,
-) -> anyhow::Result<Outcome> {
-    let loader = MapLoader::default();
-    let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
-    let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)
-        .map_err(|e| anyhow!("{e}"))?;
-    // what was forgiven in the metadata (an error above with --strict)
-    for n in traces.iter().flat_map(|t| &t.notes) {
-        eprintln!("tracemux: warning: {}", n.message());
-    }
-    f(&mut src)
 }
 
 /// What [`copy_traces`] wrote.
@@ -414,7 +356,7 @@ pub struct CopySummary {
 /// converts through the model.
 pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<CopySummary>> {
     let [input] = paths else { return Ok(None) };
-    let loader = MapLoader::default();
+    let loader = tracemux_open::CtfMapLoader::default();
     let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
     if traces
         .iter()

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use clap::Args;
 
-use crate::open::{map, sniff, Kind};
 use crate::out::{warn, Out, Outcome};
 use tracemux_core::bytes::Endian;
+use tracemux_open::{map, sniff, Kind};
 use tracemux_tracedat::compress::{decompress_into, Codec};
 use tracemux_tracedat::TraceDat;
 

@@ -7,11 +7,11 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
 
-use crate::open::{map, sniff, Kind};
 use crate::out::{warn_all, Out, Outcome};
 use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_core::model::{Format, Record, RecordSource};
 use tracemux_ftrace::format::parse_header_page;
+use tracemux_open::{map, sniff, Kind};
 use tracemux_tracedat::file::SECTION_COMPRESSED;
 use tracemux_tracedat::inspect::{cpu_chunks, section_block_sizes, section_name};
 use tracemux_tracedat::options::describe;

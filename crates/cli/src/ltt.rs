@@ -1,14 +1,13 @@
 //! The command line for legacy LTT traces (LTTng 0.x): events in the
 //! babeltrace2 text style, and a summary.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
 use tracemux_ltt::report::ReportOptions;
-use tracemux_ltt::trace::FileBytes;
 
-use crate::model::{print_model, ModelStyle, SourceFn};
+use crate::model::{print_model, ModelStyle};
 use crate::out::{Out, Outcome};
 
 /// Read legacy LTT traces (LTTng 0.x, 2008 format).
@@ -76,28 +75,6 @@ pub struct LttInfoArgs {
     pub strict: bool,
 }
 
-pub fn load(path: &Path) -> std::io::Result<FileBytes> {
-    crate::open::map(path)
-        .map(|m| Box::new(m) as FileBytes)
-        .map_err(|e| std::io::Error::other(format!("{e:#}")))
-}
-
-/// The trace as a source of the common event model (see
-/// [`crate::source::with_source`]).
-pub fn with_model_source(path: &Path, strict: bool, f: SourceFn<'_>) -> Result<Outcome> {
-    let load = |p: &Path| load(p);
-    let trace = tracemux_ltt::Trace::open(
-        path,
-        &tracemux_ltt::OpenOptions {
-            strict,
-            loader: Some(&load),
-        },
-    )
-    .map_err(|e| anyhow!("{}: {}", path.display(), e))?;
-    let mut s = tracemux_ltt::source::LttSource::new(&trace);
-    f(&mut s)
-}
-
 pub fn run(cli: LttCli) -> Result<Outcome> {
     let mut out = Out::new();
     let mut warn = std::io::stderr();
@@ -110,7 +87,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
             } else {
                 ModelStyle::TraceCmd
             };
-            with_model_source(&a.trace, a.strict, &mut |src| {
+            crate::model::with_source(std::slice::from_ref(&a.trace), a.strict, |src| {
                 print_model(src, style, &a.trace, a.strict)
             })
         }
@@ -121,7 +98,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
                 clock_cycles: a.clock_cycles,
                 clock_date: a.clock_date,
                 no_delta: a.no_delta,
-                loader: Some(&load),
+                loader: Some(&tracemux_open::ltt_load),
             };
             // the events through the model source (LttSource) and the
             // shared babeltrace2-style printer (tracemux_render), warnings
@@ -134,7 +111,7 @@ pub fn run(cli: LttCli) -> Result<Outcome> {
         LttCmd::Info(a) | LttCmd::Stats(a) => {
             let opts = ReportOptions {
                 strict: a.strict,
-                loader: Some(&load),
+                loader: Some(&tracemux_open::ltt_load),
                 ..Default::default()
             };
             let s = tracemux_ltt::info(&a.trace, &opts, &mut out, &mut warn)

@@ -8,12 +8,10 @@ mod ltt;
 mod manual;
 mod model;
 mod native;
-mod open;
 mod out;
 mod report;
 mod report_args;
 mod select;
-mod source;
 mod tracecmd;
 mod uftrace;
 
@@ -128,8 +126,8 @@ fn main() -> ExitCode {
 }
 
 fn stats(a: &StatsArgs) -> anyhow::Result<Outcome> {
-    match open::sniff(&a.trace)? {
-        open::Kind::TraceDat => info::stats(&a.trace, a.strict),
+    match tracemux_open::sniff(&a.trace)? {
+        tracemux_open::Kind::TraceDat => info::stats(&a.trace, a.strict),
         k => anyhow::bail!(
             "{}: {} traces are not supported yet",
             a.trace.display(),

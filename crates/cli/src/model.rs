@@ -1,6 +1,6 @@
-//! The common event model as the commands use it: the callback an opened
-//! source is handed to ([`SourceFn`]; see [`crate::source::with_source`]),
-//! and the printers of the model's styles ([`print_model`]).
+//! The common event model as the commands use it: any trace opened as a
+//! source ([`with_source`], over [`tracemux_open::with_source`]), and the
+//! printers of the model's styles ([`print_model`]).
 
 use std::path::Path;
 
@@ -9,8 +9,20 @@ use tracemux_core::model::RecordSource;
 
 use crate::out::{warn, Out, Outcome};
 
-/// What the callback gets: the opened source.
-pub type SourceFn<'a> = &'a mut dyn FnMut(&mut dyn RecordSource) -> Result<Outcome>;
+/// Open `paths` as one source of the model and hand it to `f`; what was
+/// forgiven while opening is said on stderr.
+pub fn with_source(
+    paths: &[std::path::PathBuf],
+    strict: bool,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<Outcome>,
+) -> Result<Outcome> {
+    let note = |m: &str| eprintln!("tracemux: warning: {m}");
+    let opts = tracemux_open::OpenOptions {
+        strict,
+        on_note: Some(&note),
+    };
+    tracemux_open::with_source(paths, &opts, f)
+}
 
 pub use tracemux_render::style::ModelStyle;
 

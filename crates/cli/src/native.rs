@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::open::{sniff, Kind};
+use tracemux_open::{sniff, Kind};
 
 /// The option set a command line is parsed with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
 use tracemux_uftrace::replay::ReplayOptions;
-use tracemux_uftrace::{Bytes, DataBytes, Loader};
 
 use crate::out::{Out, Outcome};
 
@@ -207,34 +206,6 @@ pub struct InfoArgs {
     pub task: bool,
 }
 
-/// Memory-maps the data files.
-struct MapLoader;
-
-/// A mapped data file whose pages are dropped once the reader is past
-/// them (flat memory whatever the trace size).
-struct MappedFile(crate::open::Mapped);
-
-impl AsRef<[u8]> for MappedFile {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl DataBytes for MappedFile {
-    fn release(&self, start: u64, end: u64) {
-        self.0.release(start, end);
-    }
-}
-
-impl Loader for MapLoader {
-    fn load(&self, path: &Path) -> std::io::Result<Bytes> {
-        match crate::open::map(path) {
-            Ok(m) => Ok(Box::new(MappedFile(m))),
-            Err(e) => Err(std::io::Error::other(format!("{e:#}"))),
-        }
-    }
-}
-
 /// Options that take the next argument as their value.
 const WITH_VALUE: &[&str] = &[
     "-s",
@@ -311,15 +282,21 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
         UftraceCmd::Report(a) => {
             if let Some(style) = a.model_style() {
                 let demangle = demangle_mode(a.filters.demangle.as_deref())?;
-                let data = open_data(&a.trace, demangle, a.strict)?;
+                let data = tracemux_open::open_uftrace(&a.trace, demangle, a.strict)?;
                 drop(out);
                 let mut src = tracemux_uftrace::source::UftraceSource::new(&data, a.strict);
                 return crate::model::print_model(&mut src, style, &a.trace, a.strict);
             }
             let raw = without_model_options(raw);
             let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
-            tracemux_uftrace::replay::replay_with(&a.trace, &opts, &MapLoader, &mut out, &mut warn)
-                .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
+            tracemux_uftrace::replay::replay_with(
+                &a.trace,
+                &opts,
+                &tracemux_open::UftraceMapLoader,
+                &mut out,
+                &mut warn,
+            )
+            .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
         }
         UftraceCmd::Info(a) => {
             let r = if a.task {
@@ -413,7 +390,7 @@ fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<O
 }
 
 fn open(trace: &Path, w: &WalkArgs) -> Result<tracemux_uftrace::UftraceData> {
-    open_data(trace, demangle_mode(w.common.demangle.as_deref())?, false)
+    tracemux_open::open_uftrace(trace, demangle_mode(w.common.demangle.as_deref())?, false)
 }
 
 fn demangle_mode(m: Option<&str>) -> Result<tracemux_uftrace::Demangle> {
@@ -425,16 +402,6 @@ fn demangle_mode(m: Option<&str>) -> Result<tracemux_uftrace::Demangle> {
 }
 
 /// Open the recording, its data files memory-mapped.
-fn open_data(
-    trace: &Path,
-    demangle: tracemux_uftrace::Demangle,
-    strict: bool,
-) -> Result<tracemux_uftrace::UftraceData> {
-    let oo = tracemux_uftrace::OpenOptions { demangle, strict };
-    tracemux_uftrace::UftraceData::open_with(trace, oo, &MapLoader)
-        .map_err(|e| anyhow!("{}: {}", trace.display(), e))
-}
-
 /// uftrace's common options; `-F`/`-N` keep their command-line order.
 fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk::WalkOptions {
     let f = &w.common;
@@ -501,16 +468,4 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
         o.pattern = tracemux_uftrace::PatternType::Glob;
     }
     o
-}
-
-/// The trace as a source of the common event model (see
-/// [`crate::source::with_source`]).
-pub fn with_model_source(
-    path: &std::path::Path,
-    strict: bool,
-    f: crate::model::SourceFn<'_>,
-) -> anyhow::Result<Outcome> {
-    let data = open_data(path, tracemux_uftrace::Demangle::Simple, strict)?;
-    let mut s = tracemux_uftrace::source::UftraceSource::new(&data, strict);
-    f(&mut s)
 }

@@ -153,7 +153,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     } else if a.to == To::Parquet && (a.partition || a.inputs.len() > 1) {
         partitions(a, &tmp, &mut summary)
     } else {
-        crate::source::with_source(&a.inputs, a.strict, &mut |src| {
+        crate::model::with_source(&a.inputs, a.strict, |src| {
             convert(a, src, &tmp, None, &mut summary)
         })
     };
@@ -193,7 +193,7 @@ fn copy_ctf(a: &ConvertArgs, tmp: &Path) -> Result<Option<crate::ctf::CopySummar
     if !a
         .inputs
         .iter()
-        .all(|p| matches!(crate::open::sniff(p), Ok(crate::open::Kind::Ctf { .. })))
+        .all(|p| matches!(tracemux_open::sniff(p), Ok(tracemux_open::Kind::Ctf { .. })))
     {
         return Ok(None);
     }
@@ -249,7 +249,7 @@ fn partitions(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outc
             events: a.events.clone(),
             ..*a
         };
-        let o = crate::source::with_source(&one.inputs, a.strict, &mut |src| {
+        let o = crate::model::with_source(&one.inputs, a.strict, |src| {
             convert(&one, src, tmp, Some(&name), summary)
         })?;
         if matches!(o, Outcome::Damaged) {

@@ -32,7 +32,7 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
             input.display()
         );
     }
-    let map = crate::open::map(input)?;
+    let map = tracemux_open::map(input)?;
     if !tracemux_tracedat::sniff(&map) {
         bail!(
             "{}: --to tracedat needs a trace.dat source",
@@ -67,7 +67,7 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
     let unlinked = std::fs::remove_file(&spill_path).is_ok();
     let mut spill = PageSpill::new(spill_file);
     let converted = convert_spilled(&t, &opts, &mut spill, &mut |offset, len| {
-        forget(&map, offset, len)
+        map.release(offset, offset.saturating_add(len))
     });
     let (file, st) = match converted {
         Ok(x) => x,
@@ -111,27 +111,4 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
     summary.lost_events = st.lost_events;
     summary.damage = st.damage.len() as u64;
     Ok(outcome)
-}
-
-/// Let the kernel drop the mapped pages of `offset..offset + len` of the
-/// source from this process (they are read again from the file if needed).
-fn forget(map: &crate::open::Mapped, offset: u64, len: u64) {
-    #[cfg(unix)]
-    if let crate::open::Mapped::Map(m) = map {
-        let (Ok(offset), Ok(len)) = (usize::try_from(offset), usize::try_from(len)) else {
-            return;
-        };
-        if offset >= m.len() {
-            return;
-        }
-        let len = len.min(m.len() - offset);
-        // SAFETY: the map is a read-only shared mapping of a file: dropping
-        // its pages changes nothing that is borrowed from it (a later read
-        // faults the same file contents back in).
-        #[allow(unsafe_code)]
-        let _ =
-            unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len) };
-    }
-    #[cfg(not(unix))]
-    let _ = (map, offset, len);
 }

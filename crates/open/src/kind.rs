@@ -1,4 +1,4 @@
-//! Opening inputs: memory-mapping files and recognising formats by content.
+//! Recognising formats by content, and memory-mapping files.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

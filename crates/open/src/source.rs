@@ -1,0 +1,126 @@
+//! Any trace as a source of the common event model
+//! ([`tracemux_core::model::RecordSource`]), whatever its format.
+//!
+//! The sources borrow from memory-mapped files, so they are handed to a
+//! callback rather than returned. To consume one from elsewhere (an
+//! iterator, an async stream), run [`with_source`] on a thread of its own
+//! and send owned data out of the callback.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+use tracemux_core::model::{RecordSource, TraceMeta};
+use tracemux_tracedat::reader::{ReadOptions, Reader};
+use tracemux_tracedat::TraceDat;
+
+use crate::kind::{map, sniff, Kind, Mapped, Releaser};
+use crate::loaders::{ltt_load, open_uftrace, CtfMapLoader};
+
+/// How to open.
+#[derive(Default, Clone, Copy)]
+pub struct OpenOptions<'a> {
+    /// Damage is an error (otherwise it is skipped and reported as
+    /// [`tracemux_core::model::Record::Damage`]).
+    pub strict: bool,
+    /// Told what was forgiven while opening (CTF metadata read leniently),
+    /// one message at a time; nothing is said when `None`.
+    pub on_note: Option<&'a dyn Fn(&str)>,
+}
+
+/// Open `paths` (one trace; several only for formats that merge several
+/// traces: CTF) and hand the source to `f`; its result is returned.
+pub fn with_source<T>(
+    paths: &[PathBuf],
+    opts: &OpenOptions<'_>,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
+) -> Result<T> {
+    let Some(first) = paths.first() else {
+        bail!("no trace given");
+    };
+    let kind = sniff(first)?;
+    if paths.len() > 1 && !matches!(kind, Kind::Ctf { .. }) {
+        bail!(
+            "{}: several {} traces cannot be read as one yet",
+            first.display(),
+            kind.name()
+        );
+    }
+    let strict = opts.strict;
+    match kind {
+        Kind::TraceDat => tracedat(first, strict, f),
+        Kind::Ltt => {
+            let load = |p: &Path| ltt_load(p);
+            let trace = tracemux_ltt::Trace::open(
+                first,
+                &tracemux_ltt::OpenOptions {
+                    strict,
+                    loader: Some(&load),
+                },
+            )
+            .map_err(|e| anyhow!("{}: {}", first.display(), e))?;
+            f(&mut tracemux_ltt::source::LttSource::new(&trace))
+        }
+        Kind::Ctf { .. } => {
+            let loader = CtfMapLoader::default();
+            let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
+            let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)
+                .map_err(|e| anyhow!("{e}"))?;
+            if let Some(note) = opts.on_note {
+                for n in traces.iter().flat_map(|t| &t.notes) {
+                    note(&n.message());
+                }
+            }
+            f(&mut src)
+        }
+        Kind::Uftrace => {
+            let data = open_uftrace(first, tracemux_uftrace::Demangle::Simple, strict)?;
+            f(&mut tracemux_uftrace::source::UftraceSource::new(
+                &data, strict,
+            ))
+        }
+    }
+}
+
+fn tracedat<T>(
+    path: &Path,
+    strict: bool,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
+) -> Result<T> {
+    let data = map(path)?;
+    let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let opts = ReadOptions {
+        strict,
+        ..Default::default()
+    };
+    let r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let mut src = Releasing {
+        r,
+        map: &data,
+        rel: Releaser::default(),
+        n: 0,
+    };
+    f(&mut src)
+}
+
+/// A trace.dat reader that hands the pages it has read back to the
+/// system as it goes (memory stays flat whatever the file size), as
+/// `report` does.
+struct Releasing<'a, 'd> {
+    r: Reader<'d>,
+    map: &'a Mapped,
+    rel: Releaser,
+    n: u32,
+}
+
+impl RecordSource for Releasing<'_, '_> {
+    fn meta(&self) -> &TraceMeta {
+        self.r.meta()
+    }
+    fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
+        self.n = self.n.wrapping_add(1);
+        if self.n % 65536 == 0 {
+            self.rel.release(self.map, &self.r.consumed());
+        }
+        self.r.next_record()
+    }
+}
