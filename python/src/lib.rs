@@ -5,10 +5,10 @@ use pyo3::prelude::*;
 
 mod errors;
 mod events;
-mod open_tmp;
+mod table;
 mod trace;
 
-use open_tmp as opener;
+use tracemux_open as opener;
 
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -20,6 +20,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trace::Trace>()?;
     m.add_class::<events::Event>()?;
     m.add_class::<events::EventIter>()?;
+    m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(trace::open_trace, m)?)?;
     Ok(())
 }

@@ -11,6 +11,8 @@ use tracemux_core::model::{Record, TraceMeta};
 
 use crate::errors;
 use crate::events::{EventIter, Filter};
+use crate::table::Table;
+use tracemux_table::scan::ScanSpec;
 use crate::opener as open;
 
 /// What one pass over every record finds (computed on first need).
@@ -44,7 +46,7 @@ impl Trace {
             .unwrap_or_default()
     }
 
-    fn opts(&self) -> open::OpenOptions {
+    fn opts(&self) -> open::OpenOptions<'static> {
         open::OpenOptions {
             strict: self.strict,
             ..Default::default()
@@ -56,10 +58,9 @@ impl Trace {
             return Ok(s);
         }
         let file = self.file();
-        let opts = self.opts();
         let strict = self.strict;
         let res = py.detach(|| {
-            open::with_source(&self.paths, &opts, |src| {
+            open::with_source(&self.paths, &self.opts(), |src| {
                 let mut s = Stats::default();
                 while let Some(rec) = src.next_record().map_err(anyhow::Error::new)? {
                     if s.events % 65536 == 65535 {
@@ -113,16 +114,25 @@ pub fn open_trace(py: Python<'_>, path: &Bound<'_, PyAny>, strict: bool) -> PyRe
         .first()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let opts = open::OpenOptions {
-        strict,
-        ..Default::default()
-    };
-    let res = py.detach(|| -> anyhow::Result<(String, TraceMeta)> {
-        let format = open::sniff_name(paths.first().ok_or_else(|| anyhow::anyhow!("no trace given"))?)?;
+    let res = py.detach(|| -> anyhow::Result<(String, TraceMeta, Vec<String>)> {
+        let first = paths
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("no trace given"))?;
+        let format = open::sniff(first)?.name();
+        // what was forgiven while opening (CTF metadata read leniently)
+        let notes = std::cell::RefCell::new(Vec::new());
+        let note = |n: &str| notes.borrow_mut().push(format!("{file}: {n}"));
+        let opts = open::OpenOptions {
+            strict,
+            on_note: Some(&note),
+        };
         let meta = open::with_source(&paths, &opts, |src| Ok(src.meta().clone()))?;
-        Ok((format, meta))
+        Ok((format, meta, notes.into_inner()))
     });
-    let (format, meta) = res.map_err(|e| errors::from_anyhow(py, &e, Some(&file)))?;
+    let (format, meta, notes) = res.map_err(|e| errors::from_anyhow(py, &e, Some(&file)))?;
+    for n in &notes {
+        errors::warn(py, n)?;
+    }
     Ok(Trace {
         paths,
         strict,
@@ -244,6 +254,58 @@ impl Trace {
         EventIter::start(self.paths.clone(), self.strict, self.meta.clone(), filter)
     }
 
+    /// The event classes: dicts of system, name, id, table (the name of
+    /// its table) and columns (column name -> Arrow type of the table).
+    fn event_classes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        crate::table::class_schemas(py, &self.meta)
+    }
+
+    /// One table as Arrow data: an event class's events (`sched_switch`,
+    /// `sched:sched_switch` or its table name `sched__sched_switch`), one
+    /// column per field; `events` (every event, fields as JSON text) or
+    /// `lost`. `columns`: the columns to build; `begin`/`end` (ns,
+    /// inclusive), `cpus`, `pids`: rows to keep; `limit`: at most that
+    /// many rows.
+    #[pyo3(signature = (name, columns = None, begin = None, end = None, cpus = None, pids = None, limit = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn table(
+        &self,
+        name: &str,
+        columns: Option<Vec<String>>,
+        begin: Option<i64>,
+        end: Option<i64>,
+        cpus: Option<Vec<u32>>,
+        pids: Option<Vec<i32>>,
+        limit: Option<usize>,
+    ) -> PyResult<Table> {
+        let spec = ScanSpec {
+            columns,
+            ts_min: begin,
+            ts_max: end,
+            cpus,
+            pids,
+            limit,
+            ..ScanSpec::table(&crate::table::resolve(&self.meta, name)?)
+        };
+        Table::new(self.paths.clone(), self.strict, &self.meta, spec)
+    }
+
+    /// Every table of the trace (one per event class, `events`, `lost`),
+    /// by name; nothing is read until a table is.
+    fn tables(&self) -> PyResult<BTreeMap<String, Table>> {
+        let mut out = BTreeMap::new();
+        for (name, _) in tracemux_table::scan::tables(&self.meta) {
+            let t = Table::new(
+                self.paths.clone(),
+                self.strict,
+                &self.meta,
+                ScanSpec::table(&name),
+            )?;
+            out.insert(name, t);
+        }
+        Ok(out)
+    }
+
     /// The whole trace as text, as `tracemux report --style STYLE` prints
     /// it: `json` (JSON lines, as `--json`), `babeltrace` (babeltrace2's
     /// text) or `trace-cmd` (trace-cmd report's lines). Damage is warned
@@ -262,10 +324,9 @@ impl Trace {
             }
         };
         let file = self.file();
-        let opts = self.opts();
         let strict = self.strict;
         let res = py.detach(|| {
-            open::with_source(&self.paths, &opts, |src| {
+            open::with_source(&self.paths, &self.opts(), |src| {
                 let meta = src.meta().clone();
                 let mut p = ModelPrinter::new(&meta, style);
                 let mut out = Vec::new();

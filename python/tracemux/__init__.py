@@ -5,10 +5,28 @@ uftrace data, legacy LTT) as events and as Arrow tables.
     >>> t = tracemux.open("trace.dat")
     >>> df = t.table("sched_switch").to_pandas()
 
-The tables speak the Arrow PyCapsule protocol (``__arrow_c_stream__``), so
-``pyarrow.table(tbl)``, ``polars.DataFrame(tbl)`` and ``duckdb`` read them
-without copies.
+Tables speak the Arrow PyCapsule protocol (``__arrow_c_stream__``), so
+``pyarrow.table(tbl)``, ``polars.DataFrame(tbl)`` and duckdb read them
+directly; each read scans the trace anew.
 """
 
-from ._native import *  # noqa: F401,F403
-from ._native import __version__, open, TraceError, TraceWarning  # noqa: F401
+from ._native import (  # noqa: F401
+    Event,
+    EventIterator,
+    Table,
+    Trace,
+    TraceError,
+    TraceWarning,
+    __version__,
+    open,
+)
+
+__all__ = [
+    "Event",
+    "EventIterator",
+    "Table",
+    "Trace",
+    "TraceError",
+    "TraceWarning",
+    "open",
+]
