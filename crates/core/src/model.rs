@@ -397,6 +397,9 @@ pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor
         }
         v.scope_begin(scope);
         for f in defs {
+            if !v.wants(scope, &f.name) {
+                continue;
+            }
             let base = if f.flags.has(FieldFlags::POINTER) {
                 Base::Hex
             } else {
@@ -464,6 +467,9 @@ impl FieldVisitor for ScopeWrap<'_> {
     }
     fn optional_end(&mut self) {
         self.v.optional_end();
+    }
+    fn wants(&self, scope: Scope, name: &str) -> bool {
+        self.v.wants(scope, name)
     }
 }
 

@@ -246,6 +246,13 @@ pub trait FieldVisitor {
     /// `present`: whether a value follows before `optional_end`.
     fn optional_begin(&mut self, _name: &str, _present: bool) {}
     fn optional_end(&mut self) {}
+    /// Whether the visitor wants the value of field `name` of `scope`
+    /// (top-level fields only): sources that decode on demand skip the
+    /// fields it does not want (a projection), sources that recorded
+    /// their values hand them over anyway.
+    fn wants(&self, _scope: Scope, _name: &str) -> bool {
+        true
+    }
 }
 
 /// One step of a [`FieldTape`]. Names and byte values are ranges into the

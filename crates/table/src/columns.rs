@@ -220,6 +220,9 @@ enum Shape {
 struct Node {
     name: String,
     kind: Kind,
+    /// `false` for a top-level column projected away: nothing is
+    /// appended to it and it is not in the table.
+    live: bool,
 }
 
 /// What to do with the value the visitor hands over next.
@@ -242,8 +245,9 @@ pub struct Columns {
     nodes: Vec<Node>,
     stack: Vec<Frame>,
     /// The payload's fields by their own name (their columns may be
-    /// named otherwise, see [`Columns::add_scope`]).
-    payload: Vec<(String, NodeId)>,
+    /// named otherwise, see [`Columns::add_scope`]); `None` when projected
+    /// away.
+    payload: Vec<(String, Option<NodeId>)>,
     /// The structure column of each scope but the payload.
     scopes: Vec<(Scope, NodeId)>,
     /// Where the next payload field is likely to be in `payload`.
@@ -252,6 +256,11 @@ pub struct Columns {
     pub mismatches: u64,
     /// Values for which no column exists (counted, skipped).
     pub unknown: u64,
+    /// Field values handed to these columns by visits (wanted or not,
+    /// see [`FieldVisitor::wants`]): what a projection saves shows here.
+    pub visited: u64,
+    /// Some payload field was projected away.
+    projected: bool,
 }
 
 impl Columns {
@@ -267,6 +276,7 @@ impl Columns {
                     len: 0,
                     shape: Shape::Struct,
                 },
+                live: true,
             }],
             stack: Vec::new(),
             payload: Vec::new(),
@@ -274,7 +284,51 @@ impl Columns {
             hint: 0,
             mismatches: 0,
             unknown: 0,
+            visited: 0,
+            projected: false,
         }
+    }
+
+    /// Keep only the top-level columns for which `keep` says yes (a
+    /// projection): the others get no values, payload fields and scopes
+    /// without a column are skipped without being counted as unknown, and
+    /// [`Columns::fields`] no longer lists them. Names and types of the
+    /// columns kept do not change.
+    pub fn project(&mut self, keep: &dyn Fn(&str) -> bool) {
+        let Kind::Struct { children, .. } = &self.nodes[Self::ROOT].kind else {
+            return;
+        };
+        let mut dropped = Vec::new();
+        let kept: Vec<NodeId> = children
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let k = keep(&self.nodes[c].name);
+                if !k {
+                    dropped.push(c);
+                }
+                k
+            })
+            .collect();
+        for &c in &dropped {
+            self.nodes[c].live = false;
+        }
+        for (_, id) in &mut self.payload {
+            if id.is_some_and(|c| dropped.contains(&c)) {
+                *id = None;
+                self.projected = true;
+            }
+        }
+        self.scopes.retain(|(_, c)| !dropped.contains(c));
+        if let Kind::Struct { children, .. } = &mut self.nodes[Self::ROOT].kind {
+            *children = kept;
+        }
+    }
+
+    /// Whether top-level column `id` is in the table (see
+    /// [`Columns::project`]).
+    pub fn is_live(&self, id: NodeId) -> bool {
+        self.nodes[id].live
     }
 
     /// Add a top-level column of type `ty` named `name` (made unique among
@@ -298,6 +352,7 @@ impl Columns {
         self.nodes.push(Node {
             name: name.to_string(),
             kind,
+            live: true,
         });
         self.nodes.len() - 1
     }
@@ -418,7 +473,7 @@ impl Columns {
                 let id = self.build(&name, &f.ty);
                 if !matches!(self.nodes[id].kind, Kind::Absent) {
                     self.attach(Self::ROOT, id);
-                    self.payload.push((f.name.clone(), id));
+                    self.payload.push((f.name.clone(), Some(id)));
                 }
             }
             return;
@@ -508,7 +563,7 @@ impl Columns {
 
     /// Set top-level column `id` of the current row.
     pub fn set(&mut self, id: NodeId, v: Value<'_>) {
-        if self.len(id) < self.rows() {
+        if self.nodes[id].live && self.len(id) < self.rows() {
             if let Kind::Leaf(l) = &mut self.nodes[id].kind {
                 if !l.push(v) {
                     self.mismatches += 1;
@@ -519,7 +574,7 @@ impl Columns {
 
     /// Set top-level text column `id` of the current row.
     pub fn set_str(&mut self, id: NodeId, s: &str) {
-        if self.len(id) < self.rows() {
+        if self.nodes[id].live && self.len(id) < self.rows() {
             if let Kind::Leaf(l) = &mut self.nodes[id].kind {
                 l.push_str(s);
             }
@@ -537,11 +592,15 @@ impl Columns {
                     Some((n, _)) if n == name => Some(self.hint),
                     _ => self.payload.iter().position(|(n, _)| n == name),
                 };
-                k.map(|k| {
-                    self.hint = k + 1;
-                    self.payload[k].1
-                })
-                .filter(|&c| self.len(c) < self.rows())
+                match k {
+                    Some(k) => {
+                        self.hint = k + 1;
+                        // a field projected away: skipped, not unknown
+                        let c = self.payload[k].1?;
+                        Some(c).filter(|&c| self.len(c) < self.rows())
+                    }
+                    None => None,
+                }
             }
             Frame::Struct(p) => self.child(p, name).filter(|&c| self.len(c) < self.len(p)),
             Frame::List(p) => match self.nodes[p].kind {
@@ -785,12 +844,23 @@ impl Default for Columns {
 }
 
 impl FieldVisitor for Columns {
+    fn wants(&self, scope: Scope, name: &str) -> bool {
+        match scope {
+            Scope::EventHeader => false,
+            Scope::Payload => {
+                !self.projected || !self.payload.iter().any(|(n, c)| n == name && c.is_none())
+            }
+            s => self.scopes.iter().any(|(x, _)| *x == s),
+        }
+    }
     fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+        self.visited += 1;
         if let Some(t) = self.target(name) {
             self.leaf_value(t, value);
         }
     }
     fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        self.visited += 1;
         if let Some(t) = self.target(name) {
             self.enum_value(t, value, labels);
         }

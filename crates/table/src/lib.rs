@@ -6,13 +6,21 @@
 //! - [`columns`]: column builders shaped by a class's typed schema and
 //!   filled by a [`tracemux_core::typed::FieldVisitor`].
 //! - [`comm`]: task names tracked over time from the scheduler's events.
+//! - [`rows`]: the tables of a trace, their columns, and how a record
+//!   becomes a row (shared by the writer and the scanner).
 //! - [`writer`]: the Parquet dataset of one trace (one file per event class,
 //!   the long `events` table, `lost`, and `meta.json`).
+//! - [`scan`]: one table as Arrow record batches, live, with projection,
+//!   filters and a limit (for SQL engines and DataFrame libraries).
 
 pub mod columns;
 pub mod comm;
+pub mod rows;
+pub mod scan;
 pub mod writer;
 
+pub use rows::{table_defs, tables, TableDef, TableKind};
+pub use scan::{Scan, ScanSpec};
 pub use writer::{Layout, TablesWriter, WriteOptions};
 
 /// What can go wrong writing tables.
@@ -33,6 +41,12 @@ pub enum Error {
         table: String,
         source: arrow_schema::ArrowError,
     },
+    #[error("no table {0:?} in this trace")]
+    NoTable(String),
+    #[error("table {table}: no column {column:?}")]
+    NoColumn { table: String, column: String },
+    #[error("{0}")]
+    Read(tracemux_core::Error),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,19 +1,10 @@
 //! One trace as a Parquet dataset.
 //!
-//! Files (the default layout, [`Layout::Flat`]):
-//! - `SYSTEM__EVENT.parquet`: one wide table per event class that occurs:
-//!   `ts` (Int64 ns, as `report --json`), `ts_raw` (the stored clock value,
-//!   for formats where it differs), `cpu`, `pid`, `comm` (the task's name at
-//!   that time, see [`crate::comm`]), `buffer` (trace.dat instances) or
-//!   `stream` (CTF), then the payload's fields as columns (a field whose name
-//!   is taken by one of those gets a `field_` prefix) and the other scopes
-//!   (`common_context`, `specific_context`, `packet_context`) as one
-//!   structure column each.
-//! - `events.parquet`: every event, long: `ts`, `cpu`, `pid`, `comm`,
-//!   `system`, `event`, `buffer`/`stream`, and `fields` (the payload as JSON
-//!   text, as `report --json` writes it).
-//! - `lost.parquet`: lost-event markers (`ts`, `cpu`, `buffer`/`stream`,
-//!   `count`).
+//! Files (the default layout, [`Layout::Flat`]), with the columns of
+//! [`crate::rows`]:
+//! - `SYSTEM__EVENT.parquet`: one wide table per event class that occurs.
+//! - `events.parquet`: every event, long (the payload as JSON text).
+//! - `lost.parquet`: lost-event markers.
 //! - `meta.json`: what the trace says about itself and what was written.
 //!
 //! [`Layout::Hive`] writes `TABLE/trace=NAME/part-0.parquet` instead, and
@@ -29,22 +20,20 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow_array::RecordBatch;
-use arrow_schema::{Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use serde_json::{json, Map, Value as Json};
-use tracemux_core::model::{visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta};
-use tracemux_core::typed::FieldType;
+use tracemux_core::model::{Event, EventClass, Lost, TraceMeta};
 
-use crate::columns::{Columns, NodeId};
 use crate::comm::{self, Comms};
+use crate::rows::{ClassIndex, Rows, TableKind};
 use crate::{Error, Result};
+
+pub use crate::rows::table_name;
 
 /// Where the files go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,83 +76,11 @@ impl Default for WriteOptions {
     }
 }
 
-/// The columns every table of a trace starts with.
-struct Common {
-    ts: NodeId,
-    ts_raw: Option<NodeId>,
-    cpu: NodeId,
-    pid: NodeId,
-    comm: NodeId,
-    buffer: Option<NodeId>,
-    stream: Option<NodeId>,
-}
-
-/// Which of `buffer`/`stream` a trace's tables have.
-#[derive(Clone, Copy)]
-struct Place {
-    buffer: bool,
-    stream: bool,
-}
-
-impl Place {
-    fn of(meta: &TraceMeta) -> Place {
-        Place {
-            buffer: meta.format == Some(Format::TraceDat) && meta.buffers.len() > 1,
-            stream: meta.format == Some(Format::Ctf),
-        }
-    }
-}
-
-impl Common {
-    fn add(c: &mut Columns, place: Place, raw_ts: bool) -> Common {
-        Common {
-            ts: c.add("ts", &FieldType::s(64)),
-            ts_raw: raw_ts.then(|| c.add("ts_raw", &FieldType::u(64))),
-            cpu: c.add("cpu", &FieldType::u(32)),
-            pid: c.add("pid", &FieldType::s(32)),
-            comm: c.add_dict("comm"),
-            buffer: place.buffer.then(|| c.add_dict("buffer")),
-            stream: place.stream.then(|| c.add("stream", &FieldType::u(32))),
-        }
-    }
-
-    fn set(&self, c: &mut Columns, meta: &TraceMeta, comms: &Comms, ev: &Event<'_>) {
-        use tracemux_core::model::Value;
-        c.set(self.ts, Value::Signed(ev.ts as i64));
-        if let (Some(id), Some(raw)) = (self.ts_raw, ev.raw_ts) {
-            c.set(id, Value::Unsigned(raw));
-        }
-        c.set(self.cpu, Value::Unsigned(u64::from(ev.cpu)));
-        c.set(self.pid, Value::Signed(i64::from(ev.pid)));
-        if let Some(name) = comms.get(meta, ev.pid) {
-            c.set_str(self.comm, name);
-        }
-        self.place(c, meta, ev.stream);
-    }
-
-    fn place(&self, c: &mut Columns, meta: &TraceMeta, stream: u32) {
-        if let Some(id) = self.buffer {
-            c.set_str(id, buffer_name(meta, stream));
-        }
-        if let Some(id) = self.stream {
-            c.set(id, tracemux_core::model::Value::Unsigned(u64::from(stream)));
-        }
-    }
-}
-
-fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
-    meta.streams
-        .get(stream as usize)
-        .and_then(|s| meta.buffers.get(s.buffer as usize))
-        .map_or("", |b| b.name.as_str())
-}
-
 /// One table being written.
 struct Table {
     name: String,
     path: PathBuf,
-    cols: Columns,
-    schema: SchemaRef,
+    table: Rows,
     writer: Option<ArrowWriter<BufWriter<File>>>,
     rows: u64,
     system: Option<String>,
@@ -174,13 +91,11 @@ struct Table {
 }
 
 impl Table {
-    fn new(name: String, path: PathBuf, cols: Columns) -> Table {
-        let schema = Arc::new(Schema::new(cols.fields()));
+    fn new(name: String, path: PathBuf, rows: Rows) -> Table {
         Table {
             name,
             path,
-            cols,
-            schema,
+            table: rows,
             writer: None,
             rows: 0,
             system: None,
@@ -207,7 +122,7 @@ impl Table {
             let f = File::create(&self.path).map_err(|e| io(&self.path, e))?;
             let w = ArrowWriter::try_new(
                 BufWriter::with_capacity(1 << 20, f),
-                self.schema.clone(),
+                self.table.schema().clone(),
                 Some(properties(opts)?),
             )
             .map_err(|e| pq(&self.path, e))?;
@@ -218,15 +133,10 @@ impl Table {
 
     /// Hand the built rows to the Parquet writer.
     fn flush_rows(&mut self, opts: &WriteOptions) -> Result<()> {
-        if self.cols.rows() == 0 && self.writer.is_some() {
+        if self.table.rows() == 0 && self.writer.is_some() {
             return Ok(());
         }
-        let arrays = self.cols.finish();
-        let batch =
-            RecordBatch::try_new(self.schema.clone(), arrays).map_err(|e| Error::Arrow {
-                table: self.name.clone(),
-                source: e,
-            })?;
+        let batch = self.table.batch(&self.name)?;
         let path = self.path.clone();
         let w = self.open(opts)?;
         w.write(&batch).map_err(|e| pq(&path, e))
@@ -287,31 +197,19 @@ fn properties(opts: &WriteOptions) -> Result<WriterProperties> {
         .build())
 }
 
-/// The long `events` table's own columns.
-struct Long {
-    common: Common,
-    system: NodeId,
-    event: NodeId,
-    fields: NodeId,
-}
-
 /// Writes the tables of one trace.
 pub struct TablesWriter {
     dir: PathBuf,
     opts: WriteOptions,
-    place: Place,
-    /// Class (by address: the trace's metadata outlives the writer's use)
-    /// to its table in `tables`.
+    classes: ClassIndex,
+    /// Class (its index in the [`ClassIndex`]) to its table in `tables`.
     by_class: HashMap<usize, usize>,
     tables: Vec<Table>,
     /// Per table: the comm rule of its class.
     rules: Vec<Option<comm::Rule>>,
-    commons: Vec<Common>,
-    long: Option<(Table, Long)>,
-    lost: (Table, Common, NodeId),
+    long: Option<Table>,
+    lost: Table,
     comms: Comms,
-    json: Vec<u8>,
-    names: HashMap<String, u32>,
     events: u64,
     unknown_class: u64,
     lost_markers: u64,
@@ -324,42 +222,28 @@ impl TablesWriter {
     /// Write into `dir` (created if needed).
     pub fn new(dir: &Path, meta: &TraceMeta, opts: WriteOptions) -> Result<TablesWriter> {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-        let place = Place::of(meta);
         let long = opts.events_table.then(|| {
-            let mut c = Columns::new();
-            let common = Common::add(&mut c, place, false);
-            let l = Long {
-                system: c.add_dict("system"),
-                event: c.add_dict("event"),
-                fields: c.add("fields", &FieldType::Str),
-                common,
-            };
-            (
-                Table::new("events".into(), Self::path(dir, &opts, "events"), c),
-                l,
+            Table::new(
+                "events".into(),
+                Self::path(dir, &opts, "events"),
+                Rows::new(meta, TableKind::Events),
             )
         });
-        let mut c = Columns::new();
-        let common = Common::add(&mut c, place, false);
-        let count = c.add("count", &FieldType::u(64));
-        let lost = (
-            Table::new("lost".into(), Self::path(dir, &opts, "lost"), c),
-            common,
-            count,
+        let lost = Table::new(
+            "lost".into(),
+            Self::path(dir, &opts, "lost"),
+            Rows::new(meta, TableKind::Lost),
         );
         Ok(TablesWriter {
             dir: dir.to_path_buf(),
             opts,
-            place,
+            classes: ClassIndex::new(meta),
             by_class: HashMap::new(),
             tables: Vec::new(),
             rules: Vec::new(),
-            commons: Vec::new(),
             long,
             lost,
             comms: Comms::default(),
-            json: Vec::new(),
-            names: HashMap::new(),
             events: 0,
             unknown_class: 0,
             lost_markers: 0,
@@ -380,56 +264,34 @@ impl TablesWriter {
     }
 
     /// The table of `class`, created at its first event.
-    fn table_of(&mut self, class: &EventClass, raw_ts: bool) -> usize {
-        let key = class as *const EventClass as usize;
-        if let Some(&t) = self.by_class.get(&key) {
+    fn table_of(&mut self, meta: &TraceMeta, class: &EventClass) -> usize {
+        let k = self.classes.of(meta, class);
+        if let Some(&t) = self.by_class.get(&k) {
             return t;
         }
-        let base = table_name(&class.system, &class.name);
-        let n = self.names.entry(base.clone()).or_insert(0);
-        *n += 1;
-        let name = if *n == 1 {
-            base
-        } else {
-            format!("{base}__{n}")
-        };
-        let mut c = Columns::new();
-        let common = Common::add(&mut c, self.place, raw_ts);
-        for s in &class.schema().scopes {
-            c.add_scope(s.scope, &s.fields);
-        }
-        let mut t = Table::new(name.clone(), Self::path(&self.dir, &self.opts, &name), c);
+        let name = self.classes.name(k).to_string();
+        let path = Self::path(&self.dir, &self.opts, &name);
+        let mut t = Table::new(name, path, Rows::class(meta, class));
         t.system = Some(class.system.clone());
         t.event = Some(class.name.clone());
         self.tables.push(t);
         self.rules.push(comm::rule(class));
-        self.commons.push(common);
-        self.by_class.insert(key, self.tables.len() - 1);
+        self.by_class.insert(k, self.tables.len() - 1);
         self.tables.len() - 1
     }
 
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
         self.events += 1;
-        let table = ev.class.map(|c| self.table_of(c, ev.raw_ts.is_some()));
+        let table = ev.class.map(|c| self.table_of(meta, c));
         // what the event says about task names holds from the event on
         // (a `sched_switch` names the task it leaves, the row's own)
         if let Some(rule) = table.and_then(|i| self.rules[i]) {
             self.comms.learn(meta, ev, rule);
         }
-        if let Some((t, l)) = &mut self.long {
+        if let Some(t) = &mut self.long {
             t.check_order(ev.ts);
-            let c = &mut t.cols;
-            c.begin_row();
-            l.common.set(c, meta, &self.comms, ev);
-            if let Some(class) = ev.class {
-                c.set_str(l.system, &class.system);
-                c.set_str(l.event, &class.name);
-            }
-            self.json.clear();
-            tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
-            c.set(l.fields, tracemux_core::model::Value::Str(&self.json));
-            c.end_row();
-            if c.rows() >= self.opts.batch_rows {
+            t.table.event(meta, &self.comms, ev);
+            if t.table.rows() >= self.opts.batch_rows {
                 t.flush_rows(&self.opts)?;
                 self.budget()?;
             }
@@ -440,12 +302,8 @@ impl TablesWriter {
         };
         let t = &mut self.tables[i];
         t.check_order(ev.ts);
-        t.cols.begin_row();
-        self.commons[i].set(&mut t.cols, meta, &self.comms, ev);
-        let ctx = PrintCtx::of(meta, ev);
-        visit_fields(ev, &ctx, &mut t.cols);
-        t.cols.end_row();
-        if t.cols.rows() >= self.opts.batch_rows {
+        t.table.event(meta, &self.comms, ev);
+        if t.table.rows() >= self.opts.batch_rows {
             t.flush_rows(&self.opts)?;
             self.budget()?;
         }
@@ -453,21 +311,12 @@ impl TablesWriter {
     }
 
     pub fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
-        use tracemux_core::model::Value;
         self.lost_markers += 1;
         self.lost_events += l.count.unwrap_or(0);
-        let (t, common, count) = &mut self.lost;
+        let t = &mut self.lost;
         t.check_order(l.ts);
-        let c = &mut t.cols;
-        c.begin_row();
-        c.set(common.ts, Value::Signed(l.ts as i64));
-        c.set(common.cpu, Value::Unsigned(u64::from(l.cpu)));
-        common.place(c, meta, l.stream);
-        if let Some(n) = l.count {
-            c.set(*count, Value::Unsigned(n));
-        }
-        c.end_row();
-        if c.rows() >= self.opts.batch_rows {
+        t.table.lost(meta, l);
+        if t.table.rows() >= self.opts.batch_rows {
             t.flush_rows(&self.opts)?;
         }
         Ok(())
@@ -492,13 +341,13 @@ impl TablesWriter {
                 largest = (n, Some(i));
             }
         }
-        let long = self.long.as_ref().map_or(0, |(t, _)| t.in_progress());
+        let long = self.long.as_ref().map_or(0, |t| t.in_progress());
         total += long;
         if total <= self.opts.memory_budget {
             return Ok(());
         }
         let w = if long > largest.0 {
-            self.long.as_mut().and_then(|(t, _)| t.writer.as_mut())
+            self.long.as_mut().and_then(|t| t.writer.as_mut())
         } else {
             largest.1.and_then(|i| self.tables[i].writer.as_mut())
         };
@@ -517,12 +366,12 @@ impl TablesWriter {
         let all = self
             .tables
             .iter_mut()
-            .chain(self.long.as_mut().map(|(t, _)| t))
-            .chain(std::iter::once(&mut self.lost.0));
+            .chain(self.long.as_mut())
+            .chain(std::iter::once(&mut self.lost));
         for t in all {
             t.close(&self.opts)?;
-            mismatches += t.cols.mismatches;
-            unknown += t.cols.unknown;
+            mismatches += t.table.columns().mismatches;
+            unknown += t.table.columns().unknown;
             if !t.sorted {
                 unsorted.push(t.name.clone());
             }
@@ -535,7 +384,7 @@ impl TablesWriter {
             let mut d = json!({
                 "file": file,
                 "rows": t.rows,
-                "columns": t.schema.fields().iter().map(|f| json!({
+                "columns": t.table.schema().fields().iter().map(|f| json!({
                     "name": f.name(),
                     "type": f.data_type().to_string(),
                 })).collect::<Vec<_>>(),
@@ -593,28 +442,4 @@ impl TablesWriter {
         std::fs::write(&path, text).map_err(|e| io(&path, e))?;
         Ok(desc)
     }
-}
-
-/// `SYSTEM__EVENT`, with anything but letters, digits, `_`, `-` and `.`
-/// replaced by `_` (file and table names that cannot collide across
-/// systems, and that SQL and shells take as they are).
-pub fn table_name(system: &str, event: &str) -> String {
-    let clean = |s: &str| -> String {
-        let s: String = s
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if s.is_empty() {
-            "_".into()
-        } else {
-            s
-        }
-    };
-    format!("{}__{}", clean(system), clean(event))
 }
