@@ -9,6 +9,9 @@ venv=${TRACEMUX_VENV:-target/python-venv}
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip
 "$venv/bin/pip" install -q maturin pytest pyarrow pandas polars duckdb
+cargo fmt --manifest-path python/Cargo.toml -- --check
+PYO3_PYTHON=$venv/bin/python CARGO_TARGET_DIR=$PWD/target \
+    cargo clippy --release --manifest-path python/Cargo.toml -- -D warnings
 # The package's own workspace builds in the main target directory, so the
 # tracemux crates the main build compiled are reused where their features
 # match.

@@ -63,7 +63,10 @@ pub fn from_anyhow(py: Python<'_>, e: &anyhow::Error, file: Option<&str>) -> PyE
         file: file.map(str::to_string),
         ..Place::default()
     };
-    if let Some(te) = e.chain().find_map(|c| c.downcast_ref::<tracemux_core::Error>()) {
+    if let Some(te) = e
+        .chain()
+        .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
+    {
         place.section = Some(te.section.to_string());
         place.offset = Some(te.offset);
     }

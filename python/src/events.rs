@@ -154,11 +154,11 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                     batch.items.push(Item::Damage(format!("{file}: {e}")));
                 }
             }
-            if batch.items.len() >= BATCH {
-                if tx.send(Msg::Batch(std::mem::take(&mut batch))).is_err() {
-                    // the iterator is gone
-                    return Ok(());
-                }
+            if batch.items.len() >= BATCH
+                && tx.send(Msg::Batch(std::mem::take(&mut batch))).is_err()
+            {
+                // the iterator is gone
+                return Ok(());
             }
         }
         let _ = tx.send(Msg::Batch(batch));
@@ -166,7 +166,10 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
     });
     if let Err(e) = res {
         let mut place = Place::file(&file);
-        if let Some(te) = e.chain().find_map(|c| c.downcast_ref::<tracemux_core::Error>()) {
+        if let Some(te) = e
+            .chain()
+            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
+        {
             place = Place::of(&file, te);
         }
         let _ = tx.send(Msg::Error(format!("{e:#}"), place));
@@ -231,7 +234,7 @@ impl Event {
             let loads = JSON_LOADS.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
                 Ok(py.import("json")?.getattr("loads")?.unbind())
             })?;
-            Ok(loads.call1(py, (self.payload.clone_ref(py),))?)
+            loads.call1(py, (self.payload.clone_ref(py),))
         })?;
         Ok(f.clone_ref(py))
     }

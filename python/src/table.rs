@@ -78,7 +78,10 @@ fn work(paths: Vec<PathBuf>, strict: bool, spec: ScanSpec, tx: SyncSender<Msg>) 
     });
     if let Err(e) = res {
         let mut place = Place::file(&file);
-        if let Some(te) = e.chain().find_map(|c| c.downcast_ref::<tracemux_core::Error>()) {
+        if let Some(te) = e
+            .chain()
+            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
+        {
             place = Place::of(&file, te);
         }
         let _ = tx.send(Msg::Error(format!("{e:#}"), place));
@@ -209,7 +212,10 @@ pub fn resolve(meta: &TraceMeta, want: &str) -> PyResult<String> {
         ))),
         many => Err(pyo3::exceptions::PyKeyError::new_err(format!(
             "{want:?} names several tables: {}",
-            many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
@@ -245,7 +251,11 @@ impl Table {
     /// The column names.
     #[getter]
     fn columns(&self) -> Vec<String> {
-        self.schema.fields().iter().map(|f| f.name().clone()).collect()
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
     }
 
     /// The Arrow schema (PyCapsule protocol: `pyarrow.schema(t)`).
@@ -288,7 +298,12 @@ impl Table {
 
     /// Number of rows (reads the table once).
     fn num_rows(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(self.collect(py)?.batches().iter().map(|b| b.num_rows()).sum())
+        Ok(self
+            .collect(py)?
+            .batches()
+            .iter()
+            .map(|b| b.num_rows())
+            .sum())
     }
 
     fn __repr__(&self) -> String {

@@ -11,9 +11,9 @@ use tracemux_core::model::{Record, TraceMeta};
 
 use crate::errors;
 use crate::events::{EventIter, Filter};
+use crate::opener as open;
 use crate::table::Table;
 use tracemux_table::scan::ScanSpec;
-use crate::opener as open;
 
 /// What one pass over every record finds (computed on first need).
 #[derive(Debug, Default, Clone)]

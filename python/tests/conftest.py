@@ -1,6 +1,7 @@
 """Fixtures of every format (the list of tests/convert/fixtures.sh) and the
 tracemux binary of the workspace, whose `report --json` is the reference."""
 
+import functools
 import json
 import os
 import re
@@ -57,6 +58,7 @@ _TMP = Path(os.environ.get("TRACEMUX_PYTEST_TMP", "/tmp")) / f"tracemux-pytest-{
 FIXTURES = fixture_list(_TMP)
 
 
+@functools.lru_cache(maxsize=None)
 def report_json(path: Path):
     """`tracemux report --json PATH` as a list of records, and the exit code."""
     r = subprocess.run([str(cli()), "report", "--json", str(path)], capture_output=True)
