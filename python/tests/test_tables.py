@@ -40,10 +40,13 @@ def test_class_tables_hold_the_events(fixture):
         by_class[(r["system"], r["event"])].append(r)
     checked = 0
     tables = t.tables()
-    # the classes that occur (a trace may declare hundreds that do not:
-    # one of those read empty)
+    # the 40 classes with the most events (each table is a scan of the
+    # whole trace; the all-events fixtures have 1,500 classes), and one
+    # declared class without events, which reads empty
+    occur = sorted((n for n, c in per_class.items() if c in by_class),
+                   key=lambda n: (-len(by_class[per_class[n]]), n))[:40]
     empty = [n for n, c in per_class.items() if c not in by_class][:1]
-    for tname in [n for n, c in per_class.items() if c in by_class] + empty:
+    for tname in occur + empty:
         got = read(tables[tname])
         rows = by_class.get(per_class[tname], [])
         assert got.num_rows == len(rows), f"{name}: {tname}"
