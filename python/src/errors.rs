@@ -29,18 +29,33 @@ pub struct Place {
 }
 
 impl Place {
-    pub fn file(file: &str) -> Place {
-        Place {
-            file: Some(file.to_string()),
-            ..Place::default()
-        }
-    }
     /// The place of a reader's error in `file`.
     pub fn of(file: &str, e: &tracemux_core::Error) -> Place {
         Place {
             file: Some(file.to_string()),
             section: Some(e.section.to_string()),
             offset: Some(e.offset),
+        }
+    }
+}
+
+impl Place {
+    /// The place of an error of the opening or reading code (anyhow, whose
+    /// chain may hold a reader's error with its section and offset).
+    pub fn of_anyhow(file: Option<&str>, e: &anyhow::Error) -> Place {
+        match e
+            .chain()
+            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
+        {
+            Some(te) => Place {
+                file: file.map(str::to_string),
+                section: Some(te.section.to_string()),
+                offset: Some(te.offset),
+            },
+            None => Place {
+                file: file.map(str::to_string),
+                ..Place::default()
+            },
         }
     }
 }
@@ -59,17 +74,7 @@ pub fn trace_error(py: Python<'_>, msg: &str, place: &Place) -> PyErr {
 /// An error of the opening or reading code (anyhow, whose chain may hold a
 /// reader's error with its section and offset) as a [`TraceError`].
 pub fn from_anyhow(py: Python<'_>, e: &anyhow::Error, file: Option<&str>) -> PyErr {
-    let mut place = Place {
-        file: file.map(str::to_string),
-        ..Place::default()
-    };
-    if let Some(te) = e
-        .chain()
-        .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
-    {
-        place.section = Some(te.section.to_string());
-        place.offset = Some(te.offset);
-    }
+    let place = Place::of_anyhow(file, e);
     let mut msg = format!("{e:#}");
     if let Some(f) = file.filter(|f| !msg.starts_with(f)) {
         msg = format!("{f}: {msg}");

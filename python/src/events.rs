@@ -18,7 +18,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use tracemux_core::model::{Event as ModelEvent, EventClass, Record, TraceMeta};
+use tracemux_core::model::{Event as ModelEvent, EventClass, Record, RecordSource, TraceMeta};
 
 use crate::errors::{self, Place};
 use crate::opener as open;
@@ -89,15 +89,7 @@ enum Msg {
 
 /// The worker: open `paths`, read every record, send batches.
 fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) {
-    let file = paths
-        .first()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let opts = open::OpenOptions {
-        strict,
-        ..Default::default()
-    };
-    let res = open::with_source(&paths, &opts, |src| {
+    let res = on_worker(&paths, strict, |src, file| {
         let meta: TraceMeta = src.meta().clone();
         // class (by address) -> (index sent, wanted)
         let mut classes: HashMap<usize, (u32, bool)> = HashMap::new();
@@ -108,7 +100,7 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                 Ok(None) => break,
                 Err(e) => {
                     let _ = tx.send(Msg::Batch(std::mem::take(&mut batch)));
-                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(&file, &e)));
+                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(file, &e)));
                     return Ok(());
                 }
             };
@@ -148,7 +140,7 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                 Record::Damage(e) => {
                     if strict {
                         let _ = tx.send(Msg::Batch(std::mem::take(&mut batch)));
-                        let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(&file, &e)));
+                        let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(file, &e)));
                         return Ok(());
                     }
                     batch.items.push(Item::Damage(format!("{file}: {e}")));
@@ -164,16 +156,29 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
         let _ = tx.send(Msg::Batch(batch));
         Ok(())
     });
-    if let Err(e) = res {
-        let mut place = Place::file(&file);
-        if let Some(te) = e
-            .chain()
-            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
-        {
-            place = Place::of(&file, te);
-        }
-        let _ = tx.send(Msg::Error(format!("{e:#}"), place));
+    if let Err((msg, place)) = res {
+        let _ = tx.send(Msg::Error(msg, place));
     }
+}
+
+/// Open `paths` on this (worker) thread and run `f` on the source and the
+/// name of the first file; an error of either comes back as the message
+/// and place of a `TraceError`.
+pub(crate) fn on_worker(
+    paths: &[PathBuf],
+    strict: bool,
+    f: impl FnOnce(&mut dyn RecordSource, &str) -> anyhow::Result<()>,
+) -> Result<(), (String, Place)> {
+    let file = paths
+        .first()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let opts = open::OpenOptions {
+        strict,
+        ..Default::default()
+    };
+    open::with_source(paths, &opts, |src| f(src, &file))
+        .map_err(|e| (format!("{e:#}"), Place::of_anyhow(Some(&file), &e)))
 }
 
 /// Wait for the next message with the GIL released, checking for Ctrl-C

@@ -23,8 +23,7 @@ use tracemux_core::model::{Record, TraceMeta};
 use tracemux_table::scan::{tables, Scan, ScanSpec};
 
 use crate::errors::{self, Place};
-use crate::events::recv;
-use crate::opener as open;
+use crate::events::{on_worker, recv};
 
 enum Msg {
     Batch(RecordBatch),
@@ -35,15 +34,7 @@ enum Msg {
 
 /// The worker: open the trace, scan the table, send the batches.
 fn work(paths: Vec<PathBuf>, strict: bool, spec: ScanSpec, tx: SyncSender<Msg>) {
-    let file = paths
-        .first()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let opts = open::OpenOptions {
-        strict,
-        ..Default::default()
-    };
-    let res = open::with_source(&paths, &opts, |src| {
+    let res = on_worker(&paths, strict, |src, file| {
         let meta = src.meta().clone();
         let mut scan = Scan::new(&meta, &spec)?;
         while !scan.is_done() {
@@ -51,13 +42,13 @@ fn work(paths: Vec<PathBuf>, strict: bool, spec: ScanSpec, tx: SyncSender<Msg>) 
                 Ok(Some(r)) => r,
                 Ok(None) => break,
                 Err(e) => {
-                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(&file, &e)));
+                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(file, &e)));
                     return Ok(());
                 }
             };
             if let Record::Damage(e) = &rec {
                 if strict {
-                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(&file, e)));
+                    let _ = tx.send(Msg::Error(format!("{file}: {e}"), Place::of(file, e)));
                     return Ok(());
                 }
                 if tx.send(Msg::Damage(format!("{file}: {e}"))).is_err() {
@@ -76,15 +67,8 @@ fn work(paths: Vec<PathBuf>, strict: bool, spec: ScanSpec, tx: SyncSender<Msg>) 
         }
         Ok(())
     });
-    if let Err(e) = res {
-        let mut place = Place::file(&file);
-        if let Some(te) = e
-            .chain()
-            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
-        {
-            place = Place::of(&file, te);
-        }
-        let _ = tx.send(Msg::Error(format!("{e:#}"), place));
+    if let Err((msg, place)) = res {
+        let _ = tx.send(Msg::Error(msg, place));
     }
 }
 
