@@ -23,18 +23,19 @@ t "$PY" -c "
 import sys, tracemux
 df = tracemux.open(sys.argv[1]).table('sched_switch').to_pandas()
 print(len(df), 'rows', list(df.columns)[:8])" "$dat"
-echo "-- trace-cmd report -F sched_switch, text parsed with pandas"
-t trace-cmd report -i "$dat" -F sched_switch > "$out/sched_switch.txt"
+echo "-- trace-cmd report, text parsed with pandas"
+t trace-cmd report -i "$dat" > "$out/report.txt"
 t "$PY" -c "
 import sys, pandas as pd
 s = pd.read_csv(sys.argv[1], sep='\x01', header=None, names=['line'], skiprows=1, engine='c')['line']
+s = s[s.str.contains(' sched_switch: ', regex=False)]
 pat = r'^\s*(?P<comm>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<ts>[\d.]+): sched_switch:\s+(?P<prev_comm>.+?):(?P<prev_pid>\d+) \[(?P<prev_prio>\d+)\] (?P<prev_state>\S+) ==> (?P<next_comm>.+?):(?P<next_pid>\d+) \[(?P<next_prio>\d+)\]'
 df = s.str.extract(pat)
 df = df.dropna()
 for c in ['pid','cpu','prev_pid','prev_prio','next_pid','next_prio']:
     df[c] = df[c].astype('int64')
 df['ts'] = (df['ts'].astype('float64') * 1e9).astype('int64')
-print(len(df), 'rows')" "$out/sched_switch.txt"
+print(len(df), 'rows')" "$out/report.txt"
 
 echo "== every event of $ctf, with its fields"
 echo "-- tracemux events() (fields as dicts)"
