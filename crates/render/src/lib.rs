@@ -7,6 +7,7 @@
 //! - [`notation`]: babeltrace2's notation of single values (integers in a
 //!   display base, `%g`, quoted strings), shared with the CTF reader's own
 //!   babeltrace2 printer.
+//! - [`style`]: the three behind one switch ([`style::ModelPrinter`]).
 //!
 //! Sinks write into a `Vec<u8>` that the caller flushes in large blocks;
 //! integers are formatted without allocation.
@@ -16,4 +17,5 @@ pub mod babeltrace;
 pub mod fmt;
 pub mod jsonl;
 pub mod notation;
+pub mod style;
 pub mod tracecmd;
