@@ -81,7 +81,10 @@ fn packets(data: &[u8]) -> Vec<TracePacket> {
 /// The kernel symbols of a trace (`dump --kallsyms`), sorted by address
 /// (stably: the first of equal addresses is the one a lookup finds).
 fn kallsyms(src: &Path) -> Vec<(u64, String)> {
-    let o = common::tracemux(&["dump", "--kallsyms", src.to_str().unwrap()], Path::new("."));
+    let o = common::tracemux(
+        &["dump", "--kallsyms", src.to_str().unwrap()],
+        Path::new("."),
+    );
     let mut v: Vec<(u64, String)> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .filter_map(|l| {
