@@ -721,36 +721,6 @@ impl FieldClass {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn struct_alignment_is_the_largest() {
-        let s = FieldClass::Struct(StructClass {
-            members: vec![
-                Member {
-                    name: "a".into(),
-                    class: FieldClass::Int(IntClass::new(3, ByteOrder::Big, false)),
-                },
-                Member {
-                    name: "b".into(),
-                    class: FieldClass::Int(IntClass::new(32, ByteOrder::Big, false)),
-                },
-            ],
-            min_align: 1,
-        });
-        assert_eq!(s.alignment(), 8);
-    }
-
-    #[test]
-    fn roles_combine() {
-        let r = Roles::PACKET_BEGIN_DEFAULT_CLOCK_TIMESTAMP | Roles::DEFAULT_CLOCK_TIMESTAMP;
-        assert!(r.has(Roles::DEFAULT_CLOCK_TIMESTAMP));
-        assert!(!r.has(Roles::EVENT_CLASS_ID));
-    }
-}
-
 /// The CTF 2 / LTTng log level names, by level (0 = emergency).
 pub const LOG_LEVELS: [&str; 15] = [
     "emergency",
@@ -784,3 +754,33 @@ pub fn uuid_string(u: &[u8; 16]) -> String {
 }
 
 const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn struct_alignment_is_the_largest() {
+        let s = FieldClass::Struct(StructClass {
+            members: vec![
+                Member {
+                    name: "a".into(),
+                    class: FieldClass::Int(IntClass::new(3, ByteOrder::Big, false)),
+                },
+                Member {
+                    name: "b".into(),
+                    class: FieldClass::Int(IntClass::new(32, ByteOrder::Big, false)),
+                },
+            ],
+            min_align: 1,
+        });
+        assert_eq!(s.alignment(), 8);
+    }
+
+    #[test]
+    fn roles_combine() {
+        let r = Roles::PACKET_BEGIN_DEFAULT_CLOCK_TIMESTAMP | Roles::DEFAULT_CLOCK_TIMESTAMP;
+        assert!(r.has(Roles::DEFAULT_CLOCK_TIMESTAMP));
+        assert!(!r.has(Roles::EVENT_CLASS_ID));
+    }
+}
