@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${TRACEMUX_VENV:-target/python-venv}
+# absolute: cargo runs pyo3's build script in another directory
+case $venv in /*) ;; *) venv=$PWD/$venv ;; esac
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip
 "$venv/bin/pip" install -q maturin pytest pyarrow pandas polars duckdb
