@@ -7,30 +7,30 @@
 # usage: bench/bench-convert.sh [TRACE ...]
 #   With no argument: bench/out/ctf-big (recorded by bench-ctf.sh's recipe when
 #   missing) and bench/out/tracedat-big/trace-v6.dat when bench-tracedat.sh
-#   has recorded it. Needs babeltrace2. TRACEMUX=path skips the build.
+#   has recorded it. Needs babeltrace2 (and uftrace for uftrace inputs: a
+#   uftrace data directory is an input like the others). TRACEMUX=path skips
+#   the build.
 #
 # Per trace:
 #   tracemux convert --to ctf   (every format)          vs babeltrace2 convert (CTF inputs)
 #   tracemux convert --to jsonl
 #   tracemux convert --to tracedat --file-version 7     (trace.dat inputs)
 #   tracemux convert --to parquet                       (every format)
+#   tracemux convert --to perfetto (and --compress), --to chrome (every format)
+#                                                       vs uftrace dump --chrome (uftrace inputs)
 # The CTF outputs are read back by babeltrace2 and their event counts compared.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
-
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    [ -f "$out/ctf-big/ust/uid/0/64-bit/metadata" ] || "$here/recipes/record-ctf.sh" "$out/ctf-big"
-    traces=("$out/ctf-big")
-    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
-fi
-
 results=convert
 fmt="%-24s %-34s %10s %9s %10s %12s"
 . "$here/lib.sh"
+
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
+    traces=("$out/ctf-big")
+    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
+fi
 
 count_events() { # the events babeltrace2 reads from a CTF trace
     babeltrace2 "$1" | wc -l
@@ -74,5 +74,21 @@ for t in "${traces[@]}"; do
     tmp=$(run conv-tm-pq "$tm" convert -q --to parquet -o "$out/conv-tm-pq" "$t")
     line "$events" "$label" "tracemux convert --to parquet" "$tmp"
     echo "   parquet output: $(du -sm "$out/conv-tm-pq" | cut -f1) MB in $(find "$out/conv-tm-pq" -name '*.parquet' | wc -l) tables" | tee -a "$out/$results-results.txt"
-    rm -rf "$out/conv-tm-ctf" "$out/conv-bt2-ctf" "$out/conv-tm.jsonl" "$out/conv-tm.dat" "$out/conv-tm-pq"
+    tmf=$(run conv-tm-pf "$tm" convert -q --force --to perfetto -o "$out/conv-tm.pftrace" "$t")
+    line "$events" "$label" "tracemux convert --to perfetto" "$tmf"
+    tmz=$(run conv-tm-pfz "$tm" convert -q --force --to perfetto --compress -o "$out/conv-tm-z.pftrace" "$t")
+    line "$events" "$label" "tracemux convert --to perfetto --compress" "$tmz"
+    tmh=$(run conv-tm-chrome "$tm" convert -q --force --to chrome -o "$out/conv-tm.json" "$t")
+    line "$events" "$label" "tracemux convert --to chrome" "$tmh"
+    echo "   perfetto output: $(du -m "$out/conv-tm.pftrace" | cut -f1) MB, --compress $(du -m "$out/conv-tm-z.pftrace" | cut -f1) MB, chrome JSON $(du -m "$out/conv-tm.json" | cut -f1) MB (input $(du -sm "$t" | cut -f1) MB)" | tee -a "$out/$results-results.txt"
+    if [ -f "$t/info" ] && command -v uftrace >/dev/null; then
+        ufc=$(run conv-uf-chrome uftrace dump --chrome -d "$t")
+        line "$events" "$label" "uftrace dump --chrome" "$ufc"
+        echo "   uftrace dump --chrome output: $(du -m "$out/conv-uf-chrome.out" | cut -f1) MB" | tee -a "$out/$results-results.txt"
+        verdict "tracemux convert --to perfetto vs uftrace dump --chrome" conv-uf-chrome "$ufc" conv-tm-pf "$tmf"
+        verdict "tracemux convert --to chrome vs uftrace dump --chrome" conv-uf-chrome "$ufc" conv-tm-chrome "$tmh"
+        rm -f "$out/conv-uf-chrome.out"
+    fi
+    rm -rf "$out/conv-tm-ctf" "$out/conv-bt2-ctf" "$out/conv-tm.jsonl" "$out/conv-tm.dat" "$out/conv-tm-pq" \
+        "$out/conv-tm.pftrace" "$out/conv-tm-z.pftrace" "$out/conv-tm.json"
 done

@@ -16,19 +16,15 @@
 #           (almost) nothing; outputs differ by design and are not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
-
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    [ -f "$out/ctf-big/ust/uid/0/64-bit/metadata" ] || "$here/recipes/record-ctf.sh" "$out/ctf-big"
-    traces=("$out/ctf-big")
-fi
-
 results=ctf
 fmt="%-20s %-32s %10s %9s %10s %12s"
 . "$here/lib.sh"
+
+traces=("$@")
+if [ ${#traces[@]} -eq 0 ]; then
+    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
+    traces=("$out/ctf-big")
+fi
 
 header trace events "events/s"
 for t in "${traces[@]}"; do

@@ -16,19 +16,15 @@
 #   `uftrace report -d DIR` vs `tracemux stats DIR`          (decode speed; not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
-
-dirs=("$@")
-if [ ${#dirs[@]} -eq 0 ]; then
-    [ -f "$out/uftrace-big/info" ] || "$here/recipes/record-uftrace.sh" "$out/uftrace-big"
-    dirs=("$out/uftrace-big")
-fi
-
 results=uftrace
 fmt="%-22s %-30s %10s %9s %11s %12s"
 . "$here/lib.sh"
+
+dirs=("$@")
+if [ ${#dirs[@]} -eq 0 ]; then
+    recorded uftrace-big info record-uftrace.sh
+    dirs=("$out/uftrace-big")
+fi
 
 header recording records "records/s"
 for d in "${dirs[@]}"; do

@@ -1,9 +1,14 @@
-# Shared by bench-ctf.sh and bench-uftrace.sh. Before sourcing, set:
-#   root (repository), out (bench/out), results (NAME: out/NAME-results.txt and
-#   out/NAME-time.txt), fmt (printf format of a table row: label, command,
-#   count, seconds, rate, RSS MB).
-# Provides: tm (the tracemux binary; TRACEMUX=path skips the build), run, line,
-# ratio, verdict, header.
+# Shared by bench-ctf.sh, bench-uftrace.sh and bench-convert.sh. Before
+# sourcing, set: here (bench/), results (NAME: out/NAME-results.txt and
+# out/NAME-time.txt), fmt (printf format of a table row: label, command,
+# count, seconds, rate, RSS MB).
+# Provides: root (repository), out (bench/out, created), tm (the tracemux
+# binary; TRACEMUX=path skips the build), recorded, run, line, ratio,
+# verdict, header.
+
+root=$(cd "$here/.." && pwd)
+out=$here/out
+mkdir -p "$out"
 
 if [ -n "${TRACEMUX:-}" ]; then
     tm=$TRACEMUX
@@ -11,6 +16,12 @@ else
     cargo build --release --manifest-path "$root/Cargo.toml" -q
     tm=$root/target/release/tracemux
 fi
+
+# recorded NAME FILE RECIPE: out/NAME, recorded first by recipes/RECIPE when
+# its FILE is missing
+recorded() {
+    [ -f "$out/$1/$2" ] || "$here/recipes/$3" "$out/$1"
+}
 
 # run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out
 run() {

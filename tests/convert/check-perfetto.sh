@@ -51,7 +51,7 @@ empty=$(grep -c ': no events' "$tmp/summary")
 # The oracle notices damage: one event dropped, one field changed.
 src=tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat
 "$tm" convert -q --force "$src" --to perfetto -o "$tmp/m.pftrace"
-for m in drop field; do
+for m in drop field compact; do
     if python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/m.pftrace" "mutated-$m" --mutate $m >"$tmp/m.out"; then
         echo "mutation $m: NOT DETECTED"; fail=$((fail + 1))
     else

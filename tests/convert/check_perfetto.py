@@ -3,7 +3,7 @@
 schema (the `perfetto` PyPI package's perfetto_trace_pb2) and the source's
 `tracemux report --json` lines.
 
-Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field]
+Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact]
 
 Every packet is decoded on its own (Python protobuf cannot parse one message
 over 2 GB). Checked: every source event present once, with its timestamp,
@@ -13,16 +13,34 @@ first; generic events and debug annotations whole); lost-event markers per
 CPU; thread names (ProcessTree, TrackDescriptor) as the source names its
 tasks; each packet sequence clears its incremental state before its first
 interned name and every track event is on a described sequence; uftrace
-slices in the recording's order per thread. --mutate drops one event or
-changes one field of the decoded output first: the check must then fail.
+slices in the recording's order per thread.
+
+compact_sched columns are expanded back to events: a compact sched_switch
+gets its prev_comm/prev_pid/prev_prio and its pid from the next_* of the
+last earlier switch on its CPU (compact or full, which must not tie), a
+compact sched_waking its pid from the task that switch left running.
+funcgraph_* func fields are interned kernel symbols: they are compared as
+names with the source's address resolved in the trace's kallsyms
+(`tracemux dump --kallsyms`: name, name+0xOFF, or hex). Compressed packets
+(zlib) are decompressed and checked like the others. Generic events written
+under a bundle's generic_event_descriptors (fields the official schema does
+not declare) are decoded by their DescriptorProto, which must come in the
+same or an earlier bundle.
+
+--mutate drops one event, changes one field, or changes one compact
+sched_switch's next_pid (compact) in the decoded output first: the check
+must then fail.
 Prints one line: NAME: OK ... or NAME: FAIL ...; exit status 0 or 1.
 """
+import bisect
 import json
 import subprocess
 import sys
+import zlib
 from collections import Counter, defaultdict
 from decimal import Decimal
 
+from google.protobuf import descriptor_pb2
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 CLEARED = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
@@ -30,9 +48,11 @@ BEGIN, END, INSTANT = (pb.TrackEvent.TYPE_SLICE_BEGIN, pb.TrackEvent.TYPE_SLICE_
                        pb.TrackEvent.TYPE_INSTANT)
 
 
-def packets(path):
-    """Frame Trace.packet (field 1, length-delimited) one at a time."""
-    data = open(path, 'rb').read()
+def packets(path, data=None):
+    """Frame Trace.packet (field 1, length-delimited) one at a time; the
+    packets of compressed_packets (zlib) in their place."""
+    if data is None:
+        data = open(path, 'rb').read()
     i = 0
     while i < len(data):
         if data[i] != 0x0A:
@@ -46,8 +66,91 @@ def packets(path):
             shift += 7
             if b < 0x80:
                 break
-        yield pb.TracePacket.FromString(data[i:i + n])
+        p = pb.TracePacket.FromString(data[i:i + n])
+        if p.WhichOneof('data') == 'compressed_packets':
+            yield from packets(None, zlib.decompress(p.compressed_packets))
+        else:
+            yield p
         i += n
+
+
+def varint(b, i):
+    n = shift = 0
+    while True:
+        x = b[i]
+        i += 1
+        n |= (x & 0x7F) << shift
+        shift += 7
+        if x < 0x80:
+            return n, i
+
+
+def raw_fields(b):
+    """(number, wire type, value) of a serialized message: varints as ints,
+    length-delimited as bytes."""
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 1:
+            v, i = int.from_bytes(b[i:i + 8], 'little'), i + 8
+        elif wt == 5:
+            v, i = int.from_bytes(b[i:i + 4], 'little'), i + 4
+        else:
+            raise ValueError(f'wire type {wt}')
+        yield num, wt, v
+
+
+def described_event(e, descs):
+    """A FtraceEvent holding an event of a generic_event_descriptors entry
+    (a field the official schema does not know): (name, fields), or None."""
+    for num, wt, v in raw_fields(e.SerializeToString()):
+        if num in descs and wt == 2:
+            d = descs[num]
+            types = {f.number: (f.name, f.type) for f in d.field}
+            fields = {}
+            for fnum, fwt, fv in raw_fields(v):
+                name, ty = types[fnum]
+                if ty == descriptor_pb2.FieldDescriptorProto.TYPE_INT64:
+                    fv = fv - (1 << 64) if fv >= 1 << 63 else fv
+                elif ty == descriptor_pb2.FieldDescriptorProto.TYPE_STRING:
+                    fv = fv.decode('utf-8')
+                fields[name] = fv
+            if len(fields) != len(types):
+                raise ValueError(f'{d.name}: {len(fields)} of {len(types)} fields')
+            return d.name, fields
+    return None
+
+
+def kallsyms(tm, src):
+    """The trace's kernel symbols (address, name), sorted, from `tracemux dump --kallsyms`."""
+    out = subprocess.run([tm, 'dump', '--kallsyms', src], capture_output=True).stdout
+    syms = []
+    for line in out.decode('utf-8', 'replace').splitlines():
+        w = line.split()
+        if len(w) >= 3 and len(w[1]) == 1:
+            try:
+                syms.append((int(w[0], 16), w[2]))
+            except ValueError:
+                pass
+    syms.sort(key=lambda s: s[0])
+    return syms
+
+
+def symbol_name(syms, addrs, a):
+    """An address as the writer names it: the symbol (name+0xOFF inside it), else hex."""
+    i = bisect.bisect_right(addrs, a)
+    if i == 0:
+        return f'0x{a:x}'
+    # among equal addresses the first one loaded; the writer's table is sorted stably
+    j = bisect.bisect_left(addrs, addrs[i - 1])
+    addr, name = syms[j]
+    return name if addr == a else f'{name}+0x{a - addr:x}'
 
 
 def canon(v):
@@ -128,6 +231,8 @@ def main():
     lines = subprocess.run([tm, 'report', '--json', src], capture_output=True,
                            env={'TZ': 'UTC'}).stdout.decode('utf-8', 'replace').splitlines()
     source = [json.loads(l, parse_float=Decimal) for l in lines]
+    ksyms_src = kallsyms(tm, src)
+    ksym_addrs = [a for a, _ in ksyms_src]
     fmt_uftrace = any(e.get('system') == 'uftrace' for e in source)
     errors = []
     got = []          # (key, fields, typed?)
@@ -135,17 +240,85 @@ def main():
     seq = {}          # id -> [tid, event names, annotation names]
     thread_names = {}
     slices_out = defaultdict(list)
+    stacks = defaultdict(list)
     kernel = False
     ntyped = ngeneric = ntrack = 0
+    ksyms = {}        # kernel symbol iid -> name, on the ftrace bundles' sequence
+    ftrace_seq = None
+    switches = defaultdict(list)   # cpu -> [(ts, next_pid, next_comm, next_prio)] of every switch
+    compact = []      # (cpu, ts, 'sched_switch'|'sched_waking', fields) to complete from switches
+    ncompact = ndescribed = 0
+    descs = {}        # field id -> DescriptorProto of described generic events
     for p in packets(out):
         kind = p.WhichOneof('data')
         if kind == 'ftrace_events':
             kernel = True
             b = p.ftrace_events
+            sid = p.trusted_packet_sequence_id
+            if ftrace_seq is None:
+                ftrace_seq = sid
+                if not p.sequence_flags & CLEARED:
+                    errors.append('the first ftrace bundle does not clear its incremental state')
+            elif sid != ftrace_seq:
+                errors.append(f'ftrace bundles on sequences {ftrace_seq} and {sid}')
+            if p.HasField('interned_data'):
+                for k in p.interned_data.kernel_symbols:
+                    ksyms[k.iid] = k.str.decode('utf-8', 'replace')
+            for g in b.generic_event_descriptors:
+                if g.field_id in descs:
+                    errors.append(f'generic event {g.field_id} described twice')
+                descs[g.field_id] = descriptor_pb2.DescriptorProto.FromString(g.event_descriptor)
             if b.lost_events:
                 lost_out[b.cpu] += 1
+            if b.HasField('compact_sched'):
+                c = b.compact_sched
+                table = list(c.intern_table)
+                cols = [c.switch_timestamp, c.switch_prev_state, c.switch_next_pid,
+                        c.switch_next_prio, c.switch_next_comm_index]
+                if len({len(x) for x in cols}) > 1:
+                    errors.append(f'cpu {b.cpu}: compact sched_switch columns of unequal lengths')
+                ts = 0
+                for d, st, npid, nprio, ci in zip(*cols):
+                    ts += d
+                    ncompact += 1
+                    comm = table[ci] if ci < len(table) else f'<bad comm index {ci}>'
+                    switches[b.cpu].append((ts, npid, comm, nprio))
+                    compact.append((b.cpu, ts, 'sched_switch', {
+                        'prev_state': st, 'next_comm': comm, 'next_pid': npid, 'next_prio': nprio}))
+                cols = [c.waking_timestamp, c.waking_pid, c.waking_target_cpu, c.waking_prio,
+                        c.waking_comm_index]
+                if len({len(x) for x in cols}) > 1 or len(c.waking_common_flags) not in (0, len(cols[0])):
+                    errors.append(f'cpu {b.cpu}: compact sched_waking columns of unequal lengths')
+                ts = 0
+                for d, wpid, tcpu, prio, ci in zip(*cols):
+                    ts += d
+                    ncompact += 1
+                    comm = table[ci] if ci < len(table) else f'<bad comm index {ci}>'
+                    compact.append((b.cpu, ts, 'sched_waking', {
+                        'comm': comm, 'pid': wpid, 'prio': prio, 'target_cpu': tcpu}))
             for e in b.event:
                 ev = e.WhichOneof('event')
+                if ev == 'sched_switch':
+                    s_ = e.sched_switch
+                    switches[b.cpu].append((e.timestamp, s_.next_pid, s_.next_comm, s_.next_prio))
+                if ev in ('funcgraph_entry', 'funcgraph_exit') and ksyms_src:
+                    f_ = getattr(e, ev)
+                    if f_.func not in ksyms:
+                        errors.append(f'kernel symbol {f_.func} used before it was interned')
+                if ev is None:
+                    try:
+                        d = described_event(e, descs)
+                    except (ValueError, KeyError) as x:
+                        errors.append(f'described event: {x!r}')
+                        continue
+                    if d is None:
+                        errors.append(f'ftrace event at {e.timestamp} without payload (or its descriptor)')
+                        continue
+                    ndescribed += 1
+                    ename, fields = d
+                    pid = e.pid if e.HasField('pid') else -1
+                    got.append(((e.timestamp, b.cpu, pid, ename), fields, False))
+                    continue
                 if ev == 'generic':
                     ngeneric += 1
                     fields = {}
@@ -157,6 +330,8 @@ def main():
                     ntyped += 1
                     msg = getattr(e, ev)
                     fields = {fd.name: (list(v) if fd.is_repeated else v) for fd, v in msg.ListFields()}
+                    if ev in ('funcgraph_entry', 'funcgraph_exit') and ksyms_src and 'func' in fields:
+                        fields['func'] = ksyms.get(fields['func'], fields['func'])
                     ename, typed = ev, True
                 pid = e.pid if e.HasField('pid') else -1
                 got.append(((e.timestamp, b.cpu, pid, ename), fields, typed))
@@ -196,10 +371,48 @@ def main():
             if title == 'lost events' and te.type == INSTANT:
                 lost_out[fields.get('cpu')] += 1
                 continue
+            # uftrace entry/exit leave out empty args, an absent retval and
+            # an exit's addr that is its entry's
+            if te.type == BEGIN:
+                fields.setdefault('args', [])
+                if 'addr' in fields:
+                    stacks[tid].append(fields['addr'])
+            elif te.type == END:
+                top = stacks[tid].pop() if stacks[tid] else None
+                if 'addr' not in fields and top is not None:
+                    fields['addr'] = top
+                fields.setdefault('retval', None)
             label = {BEGIN: 'B ' + title, END: 'E'}.get(te.type, title)
             if te.type in (BEGIN, END):
                 slices_out[tid].append((p.timestamp, te.type, title if te.type == BEGIN else ''))
             got.append(((p.timestamp, tid, 0, label), fields, False))
+    if mutate == 'compact':
+        # one compact sched_switch says another task came in: its own
+        # next_pid and the next switch's prev_pid change
+        for cpu, ts, name, fields in compact:
+            if name == 'sched_switch':
+                i = switches[cpu].index((ts, fields['next_pid'], fields['next_comm'], fields['next_prio']))
+                fields['next_pid'] += 1
+                x = switches[cpu][i]
+                switches[cpu][i] = (x[0], x[1] + 1, x[2], x[3])
+                break
+    # compact events: what the last earlier switch on the CPU left running
+    for cpu in switches:
+        switches[cpu].sort(key=lambda x: x[0])
+    keys = {cpu: [x[0] for x in v] for cpu, v in switches.items()}
+    for cpu, ts, name, fields in compact:
+        k = keys.get(cpu, [])
+        i = bisect.bisect_left(k, ts)
+        if i == 0:
+            errors.append(f'compact {name} at {ts} on cpu {cpu} with no switch before it')
+            continue
+        if i >= 2 and k[i - 2] == k[i - 1]:
+            errors.append(f'compact {name} at {ts} on cpu {cpu}: two switches tie before it')
+            continue
+        _, rpid, rcomm, rprio = switches[cpu][i - 1]
+        if name == 'sched_switch':
+            fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
+        got.append(((ts, cpu, rpid, name), fields, True))
     if mutate == 'drop' and got:
         got.pop(len(got) // 2)
     elif mutate == 'field':
@@ -227,6 +440,9 @@ def main():
             if pid < 0:
                 pid = next((f[k] for k in ('common_pid', 'perf_tid') if isinstance(f.get(k), int)), -1)
             name = ev if ev is not None else f"type_{e['type_id']}"
+            if ksyms_src and sys_ == 'ftrace' and ev in ('funcgraph_entry', 'funcgraph_exit') \
+                    and isinstance(f.get('func'), int):
+                f = dict(f, func=symbol_name(ksyms_src, ksym_addrs, f['func']))
             want.append(((e['ts'], e['cpu'], pid, name), f, name))
         else:
             tid = pid if pid >= 0 else -1
@@ -271,8 +487,9 @@ def main():
         if tid in thread_names and thread_names[tid] != comm:
             errors.append(f'thread {tid} named {thread_names[tid]!r}, source {comm!r}')
     named = sum(1 for t in comms if t in thread_names)
-    stats = (f'{len(got)} events ({ntyped} typed, {ngeneric} generic, {ntrack} track), '
-             f'{sum(lost_out.values())} lost markers, {len(seq)} sequences, {named}/{len(comms)} tasks named')
+    stats = (f'{len(got)} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track), '
+             f'{sum(lost_out.values())} lost markers, {len(seq)} sequences, {len(ksyms)} kernel symbols, '
+             f'{named}/{len(comms)} tasks named')
     if errors:
         print(f'{label_}: FAIL {stats}: ' + '; '.join(errors[:3]) + (f' (+{len(errors) - 3} more)' if len(errors) > 3 else ''))
         return 1

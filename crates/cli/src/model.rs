@@ -24,16 +24,7 @@ pub fn with_source(
     tracemux_open::with_source(paths, &opts, f)
 }
 
-/// The printers of the common model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelStyle {
-    /// JSON lines (`schema/jsonl.schema.json`).
-    Json,
-    /// babeltrace2's text style.
-    Babeltrace,
-    /// trace-cmd report's line layout, fields as ` name=value`.
-    TraceCmd,
-}
+pub use tracemux_render::style::ModelStyle;
 
 /// Print every record of `src` on stdout in `style`; damage is reported on
 /// stderr (an error with `strict`).
@@ -48,11 +39,7 @@ pub fn print_model(
     let mut outcome = Outcome::Ok;
     // (the records borrow the source, so its description is copied once)
     let meta = src.meta().clone();
-    let mut bt = tracemux_render::babeltrace::BabeltracePrinter::new();
-    let mut tc = tracemux_render::tracecmd::TraceCmdPrinter::new(
-        &meta,
-        tracemux_core::model::TimeFormat::Usecs,
-    );
+    let mut printer = tracemux_render::style::ModelPrinter::new(&meta, style);
     loop {
         let rec = match src.next_record() {
             Ok(Some(r)) => r,
@@ -62,20 +49,10 @@ pub fn print_model(
                 bail!("{}: {}", path.display(), e);
             }
         };
-        match (rec, style) {
-            (Record::Event(ev), ModelStyle::Json) => {
-                tracemux_render::jsonl::write_event(out.buf(), &meta, &ev)
-            }
-            (Record::Event(ev), ModelStyle::Babeltrace) => bt.write_event(out.buf(), &meta, &ev),
-            (Record::Event(ev), ModelStyle::TraceCmd) => {
-                tc.write_pretty(out.buf(), &meta, &ev, None);
-            }
-            (Record::Lost(l), ModelStyle::Json) => {
-                tracemux_render::jsonl::write_lost(out.buf(), &meta, &l)
-            }
-            (Record::Lost(l), ModelStyle::Babeltrace) => bt.write_lost(out.buf(), &l),
-            (Record::Lost(l), ModelStyle::TraceCmd) => tc.write_lost(out.buf(), &meta, &l),
-            (Record::Damage(e), _) => {
+        match rec {
+            Record::Event(ev) => printer.event(out.buf(), &meta, &ev),
+            Record::Lost(l) => printer.lost(out.buf(), &meta, &l),
+            Record::Damage(e) => {
                 out.flush()?;
                 if strict {
                     bail!("{}: {}", path.display(), e);

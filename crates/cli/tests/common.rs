@@ -47,6 +47,25 @@ pub fn reference(dir: &Path, name: &str) -> Option<Vec<u8>> {
     Some(zstd::stream::decode_all(&b[..]).expect("reference decompresses"))
 }
 
+/// The number at the end of a fixture's `event-count.txt` (`events: N`);
+/// `None` when the fixture has none.
+pub fn event_count(dir: &Path) -> Option<u64> {
+    let text = String::from_utf8(reference(dir, "event-count")?).ok()?;
+    text.rsplit([' ', ':']).next()?.trim().parse().ok()
+}
+
+/// The CTF fixtures with babeltrace2's outputs (`trace/` and
+/// `exit-codes.txt`), sorted.
+pub fn ctf_dirs() -> Vec<PathBuf> {
+    let root = repo_root().join("tests/fixtures/ctf");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.join("trace").is_dir() && p.join("exit-codes.txt").exists());
+    v.sort();
+    v
+}
+
 /// Run the `tracemux` binary. Local times are those of UTC (the reference
 /// outputs were made there), whatever zone the test machine is in.
 pub fn tracemux(args: &[&str], cwd: &Path) -> std::process::Output {
@@ -56,6 +75,46 @@ pub fn tracemux(args: &[&str], cwd: &Path) -> std::process::Output {
         .current_dir(cwd)
         .output()
         .expect("tracemux runs")
+}
+
+/// `tracemux convert -q OPTION SRC --to TO -o OUT`.
+pub fn convert(src: &Path, out: &Path, to: &str, option: &str) -> std::process::Output {
+    tracemux(
+        &[
+            "convert",
+            "-q",
+            option,
+            src.to_str().unwrap(),
+            "--to",
+            to,
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        Path::new("."),
+    )
+}
+
+/// Fail unless `got` and `want` are the same lines, showing the first
+/// difference.
+pub fn assert_same_lines(got: &[String], want: &[String]) {
+    assert!(
+        got == want,
+        "{} lines, want {}: {}",
+        got.len(),
+        want.len(),
+        first_diff(want.join("\n").as_bytes(), got.join("\n").as_bytes())
+    );
+}
+
+/// Fail listing every entry of `failures`, after their count and `what`
+/// (`"of 12 differ"`).
+pub fn assert_no_failures(failures: &[String], what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} {what}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// First differing line, for readable failures.
@@ -128,6 +187,28 @@ pub fn parse_hex(text: &str) -> Vec<u8> {
     out
 }
 
+/// `root/*/inner` where `marker` exists inside, sorted; none when `root`
+/// cannot be read.
+pub fn inner_dirs(root: &Path, inner: &str, marker: &str) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path().join(inner))
+        .filter(|p| p.join(marker).exists())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The name of the directory holding `p`.
+fn parent_name(p: &Path) -> String {
+    p.parent()
+        .and_then(|d| d.file_name())
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
 /// Every fixture of every format: (name, path, kind); the hand-built LTT
 /// trace is assembled from its annotated hex in `scratch`.
 pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
@@ -141,21 +222,8 @@ pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
             }
         }
     }
-    let mut ctf: Vec<PathBuf> = std::fs::read_dir(root.join("ctf"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("trace"))
-        .filter(|p| p.is_dir())
-        .collect();
-    ctf.sort();
-    for p in ctf {
-        let n = p
-            .parent()
-            .unwrap()
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+    for p in inner_dirs(&root.join("ctf"), "trace", ".") {
+        let n = parent_name(&p);
         let k = if n.starts_with("perf-") {
             FixtureKind::KernelCtf
         } else {
@@ -164,24 +232,13 @@ pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
         v.push((format!("ctf-{n}"), p, k));
     }
     for sub in ["recorded", "corpus"] {
-        let Ok(rd) = std::fs::read_dir(root.join("uftrace").join(sub)) else {
-            continue;
-        };
-        let mut ds: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path().join("uftrace.data"))
-            .filter(|p| p.join("info").exists())
-            .collect();
-        ds.sort();
-        for p in ds {
-            let n = p
-                .parent()
-                .unwrap()
-                .file_name()
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            v.push((format!("uftrace-{n}"), p, FixtureKind::Uftrace));
+        let root = root.join("uftrace").join(sub);
+        for p in inner_dirs(&root, "uftrace.data", "info") {
+            v.push((
+                format!("uftrace-{}", parent_name(&p)),
+                p,
+                FixtureKind::Uftrace,
+            ));
         }
     }
     let src = root.join("ltt/hand-built");

@@ -113,26 +113,13 @@ fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
 }
 
 fn run(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
-        .args(args)
-        .env("TZ", "UTC")
-        .output()
-        .expect("tracemux runs")
+    common::tracemux(args, Path::new("."))
 }
 
 /// Convert `src` to `out` (`to`: ctf or ctf2) and print it with `report`.
 fn convert_and_report(src: &Path, out: &Path, to: &str) -> Result<Vec<u8>, String> {
     // (--reencode: CTF sources too go through the writer, not a packet copy)
-    let o = run(&[
-        "convert",
-        "-q",
-        "--reencode",
-        src.to_str().unwrap(),
-        "--to",
-        to,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = common::convert(src, out, to, "--reencode");
     if !out.join("metadata").exists() {
         return Err(format!(
             "convert --to {to}: {}",

@@ -27,21 +27,17 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
-        .args(args)
-        .env("TZ", "UTC")
-        .output()
-        .expect("tracemux runs")
-}
-
 /// `report --json` of a trace: its event and lost lines.
 fn report(src: &Path) -> Vec<Value> {
     common::report_json(src)
 }
 
 fn convert(src: &Path, out: &Path, to: &str) {
-    let o = run(&[
+    convert_with(src, out, to, &[])
+}
+
+fn convert_with(src: &Path, out: &Path, to: &str, extra: &[&str]) {
+    let mut args = vec![
         "convert",
         "-q",
         "--force",
@@ -50,7 +46,9 @@ fn convert(src: &Path, out: &Path, to: &str) {
         to,
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let o = common::tracemux(&args, Path::new("."));
     assert!(
         out.exists(),
         "{}: no output: {}",
@@ -59,7 +57,8 @@ fn convert(src: &Path, out: &Path, to: &str) {
     );
 }
 
-/// The packets of a Perfetto trace, framed as `Trace.packet` one by one.
+/// The packets of a Perfetto trace, framed as `Trace.packet` one by one;
+/// those of `compressed_packets` in their place.
 fn packets(data: &[u8]) -> Vec<TracePacket> {
     let mut v = Vec::new();
     let mut b = data;
@@ -67,10 +66,216 @@ fn packets(data: &[u8]) -> Vec<TracePacket> {
         assert_eq!(b[0], 0x0a, "a Trace.packet field");
         b = &b[1..];
         let len = prost::encoding::decode_varint(&mut b).unwrap() as usize;
-        v.push(TracePacket::decode(&b[..len]).expect("packet decodes"));
+        let p = TracePacket::decode(&b[..len]).expect("packet decodes");
+        match &p.data {
+            Some(Data::CompressedPackets(z)) => v.extend(packets(
+                &tracemux_export::perfetto::inflate(z).expect("zlib"),
+            )),
+            _ => v.push(p),
+        }
         b = &b[len..];
     }
     v
+}
+
+/// The kernel symbols of a trace (`dump --kallsyms`), sorted by address
+/// (stably: the first of equal addresses is the one a lookup finds).
+fn kallsyms(src: &Path) -> Vec<(u64, String)> {
+    let o = common::tracemux(
+        &["dump", "--kallsyms", src.to_str().unwrap()],
+        Path::new("."),
+    );
+    let mut v: Vec<(u64, String)> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w.len() >= 3 && w[1].len() == 1 {
+                Some((u64::from_str_radix(w[0], 16).ok()?, w[2].to_string()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    v.sort_by_key(|s| s.0);
+    v
+}
+
+/// An address as the writer interns it: `name`, `name+0xOFF`, or hex.
+fn symbol_name(syms: &[(u64, String)], a: u64) -> String {
+    let i = syms.partition_point(|s| s.0 <= a);
+    if i == 0 {
+        return format!("0x{a:x}");
+    }
+    let at = syms[i - 1].0;
+    let (addr, name) = &syms[syms.partition_point(|s| s.0 < at)];
+    if *addr == a {
+        name.clone()
+    } else {
+        format!("{name}+0x{:x}", a - addr)
+    }
+}
+
+/// A described generic event (`FtraceEvent.dense`) decoded by its
+/// descriptor: its name and fields.
+fn described_fields(
+    e: &FtraceEvent,
+    descs: &HashMap<u32, DescriptorProto>,
+) -> Result<(String, Map<String, Value>), String> {
+    let (tag, bytes) = e.dense.as_ref().ok_or("ftrace event without payload")?;
+    let d = descs
+        .get(tag)
+        .ok_or(format!("event {tag} used before its descriptor"))?;
+    let mut m = Map::new();
+    let mut b = &bytes[..];
+    while !b.is_empty() {
+        let (num, wt) = prost::encoding::decode_key(&mut b).map_err(|e| e.to_string())?;
+        let f = d
+            .field
+            .iter()
+            .find(|f| f.number == Some(num as i32))
+            .ok_or(format!("field {num} not described"))?;
+        let v = match (wt, f.r#type) {
+            (prost::encoding::WireType::Varint, Some(FIELD_TYPE_UINT64)) => {
+                json!(prost::encoding::decode_varint(&mut b).unwrap())
+            }
+            (prost::encoding::WireType::Varint, Some(FIELD_TYPE_INT64)) => {
+                json!(prost::encoding::decode_varint(&mut b).unwrap() as i64)
+            }
+            (prost::encoding::WireType::LengthDelimited, Some(FIELD_TYPE_STRING)) => {
+                let n = prost::encoding::decode_varint(&mut b).unwrap() as usize;
+                let s = String::from_utf8(b[..n].to_vec()).map_err(|e| e.to_string())?;
+                b = &b[n..];
+                json!(s)
+            }
+            _ => {
+                return Err(format!(
+                    "field {num}: wire type {wt:?}, type {:?}",
+                    f.r#type
+                ))
+            }
+        };
+        m.insert(f.name.clone().unwrap_or_default(), v);
+    }
+    if m.len() != d.field.len() {
+        return Err(format!("{} of {} fields", m.len(), d.field.len()));
+    }
+    Ok((d.name.clone().unwrap_or_default(), m))
+}
+
+/// The compact `sched_switch`/`sched_waking` events of the bundles as full
+/// events (cpu, event): the missing fields from the `next_*` of the last
+/// switch (compact or full) strictly before on the CPU, which must not tie.
+fn expand_compact(pk: &[TracePacket]) -> Result<Vec<(u32, FtraceEvent)>, String> {
+    let mut switches: BTreeMap<u32, Vec<(u64, i32, String, i32)>> = BTreeMap::new();
+    let mut compact = Vec::new();
+    for p in pk {
+        let Some(Data::FtraceEvents(b)) = &p.data else {
+            continue;
+        };
+        let cpu = b.cpu.unwrap_or(0);
+        for e in &b.event {
+            if let Some(FtraceKind::SchedSwitch(s)) = &e.event {
+                switches.entry(cpu).or_default().push((
+                    e.timestamp.unwrap_or(0),
+                    s.next_pid.unwrap_or(-1),
+                    s.next_comm.clone().unwrap_or_default(),
+                    s.next_prio.unwrap_or(0),
+                ));
+            }
+        }
+        let Some(c) = &b.compact_sched else { continue };
+        let comm = |i: u32| {
+            c.intern_table
+                .get(i as usize)
+                .cloned()
+                .ok_or(format!("comm index {i} out of the table"))
+        };
+        let n = c.switch_timestamp.len();
+        if [
+            c.switch_prev_state.len(),
+            c.switch_next_pid.len(),
+            c.switch_next_prio.len(),
+            c.switch_next_comm_index.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
+        {
+            return Err("compact sched_switch columns of unequal lengths".into());
+        }
+        let mut ts = 0;
+        for k in 0..n {
+            ts += c.switch_timestamp[k];
+            let next_comm = comm(c.switch_next_comm_index[k])?;
+            switches.entry(cpu).or_default().push((
+                ts,
+                c.switch_next_pid[k],
+                next_comm.clone(),
+                c.switch_next_prio[k],
+            ));
+            let e = SchedSwitchFtraceEvent {
+                prev_state: Some(c.switch_prev_state[k]),
+                next_comm: Some(next_comm),
+                next_pid: Some(c.switch_next_pid[k]),
+                next_prio: Some(c.switch_next_prio[k]),
+                ..Default::default()
+            };
+            compact.push((cpu, ts, FtraceKind::SchedSwitch(e)));
+        }
+        let n = c.waking_timestamp.len();
+        if [
+            c.waking_pid.len(),
+            c.waking_target_cpu.len(),
+            c.waking_prio.len(),
+            c.waking_comm_index.len(),
+        ]
+        .iter()
+        .any(|&l| l != n)
+        {
+            return Err("compact sched_waking columns of unequal lengths".into());
+        }
+        let mut ts = 0;
+        for k in 0..n {
+            ts += c.waking_timestamp[k];
+            let e = SchedWakeupFtraceEvent {
+                comm: Some(comm(c.waking_comm_index[k])?),
+                pid: Some(c.waking_pid[k]),
+                prio: Some(c.waking_prio[k]),
+                target_cpu: Some(c.waking_target_cpu[k]),
+                success: None,
+            };
+            compact.push((cpu, ts, FtraceKind::SchedWaking(e)));
+        }
+    }
+    for v in switches.values_mut() {
+        v.sort_by_key(|s| s.0);
+    }
+    let mut out = Vec::new();
+    for (cpu, ts, mut kind) in compact {
+        let sw = switches.get(&cpu).map_or(&[][..], |v| v.as_slice());
+        let i = sw.partition_point(|s| s.0 < ts);
+        if i == 0 || (i >= 2 && sw[i - 2].0 == sw[i - 1].0) {
+            return Err(format!(
+                "compact event at {ts} on cpu {cpu}: no single switch before it"
+            ));
+        }
+        let (_, pid, comm, prio) = &sw[i - 1];
+        if let FtraceKind::SchedSwitch(e) = &mut kind {
+            e.prev_comm = Some(comm.clone());
+            e.prev_pid = Some(*pid);
+            e.prev_prio = Some(*prio);
+        }
+        out.push((
+            cpu,
+            FtraceEvent {
+                timestamp: Some(ts),
+                pid: Some(*pid as u32),
+                common_flags: None,
+                event: Some(kind),
+                dense: None,
+            },
+        ));
+    }
+    Ok(out)
 }
 
 /// The source fields a typed message carries, under Perfetto's names
@@ -418,8 +623,19 @@ struct Checked {
 }
 
 /// Decode a Perfetto output and check it against the source's JSON lines.
-fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<Checked, String> {
+fn check_perfetto(
+    name: &str,
+    kind: Kind,
+    src: &[Value],
+    syms: &[(u64, String)],
+    data: &[u8],
+) -> Result<Checked, String> {
     let pk = packets(data);
+    let expanded = expand_compact(&pk).map_err(|e| format!("{name}: {e}"))?;
+    let mut ksyms: HashMap<u64, String> = HashMap::new();
+    let mut descs: HashMap<u32, DescriptorProto> = HashMap::new();
+    let mut stacks: HashMap<i64, Vec<Value>> = HashMap::new();
+    let mut ftrace_seq = None;
     let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
     let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
     let mut lost_out: BTreeMap<u32, usize> = BTreeMap::new();
@@ -436,9 +652,48 @@ fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<
                 if b.lost_events == Some(true) {
                     *lost_out.entry(cpu).or_default() += 1;
                 }
+                let seq = p.trusted_packet_sequence_id;
+                match ftrace_seq {
+                    None => {
+                        ftrace_seq = Some(seq);
+                        if p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED == 0 {
+                            return Err(format!("{name}: the first bundle keeps old state"));
+                        }
+                    }
+                    Some(s) if s != seq => {
+                        return Err(format!("{name}: bundles on sequences {s:?} and {seq:?}"))
+                    }
+                    _ => {}
+                }
+                if let Some(i) = &p.interned_data {
+                    for k in &i.kernel_symbols {
+                        let s = String::from_utf8_lossy(k.str.as_deref().unwrap_or(&[]));
+                        ksyms.insert(k.iid.unwrap(), s.into_owned());
+                    }
+                }
+                for g in &b.generic_event_descriptors {
+                    let d = DescriptorProto::decode(g.event_descriptor.as_deref().unwrap_or(&[]))
+                        .map_err(|e| e.to_string())?;
+                    if descs.insert(g.field_id.unwrap_or(0) as u32, d).is_some() {
+                        return Err(format!("{name}: generic event described twice"));
+                    }
+                }
                 for e in &b.event {
-                    let k = e.event.as_ref().ok_or("ftrace event without payload")?;
-                    let (n, m, is_typed) = ftrace_fields(k);
+                    let (n, mut m, is_typed) = match &e.event {
+                        Some(k) => ftrace_fields(k),
+                        None => {
+                            let (n, m) =
+                                described_fields(e, &descs).map_err(|x| format!("{name}: {x}"))?;
+                            (n, m, false)
+                        }
+                    };
+                    if !syms.is_empty() && (n == "funcgraph_entry" || n == "funcgraph_exit") {
+                        let iid = m["func"].as_u64().ok_or("funcgraph without func")?;
+                        let f = ksyms.get(&iid).ok_or(format!(
+                            "{name}: kernel symbol {iid} used before it was interned"
+                        ))?;
+                        m.insert("func".into(), json!(f));
+                    }
                     if is_typed {
                         typed += 1;
                     } else {
@@ -502,6 +757,18 @@ fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<
                     m.insert(ann_name(a, &names.1), ann_json(a, &names.1));
                 }
                 let tid = seq_tid[&seq];
+                // uftrace entry/exit leave out empty args, an absent
+                // retval and an exit's addr that is its entry's
+                let st = stacks.entry(tid).or_default();
+                if te.r#type == Some(TYPE_SLICE_BEGIN) {
+                    m.entry("args").or_insert(json!([]));
+                    st.extend(m.get("addr").cloned());
+                } else if te.r#type == Some(TYPE_SLICE_END) {
+                    if let Some(a) = st.pop() {
+                        m.entry("addr").or_insert(a);
+                    }
+                    m.entry("retval").or_insert(Value::Null);
+                }
                 if title == "lost events" && te.r#type == Some(TYPE_INSTANT) {
                     let cpu = m
                         .get("cpu")
@@ -534,6 +801,21 @@ fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<
             _ => {}
         }
     }
+    for (cpu, e) in &expanded {
+        let (n, m, _) = ftrace_fields(e.event.as_ref().unwrap());
+        typed += 1;
+        got.push((
+            row_key(
+                e.timestamp.unwrap(),
+                i64::from(*cpu),
+                e.pid.map_or(-1, i64::from),
+                &n,
+                &Map::new(),
+            ),
+            m,
+            true,
+        ));
+    }
     // The expected rows.
     let mut want: Vec<(Row, Map<String, Value>, String)> = Vec::new();
     let mut lost_src: BTreeMap<u32, usize> = BTreeMap::new();
@@ -550,7 +832,12 @@ fn check_perfetto(name: &str, kind: Kind, src: &[Value], data: &[u8]) -> Result<
         let ev = e["event"].as_str().unwrap_or("");
         let pid = e["pid"].as_i64().unwrap();
         if kernel && sys != "uftrace" {
-            let fields = e["fields"].as_object().cloned().unwrap_or_default();
+            let mut fields = e["fields"].as_object().cloned().unwrap_or_default();
+            if !syms.is_empty() && sys == "ftrace" && ev.starts_with("funcgraph_") {
+                if let Some(a) = fields.get("func").and_then(Value::as_u64) {
+                    fields.insert("func".into(), json!(symbol_name(syms, a)));
+                }
+            }
             let pid = if pid >= 0 {
                 pid
             } else {
@@ -823,7 +1110,12 @@ fn perfetto_and_chrome_of_every_fixture() {
         let pf = scratch.join(format!("{name}.pftrace"));
         convert(&src, &pf, "perfetto");
         let data = std::fs::read(&pf).unwrap();
-        match check_perfetto(&name, kind, &lines, &data) {
+        let syms = if kind == Kind::TraceDat {
+            kallsyms(&src)
+        } else {
+            Vec::new()
+        };
+        match check_perfetto(&name, kind, &lines, &syms, &data) {
             Ok(c) => {
                 n_events += c.events;
                 summary.push(format!(
@@ -849,12 +1141,7 @@ fn perfetto_and_chrome_of_every_fixture() {
     eprintln!("{n_fixtures} fixtures, {n_events} events checked");
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(n_fixtures >= 30, "only {n_fixtures} fixtures found");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "failures");
 }
 
 /// The acceptance case: a sched trace's switches carry prev/next comm, pid,
@@ -865,7 +1152,7 @@ fn sched_switch_fields_and_bundles() {
     let src = root.join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat");
     let scratch = tmp("sched");
     let pf = scratch.join("t.pftrace");
-    convert(&src, &pf, "perfetto");
+    convert_with(&src, &pf, "perfetto", &["--full-sched"]);
     let pk = packets(&std::fs::read(&pf).unwrap());
     let mut switches = Vec::new();
     for p in &pk {
@@ -915,5 +1202,153 @@ fn sched_switch_fields_and_bundles() {
         .threads
         .iter()
         .any(|t| t.name.as_deref() == Some("trace-cmd"))));
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The ftrace events of a Perfetto trace as comparable rows (cpu, time,
+/// pid, name, fields), compact ones expanded.
+fn ftrace_rows(pk: &[TracePacket]) -> Vec<(u32, u64, i64, String, String)> {
+    let mut rows = Vec::new();
+    let mut descs = HashMap::new();
+    for p in pk {
+        if let Some(Data::FtraceEvents(b)) = &p.data {
+            for g in &b.generic_event_descriptors {
+                let d = DescriptorProto::decode(g.event_descriptor.as_deref().unwrap()).unwrap();
+                descs.insert(g.field_id.unwrap() as u32, d);
+            }
+        }
+    }
+    let mut add = |cpu: u32, e: &FtraceEvent| {
+        let (n, m) = match &e.event {
+            Some(k) => {
+                let (n, m, _) = ftrace_fields(k);
+                (n, m)
+            }
+            None => described_fields(e, &descs).unwrap(),
+        };
+        rows.push((
+            cpu,
+            e.timestamp.unwrap(),
+            e.pid.map_or(-1, i64::from),
+            n,
+            Value::Object(m).to_string(),
+        ));
+    };
+    for p in pk {
+        if let Some(Data::FtraceEvents(b)) = &p.data {
+            for e in &b.event {
+                add(b.cpu.unwrap(), e);
+            }
+        }
+    }
+    for (cpu, e) in expand_compact(pk).unwrap() {
+        add(cpu, &e);
+    }
+    rows.sort();
+    rows
+}
+
+/// compact_sched: most switches and wakings of a sched trace go to the
+/// compact columns, described generic events replace named ones, the file
+/// gets smaller, and decoded they are the events `--full-sched
+/// --named-generic` writes. `--compress`: the same packets, zlib-compressed.
+#[test]
+fn compact_sched_and_compressed_packets() {
+    let root = common::repo_root();
+    let src = root.join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat");
+    let scratch = tmp("compact");
+    let (c, f, z) = (
+        scratch.join("c.pftrace"),
+        scratch.join("f.pftrace"),
+        scratch.join("z.pftrace"),
+    );
+    convert(&src, &c, "perfetto");
+    convert_with(&src, &f, "perfetto", &["--full-sched", "--named-generic"]);
+    convert_with(&src, &z, "perfetto", &["--compress"]);
+    let (cd, fd, zd) = (
+        std::fs::read(&c).unwrap(),
+        std::fs::read(&f).unwrap(),
+        std::fs::read(&z).unwrap(),
+    );
+    let (cp, fp) = (packets(&cd), packets(&fd));
+    let n_compact: usize = cp
+        .iter()
+        .filter_map(|p| match &p.data {
+            Some(Data::FtraceEvents(b)) => b
+                .compact_sched
+                .as_ref()
+                .map(|c| c.switch_timestamp.len() + c.waking_timestamp.len()),
+            _ => None,
+        })
+        .sum();
+    let n_sched = report(&src)
+        .iter()
+        .filter(|e| e["event"] == "sched_switch" || e["event"] == "sched_waking")
+        .count();
+    assert!(
+        n_compact * 10 >= n_sched * 9,
+        "{n_compact} of {n_sched} sched events compact"
+    );
+    assert!(cd.len() * 3 < fd.len() * 2, "{} vs {}", cd.len(), fd.len());
+    assert!(fp.iter().all(|p| match &p.data {
+        Some(Data::FtraceEvents(b)) =>
+            b.compact_sched.is_none() && b.event.iter().all(|e| e.dense.is_none()),
+        _ => true,
+    }));
+    // common_flags are not in the compact columns: compare without them
+    assert_eq!(ftrace_rows(&cp), ftrace_rows(&fp));
+    // compressed: the same packets
+    assert!(zd.len() * 2 < cd.len(), "{} vs {}", zd.len(), cd.len());
+    let mut b = &zd[1..];
+    let len = prost::encoding::decode_varint(&mut b).unwrap() as usize;
+    let first = TracePacket::decode(&b[..len]).unwrap();
+    assert!(matches!(first.data, Some(Data::CompressedPackets(_))));
+    let zp = packets(&zd);
+    assert!(zp.len() > 1);
+    assert_eq!(zp, cp);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// funcgraph_entry/exit name their function through interned kernel
+/// symbols defined on the bundles' sequence before use.
+#[test]
+fn funcgraph_functions_are_interned_kernel_symbols() {
+    let root = common::repo_root();
+    let src = root.join("tests/fixtures/synthetic/ftrace-v7/trace.dat");
+    let scratch = tmp("ksyms");
+    let pf = scratch.join("t.pftrace");
+    convert(&src, &pf, "perfetto");
+    let pk = packets(&std::fs::read(&pf).unwrap());
+    let syms = kallsyms(&src);
+    assert!(!syms.is_empty());
+    let mut names = HashMap::new();
+    let mut seen = Vec::new();
+    for p in &pk {
+        if let Some(i) = &p.interned_data {
+            for k in &i.kernel_symbols {
+                names.insert(
+                    k.iid.unwrap(),
+                    String::from_utf8(k.str.clone().unwrap()).unwrap(),
+                );
+            }
+        }
+        if let Some(Data::FtraceEvents(b)) = &p.data {
+            for e in &b.event {
+                if let Some(FtraceKind::FuncgraphEntry(f)) = &e.event {
+                    seen.push(names[&f.func.unwrap()].clone());
+                }
+            }
+        }
+    }
+    let want: Vec<String> = report(&src)
+        .iter()
+        .filter(|e| e["event"] == "funcgraph_entry")
+        .map(|e| symbol_name(&syms, e["fields"]["func"].as_u64().unwrap()))
+        .collect();
+    assert!(seen.contains(&"vfs_read".to_string()), "{seen:?}");
+    let (mut a, mut b) = (seen, want);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -103,12 +103,7 @@ fn converted_reports_match_trace_cmd() {
         expected_diffs.len()
     );
     assert!(checked >= 200, "checked only {checked}");
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "mismatches");
 }
 
 /// The report lines of `-R` output (without the `cpus=` header).
@@ -138,13 +133,7 @@ fn selection_by_event_and_time() {
         .cloned()
         .collect();
     assert!(!want.is_empty());
-    assert!(
-        got == want,
-        "{} lines, want {}: {}",
-        got.len(),
-        want.len(),
-        first_diff(want.join("\n").as_bytes(), got.join("\n").as_bytes())
-    );
+    assert_same_lines(&got, &want);
     // --begin/--end: the times `report --json` shows (ns), inclusive
     let json = tracemux(&["report", "--json", src.to_str().unwrap()], Path::new(".")).stdout;
     let times: Vec<u64> = String::from_utf8_lossy(&json)
@@ -177,13 +166,7 @@ fn selection_by_event_and_time() {
         .filter(|(_, t)| (b..=e).contains(*t))
         .map(|(l, _)| l.clone())
         .collect();
-    assert!(
-        got == want,
-        "{} lines, want {}: {}",
-        got.len(),
-        want.len(),
-        first_diff(want.join("\n").as_bytes(), got.join("\n").as_bytes())
-    );
+    assert_same_lines(&got, &want);
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

@@ -7,18 +7,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-fn ctf_dirs() -> Vec<PathBuf> {
-    let root = common::repo_root().join("tests/fixtures/ctf");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    v.retain(|p| p.join("trace").is_dir() && p.join("exit-codes.txt").exists());
-    v.sort();
-    v
-}
-
 fn warnings(b: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(b)
         .lines()
@@ -30,7 +18,7 @@ fn warnings(b: &[u8]) -> Vec<String> {
 fn babeltrace2_text_commands() {
     let mut checked = 0;
     let mut failures = Vec::new();
-    for dir in ctf_dirs() {
+    for dir in common::ctf_dirs() {
         let codes = std::fs::read_to_string(dir.join("exit-codes.txt")).unwrap();
         for line in codes.lines() {
             let Some((name, cmd)) = line.split_once(": ") else {
@@ -70,23 +58,13 @@ fn babeltrace2_text_commands() {
         }
     }
     assert!(checked >= 50, "only {checked} commands found");
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, &format!("of {checked} differ"));
 }
 
 #[test]
 fn stats_counts_every_event() {
-    for dir in ctf_dirs() {
-        let want = std::fs::read_to_string(dir.join("event-count.txt")).unwrap();
-        let want: u64 = want
-            .rsplit(':')
-            .next()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap();
+    for dir in common::ctf_dirs() {
+        let want = common::event_count(&dir).unwrap();
         let out = common::tracemux(&["stats", "trace"], &dir);
         let text = String::from_utf8_lossy(&out.stdout);
         let got: u64 = text

@@ -6,22 +6,10 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-fn ctf_dirs() -> Vec<PathBuf> {
-    let root = common::repo_root().join("tests/fixtures/ctf");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    v.retain(|p| p.join("trace").is_dir() && p.join("exit-codes.txt").exists());
-    v.sort();
-    v
-}
-
 #[test]
 fn json_lines_one_per_event_in_text_order() {
     let mut checked = 0;
-    for d in ctf_dirs() {
+    for d in common::ctf_dirs() {
         let out = common::tracemux(&["report", "--json", "trace"], &d);
         assert!(
             out.status.success(),

@@ -232,14 +232,7 @@ fn info_states_the_facts() {
             }
         }
         // events (and lost-events markers, which report -R prints as lines)
-        let count: u64 = String::from_utf8(reference(&d, "event-count").unwrap())
-            .unwrap()
-            .rsplit(' ')
-            .next()
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let count = common::event_count(&d).unwrap();
         let events: u64 = info_value(&text, "events")
             .and_then(|v| v.parse().ok())
             .unwrap_or(u64::MAX);

@@ -64,25 +64,13 @@ fn tracedat_reports_match_trace_cmd() {
         checked >= 60,
         "expected the in-repo fixtures, checked only {checked}"
     );
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "mismatches");
 }
 
 #[test]
 fn event_counts_match() {
     for dir in fixture_dirs("tracedat") {
-        let want: usize = std::fs::read_to_string(dir.join("event-count.txt"))
-            .unwrap()
-            .rsplit(' ')
-            .next()
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let want = common::event_count(&dir).unwrap() as usize;
         let out = tracemux(&["report", "--json", "trace.dat"], &dir);
         assert!(
             out.status.success(),
@@ -108,10 +96,5 @@ fn synthetic_reports_match_trace_cmd() {
         checked >= 50,
         "expected the synthetic fixtures, checked only {checked}"
     );
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "mismatches");
 }

@@ -90,12 +90,7 @@ fn check(d: &Path, only: &dyn Fn(&str) -> bool) {
         }
     }
     assert!(checked > 0, "no case checked in {}", d.display());
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, "mismatches");
 }
 
 /// Cases whose options trace-cmd ignores, so that tracemux's plain raw view

@@ -9,14 +9,9 @@ use std::process::Command;
 fn stats_counts_every_event() {
     let mut checked = 0;
     for dir in common::fixture_dirs("tracedat") {
-        let Ok(want) = std::fs::read_to_string(dir.join("event-count.txt")) else {
+        let Some(want) = common::event_count(&dir) else {
             continue;
         };
-        let want: u64 = want
-            .rsplit(':')
-            .next()
-            .and_then(|v| v.trim().parse().ok())
-            .expect("event-count.txt");
         let out = Command::new(env!("CARGO_BIN_EXE_tracemux"))
             .arg("stats")
             .arg(dir.join("trace.dat"))

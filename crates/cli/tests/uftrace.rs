@@ -137,12 +137,7 @@ fn check(sub: &str, tm_sub: &str) {
         }
     }
     assert!(checked >= 8, "only {checked} {sub} outputs found");
-    assert!(
-        failures.is_empty(),
-        "{} of {checked} differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, &format!("of {checked} differ"));
 }
 
 #[test]

@@ -30,21 +30,7 @@ fn main() {
             .ok()
             .and_then(|secs| zone.localtime_abbrev(secs));
         let r = match t {
-            Some((t, abbrev)) => writeln!(
-                out,
-                "{s} {:04}-{:02}-{:02} {:02}:{:02}:{:02} {} {} {} {} {}",
-                t.year,
-                t.month,
-                t.day,
-                t.hour,
-                t.min,
-                t.sec,
-                t.offset,
-                abbrev,
-                u8::from(t.dst),
-                t.wday,
-                t.yday
-            ),
+            Some((t, abbrev)) => writeln!(out, "{s} {}", t.oracle_row(&abbrev)),
             None => writeln!(out, "{s} -"),
         };
         if r.is_err() {

@@ -1,6 +1,7 @@
 //! A bounds-checked byte cursor. No method panics: every read checks the
 //! remaining length first and returns an [`Error`] that names the section and
-//! the absolute offset.
+//! the absolute offset. And [`put_small`], the writers' append of short
+//! byte strings.
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -236,6 +237,20 @@ impl<'a> Cursor<'a> {
     /// A NUL-terminated string as (lossy) UTF-8 text.
     pub fn cstring(&mut self) -> Result<String> {
         self.cstr().map(|b| String::from_utf8_lossy(b).into_owned())
+    }
+}
+
+/// Append a short byte string to `out` (a loop beats a `memcpy` call for
+/// the few bytes of a number, a name or a format literal).
+#[inline]
+pub fn put_small(out: &mut Vec<u8>, s: &[u8]) {
+    if s.len() > 16 {
+        out.extend_from_slice(s);
+        return;
+    }
+    out.reserve(s.len());
+    for &b in s {
+        out.push(b);
     }
 }
 

@@ -83,6 +83,25 @@ pub struct Tm {
 }
 
 impl Tm {
+    /// `YYYY-MM-DD HH:MM:SS UTCOFF ABBREV ISDST WDAY YDAY` (`UTCOFF` in
+    /// seconds east), the row of the time-zone oracle
+    /// (`examples/localtime.rs`, checked by `tests/localtime_table.rs`).
+    pub fn oracle_row(&self, abbrev: &str) -> String {
+        format!(
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02} {} {abbrev} {} {} {}",
+            self.year,
+            self.month,
+            self.day,
+            self.hour,
+            self.min,
+            self.sec,
+            self.offset,
+            u8::from(self.dst),
+            self.wday,
+            self.yday
+        )
+    }
+
     /// `ctime(3)`'s text without its newline: `Wed Nov 18 11:06:40 2026`.
     pub fn ctime(&self) -> String {
         const WDAY: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

@@ -2,6 +2,7 @@
 //! by address.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Task (command) names by pid, as recorded (ftrace saved_cmdlines,
 /// uftrace task.txt...).
@@ -41,22 +42,24 @@ pub struct Symbol {
     pub module: Option<String>,
 }
 
-/// Symbols sorted by address for lookups by address.
+/// Symbols sorted by address for lookups by address. Cloning is cheap
+/// (the symbols are shared): consumers copy a trace's description once per
+/// run, and a kernel's symbol table is tens of megabytes.
 #[derive(Debug, Clone, Default)]
 pub struct SymbolTable {
-    syms: Vec<Symbol>,
+    syms: Arc<Vec<Symbol>>,
     sorted: bool,
 }
 
 impl SymbolTable {
     pub fn push(&mut self, s: Symbol) {
-        self.syms.push(s);
+        Arc::make_mut(&mut self.syms).push(s);
         self.sorted = false;
     }
     /// Sort by address (stable: for equal addresses the first one pushed wins
     /// lookups). Call once after loading.
     pub fn finish(&mut self) {
-        self.syms.sort_by_key(|s| s.addr);
+        Arc::make_mut(&mut self.syms).sort_by_key(|s| s.addr);
         self.sorted = true;
     }
     pub fn len(&self) -> usize {

@@ -319,6 +319,27 @@ pub struct Damage {
     pub error: StreamError,
 }
 
+impl Damage {
+    /// `PATH: packet at offset 0x...: ERROR`.
+    pub fn message(&self) -> String {
+        format!(
+            "{}: packet at offset {:#x}: {}",
+            self.path.display(),
+            self.error.packet_offset,
+            self.error.error
+        )
+    }
+
+    /// The damage as an error at its offset in the stream file.
+    pub fn to_error(&self) -> Error {
+        Error::new(
+            ErrorKind::Invalid(self.message()),
+            "stream",
+            self.error.byte_offset(),
+        )
+    }
+}
+
 /// An opened trace.
 pub struct Trace {
     pub dirs: Vec<PathBuf>,
@@ -502,7 +523,7 @@ pub fn clock_base_ns(freq: u64, off_s: i64, off_c: u64) -> Option<i64> {
     Some(off_s * 1_000_000_000 + cycles_to_ns(freq, off_c) as i64)
 }
 
-fn clock_ns(freq: u64, off_s: i64, off_c: u64, v: u64) -> Option<i64> {
+pub(crate) fn clock_ns(freq: u64, off_s: i64, off_c: u64, v: u64) -> Option<i64> {
     let base = clock_base_ns(freq, off_s, off_c)?;
     let vns = cycles_to_ns(freq, v);
     if vns >= i64::MAX as u64 {

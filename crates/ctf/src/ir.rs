@@ -401,6 +401,18 @@ pub enum DisplayBase {
     Hexadecimal = 16,
 }
 
+impl From<DisplayBase> for tracemux_core::model::Base {
+    fn from(b: DisplayBase) -> Self {
+        use tracemux_core::model::Base;
+        match b {
+            DisplayBase::Decimal => Base::Dec,
+            DisplayBase::Hexadecimal => Base::Hex,
+            DisplayBase::Octal => Base::Oct,
+            DisplayBase::Binary => Base::Bin,
+        }
+    }
+}
+
 /// An inclusive integer range (`lower <= v <= upper`). `i128` holds every
 /// signed and unsigned 64-bit value, so one type serves both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -708,6 +720,40 @@ impl FieldClass {
         }
     }
 }
+
+/// The CTF 2 / LTTng log level names, by level (0 = emergency).
+pub const LOG_LEVELS: [&str; 15] = [
+    "emergency",
+    "alert",
+    "critical",
+    "error",
+    "warning",
+    "notice",
+    "info",
+    "debug:system",
+    "debug:program",
+    "debug:process",
+    "debug:module",
+    "debug:unit",
+    "debug:function",
+    "debug:line",
+    "debug",
+];
+
+/// A UUID in its usual text form, `4d86e02c-f527-4971-b960-971d26074bd4`.
+pub fn uuid_string(u: &[u8; 16]) -> String {
+    let mut s = String::with_capacity(36);
+    for (i, b) in u.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        s.push(char::from(HEX_LOWER[usize::from(b >> 4)]));
+        s.push(char::from(HEX_LOWER[usize::from(b & 15)]));
+    }
+    s
+}
+
+const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
 
 #[cfg(test)]
 mod tests {

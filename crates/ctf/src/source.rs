@@ -39,7 +39,7 @@ use tracemux_core::typed::{
     ArrayLen, ClassSchema, EnumMapping, FieldSchema, FieldTape, FieldType, FieldVisitor, IntType,
     Scope as MScope,
 };
-use tracemux_core::{Error, ErrorKind};
+use tracemux_core::Error;
 
 use crate::decode::{IntValue, Kind, Node, Program, Visitor};
 use crate::fs::{self, Loader, Trace};
@@ -66,15 +66,6 @@ fn model_scope(s: Scope) -> Option<MScope> {
     }
 }
 
-fn model_base(b: DisplayBase) -> Base {
-    match b {
-        DisplayBase::Binary => Base::Bin,
-        DisplayBase::Octal => Base::Oct,
-        DisplayBase::Decimal => Base::Dec,
-        DisplayBase::Hexadecimal => Base::Hex,
-    }
-}
-
 fn mappings(m: &[Mapping]) -> Vec<EnumMapping> {
     m.iter()
         .map(|m| EnumMapping {
@@ -90,7 +81,7 @@ pub fn field_type(c: &FieldClass) -> FieldType {
         FieldClass::Int(i) => FieldType::Int(IntType {
             bits: i.len.min(64) as u8,
             signed: i.signed,
-            base: model_base(i.base),
+            base: i.base.into(),
             mappings: mappings(&i.mappings),
         }),
         FieldClass::Float(f) => FieldType::Float { bits: f.len as u8 },
@@ -100,7 +91,7 @@ pub fn field_type(c: &FieldClass) -> FieldType {
         FieldClass::VarInt(v) => FieldType::Int(IntType {
             bits: 64,
             signed: v.signed,
-            base: model_base(v.base),
+            base: v.base.into(),
             mappings: mappings(&v.mappings),
         }),
         FieldClass::String(_) => FieldType::Str,
@@ -291,7 +282,7 @@ impl Rec<'_> {
         };
         let (nm, Some(t)) = name(c, n) else { return };
         if maps.is_empty() {
-            t.field(nm, model_base(base), val);
+            t.field(nm, base.into(), val);
             return;
         }
         let x = v.as_i128();
@@ -611,13 +602,7 @@ impl<'t> CtfSource<'t> {
                 return Err(n.to_error());
             }
             for d in &t.damage {
-                let msg = format!(
-                    "{}: packet at offset {:#x}: {}",
-                    d.path.display(),
-                    d.error.packet_offset,
-                    d.error.error
-                );
-                let e = Error::new(ErrorKind::Invalid(msg), "stream", d.error.byte_offset());
+                let e = d.to_error();
                 if strict {
                     return Err(e);
                 }

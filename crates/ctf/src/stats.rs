@@ -145,20 +145,10 @@ pub fn count_with_loader(
             out.warnings.push(n.message());
         }
         for d in &t.damage {
-            let msg = format!(
-                "{}: packet at offset {:#x}: {}",
-                d.path.display(),
-                d.error.packet_offset,
-                d.error.error
-            );
             if strict {
-                return Err(Error::new(
-                    ErrorKind::Invalid(msg),
-                    "stream",
-                    d.error.byte_offset(),
-                ));
+                return Err(d.to_error());
             }
-            out.damage.push(msg);
+            out.damage.push(d.message());
         }
         // Event counts per (stream class, class position).
         let mut per_class: Vec<Vec<u64>> =

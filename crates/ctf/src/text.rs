@@ -14,10 +14,13 @@ use tracemux_core::{Error, ErrorKind};
 
 use crate::decode::{IntValue, Kind, Node, Visitor};
 use crate::fs::{self, Loader, ReadLoader, Trace};
+pub use crate::ir::uuid_string;
 use crate::ir::{DisplayBase, EnvValue, Scope, StringEncoding, TraceClass};
 use crate::mux::{Head, MsgKind};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
 use tracemux_core::localtime::{gmtime, Tm, Zone};
+use tracemux_render::notation::{self, radix as push_radix, Int};
+pub use tracemux_render::notation::{fmt_g, push_g, quoted as push_escaped};
 
 // ---------------------------------------------------------------------
 // Options
@@ -222,289 +225,14 @@ pub struct Summary {
 // ---------------------------------------------------------------------
 // Number and text formatting
 
-/// `v` as C's `printf("%g", v)` prints it: 6 significant digits, `%e`
-/// style when the exponent is below -4 or at least 6, trailing zeros
-/// removed.
-pub fn fmt_g(v: f64) -> String {
-    let mut s = Vec::new();
-    push_g(&mut s, v);
-    String::from_utf8(s).unwrap_or_default()
-}
-
-/// Append `v` formatted as `%g`.
-pub fn push_g(out: &mut Vec<u8>, v: f64) {
-    use std::io::Write as _;
-    if v.is_nan() {
-        out.extend_from_slice(if v.is_sign_negative() {
-            b"-nan"
-        } else {
-            b"nan"
-        });
-        return;
-    }
-    if v.is_infinite() {
-        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
-        return;
-    }
-    if v == 0.0 {
-        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
-        return;
-    }
-    if g_fast(out, v) {
-        return;
-    }
-    // The exponent C would use: that of `%.5e`.
-    let mut e = [0u8; 40];
-    let n = {
-        let mut w = &mut e[..];
-        let _ = write!(w, "{v:.5e}");
-        40 - w.len()
-    };
-    let e = &e[..n];
-    let epos = e.iter().position(|&c| c == b'e').unwrap_or(n);
-    let x: i32 = std::str::from_utf8(&e[epos + 1..])
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    if (-4..6).contains(&x) {
-        let prec = (5 - x) as usize;
-        let start = out.len();
-        let _ = write!(out, "{v:.prec$}");
-        strip_zeros(out, start);
-    } else {
-        let start = out.len();
-        out.extend_from_slice(&e[..epos]);
-        strip_zeros(out, start);
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let a = x.unsigned_abs();
-        if a < 10 {
-            out.push(b'0');
-        }
-        let mut b = itoa::Buffer::new();
-        out.extend_from_slice(b.format(a).as_bytes());
-    }
-}
-
-const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// `%g` without big-number arithmetic: scale to 6 significant digits with
-/// one exact-power multiplication or division (correctly rounded, so the
-/// result is within 1e-9 of the exact scaled value) and round; give up
-/// (`false`) when the value is that close to a rounding tie, or outside
-/// the range of exact powers of ten.
-fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
-    let a = v.abs();
-    let mut x = a.log10().floor() as i32;
-    if !(-300..=300).contains(&x) {
-        return false;
-    }
-    let scale = |x: i32| -> Option<f64> {
-        let k = 5 - x;
-        if k >= 0 {
-            POW10.get(k as usize).map(|p| a * p)
-        } else {
-            POW10.get((-k) as usize).map(|p| a / p)
-        }
-    };
-    let Some(mut t) = scale(x) else {
-        return false;
-    };
-    // log10 can be off by one near powers of ten.
-    if t >= 999_999.5 + 1e-7 {
-        x += 1;
-        t = match scale(x) {
-            Some(t) => t,
-            None => return false,
-        };
-    } else if t < 99_999.5 {
-        x -= 1;
-        t = match scale(x) {
-            Some(t) => t,
-            None => return false,
-        };
-    }
-    let fl = t.floor();
-    let frac = t - fl;
-    if (frac - 0.5).abs() < 1e-7 {
-        return false;
-    }
-    let mut m = fl as u64 + (frac > 0.5) as u64;
-    if m >= 1_000_000 {
-        m /= 10;
-        x += 1;
-    }
-    if !(100_000..1_000_000).contains(&m) {
-        return false;
-    }
-    let mut d = [0u8; 6];
-    let mut r = m;
-    for i in (0..6).rev() {
-        d[i] = b'0' + (r % 10) as u8;
-        r /= 10;
-    }
-    // Significant digits without trailing zeros.
-    let mut n = 6;
-    while n > 1 && d[n - 1] == b'0' {
-        n -= 1;
-    }
-    if v < 0.0 {
-        out.push(b'-');
-    }
-    if (-4..6).contains(&x) {
-        if x >= 0 {
-            let int = (x + 1) as usize;
-            out.extend_from_slice(&d[..int]);
-            if n > int {
-                out.push(b'.');
-                out.extend_from_slice(&d[int..n]);
-            }
-        } else {
-            out.extend_from_slice(b"0.");
-            for _ in 0..(-x - 1) {
-                out.push(b'0');
-            }
-            out.extend_from_slice(&d[..n]);
-        }
-    } else {
-        out.push(d[0]);
-        if n > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&d[1..n]);
-        }
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let e = x.unsigned_abs();
-        if e < 10 {
-            out.push(b'0');
-        }
-        let mut b = itoa::Buffer::new();
-        out.extend_from_slice(b.format(e).as_bytes());
-    }
-    true
-}
-
-fn strip_zeros(out: &mut Vec<u8>, start: usize) {
-    if out[start..].contains(&b'.') {
-        while out.last() == Some(&b'0') {
-            out.pop();
-        }
-        if out.last() == Some(&b'.') {
-            out.pop();
-        }
-    }
-}
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
 /// Append `v` in babeltrace2's integer format for `base` (`len` bits).
+#[inline]
 pub fn push_int(out: &mut Vec<u8>, v: IntValue, len: u32, base: DisplayBase) {
-    let u = match v {
-        IntValue::U(x) => x,
-        IntValue::S(x) => x as u64,
+    let v = match v {
+        IntValue::U(x) => Int::U(x),
+        IntValue::S(x) => Int::S(x),
     };
-    match base {
-        DisplayBase::Decimal => {
-            let mut b = itoa::Buffer::new();
-            match v {
-                IntValue::U(x) => out.extend_from_slice(b.format(x).as_bytes()),
-                IntValue::S(x) => out.extend_from_slice(b.format(x).as_bytes()),
-            }
-        }
-        DisplayBase::Hexadecimal => {
-            let mut x = u;
-            if len < 64 {
-                let r = (len + 3) & !3;
-                if r < 64 {
-                    x &= (1u64 << r) - 1;
-                }
-            }
-            out.extend_from_slice(b"0x");
-            push_radix(out, x, 4);
-        }
-        DisplayBase::Octal => {
-            let mut x = u;
-            if matches!(v, IntValue::S(_)) && len < 64 {
-                let r = ((len.max(1) - 1) / 3 + 1) * 3;
-                if r < 64 {
-                    x &= (1u64 << r) - 1;
-                }
-            }
-            out.push(b'0');
-            push_radix(out, x, 3);
-        }
-        DisplayBase::Binary => {
-            out.extend_from_slice(b"0b");
-            let len = len.clamp(1, 64);
-            for i in (0..len).rev() {
-                out.push(if u >> i & 1 == 1 { b'1' } else { b'0' });
-            }
-        }
-    }
-}
-
-fn push_radix(out: &mut Vec<u8>, x: u64, bits: u32) {
-    let mask = (1u64 << bits) - 1;
-    let mut digits = [0u8; 22];
-    let mut n = 0;
-    let mut v = x;
-    loop {
-        digits[n] = HEX[(v & mask) as usize];
-        n += 1;
-        v >>= bits;
-        if v == 0 {
-            break;
-        }
-    }
-    for i in (0..n).rev() {
-        out.push(digits[i]);
-    }
-}
-
-/// Append a string as babeltrace2 prints it: quoted, with C escapes for
-/// `\\`, `'`, `"`, `?` and control characters (`\xNN` for the others);
-/// other bytes as they are. Stops at the first NUL.
-pub fn push_escaped(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    // Runs of bytes that need no escape are copied at once.
-    let mut s = s;
-    loop {
-        let n = s
-            .iter()
-            .position(|&c| c < 0x20 || c == 0x7f || matches!(c, b'\\' | b'\'' | b'"' | b'?'))
-            .unwrap_or(s.len());
-        out.extend_from_slice(&s[..n]);
-        if n == s.len() {
-            break;
-        }
-        let c = s[n];
-        s = &s[n + 1..];
-        match c {
-            0 => break,
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\'' => out.extend_from_slice(b"\\'"),
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'?' => out.extend_from_slice(b"\\?"),
-            0x07 => out.extend_from_slice(b"\\a"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x1b => out.extend_from_slice(b"\\e"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x0b => out.extend_from_slice(b"\\v"),
-            c if c < 0x20 || c == 0x7f => {
-                out.extend_from_slice(b"\\x");
-                out.push(HEX[(c >> 4) as usize].to_ascii_lowercase());
-                out.push(HEX[(c & 15) as usize].to_ascii_lowercase());
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(b'"');
+    notation::int(out, base.into(), v, len);
 }
 
 /// The text of a string field: its bytes up to the first null code unit,
@@ -1446,16 +1174,7 @@ const BATCH: usize = 15;
 
 fn clock_ns(c: Option<(u64, i64, u64)>, v: u64) -> Option<i64> {
     let (f, s, o) = c?;
-    let base = fs::clock_base_ns(f, s, o)?;
-    let vns = fs::cycles_to_ns(f, v);
-    if vns >= i64::MAX as u64 {
-        return None;
-    }
-    let vns = vns as i64;
-    if base > 0 && vns > i64::MAX - base {
-        return None;
-    }
-    Some(base + vns)
+    fs::clock_ns(f, s, o, v)
 }
 
 /// babeltrace2's `bt_common_clock_value_from_ns_from_origin`.
@@ -1555,19 +1274,10 @@ pub fn report_with_loader(
             writeln!(warn, "tracemux: warning: {}", n.message()).map_err(io)?;
         }
         for d in &t.damage {
-            let msg = format!(
-                "{}: packet at offset {:#x}: {}",
-                d.path.display(),
-                d.error.packet_offset,
-                d.error.error
-            );
             if opts.strict {
-                return Err(Error::new(
-                    ErrorKind::Invalid(msg),
-                    "stream",
-                    d.error.byte_offset(),
-                ));
+                return Err(d.to_error());
             }
+            let msg = d.message();
             summary.damaged += 1;
             writeln!(
                 warn,
@@ -2391,19 +2101,7 @@ fn resolve_tod(t: TimeSpec, first_ns: i64, clock: &Clock) -> i64 {
     }
 }
 
-/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
-pub fn uuid_string(u: &[u8; 16]) -> String {
-    let h: String = u.iter().map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
-}
-
+/// babeltrace2's names of the log levels (TSDL's), by level.
 const LOG_LEVELS: [&str; 15] = [
     "TRACE_EMERG",
     "TRACE_ALERT",
@@ -2448,95 +2146,21 @@ pub fn trace_class(dir: &std::path::Path) -> Result<TraceClass, Error> {
 mod tests {
     use super::*;
 
+    /// The display bases and signedness reach the shared notation
+    /// (`tracemux_render::notation`, where the formats are tested).
     #[test]
-    fn g_like_printf() {
-        for (v, want) in [
-            (0.0, "0"),
-            (-0.0, "-0"),
-            (1.0, "1"),
-            (0.333333333, "0.333333"),
-            (3.25159265, "3.25159"),
-            (-23.0, "-23"),
-            (299.792458, "299.792"),
-            (1e6, "1e+06"),
-            (123456.0, "123456"),
-            (1234567.0, "1.23457e+06"),
-            (0.0001, "0.0001"),
-            (0.00001234, "1.234e-05"),
-            (1e100, "1e+100"),
-            (f64::INFINITY, "inf"),
-            (2.818281828, "2.81828"),
-            (999999.5, "1e+06"),
-        ] {
-            assert_eq!(fmt_g(v), want, "{v}");
-        }
-    }
-
-    #[test]
-    fn fast_g_agrees_with_the_exact_path() {
-        let mut seed = 0x1234_5678_9abc_def0u64;
-        for i in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let v = match i % 4 {
-                0 => f64::from_bits(seed),
-                1 => (seed % 2_000_000) as f64 / 7.0,
-                2 => f32::from_bits(seed as u32) as f64,
-                _ => (seed % 1000) as f64 * 0.001 + (seed % 7) as f64 * 1e5,
-            };
-            if !v.is_finite() || v == 0.0 {
-                continue;
-            }
-            let mut fast = Vec::new();
-            if g_fast(&mut fast, v) {
-                let mut slow = Vec::new();
-                // The exact path, bypassing the fast one.
-                let e = format!("{v:.5e}");
-                let x: i32 = e.split('e').nth(1).unwrap().parse().unwrap();
-                if (-4..6).contains(&x) {
-                    let prec = (5 - x) as usize;
-                    slow.extend_from_slice(format!("{v:.prec$}").as_bytes());
-                    strip_zeros(&mut slow, 0);
-                } else {
-                    let m = e.split('e').next().unwrap();
-                    slow.extend_from_slice(m.as_bytes());
-                    strip_zeros(&mut slow, 0);
-                    slow.extend_from_slice(
-                        format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs()).as_bytes(),
-                    );
-                }
-                assert_eq!(
-                    String::from_utf8(fast).unwrap(),
-                    String::from_utf8(slow).unwrap(),
-                    "{v:e}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn ints_like_bt2() {
-        let f = |v, len, base| {
-            let mut o = Vec::new();
-            push_int(&mut o, v, len, base);
-            String::from_utf8(o).unwrap()
-        };
-        assert_eq!(f(IntValue::U(255), 8, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::S(-1), 8, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::S(-1), 5, DisplayBase::Hexadecimal), "0xFF");
-        assert_eq!(f(IntValue::U(0), 32, DisplayBase::Hexadecimal), "0x0");
-        assert_eq!(f(IntValue::U(5), 4, DisplayBase::Binary), "0b0101");
-        assert_eq!(f(IntValue::S(-1), 4, DisplayBase::Octal), "077");
-        assert_eq!(f(IntValue::U(8), 8, DisplayBase::Octal), "010");
-        assert_eq!(f(IntValue::S(-5), 8, DisplayBase::Decimal), "-5");
-    }
-
-    #[test]
-    fn escapes() {
+    fn ints_in_every_display_base() {
         let mut o = Vec::new();
-        push_escaped(&mut o, b"a\"b\\c\td\x01?'\0zz");
-        assert_eq!(o, b"\"a\\\"b\\\\c\\td\\x01\\?\\'\"");
+        for (v, base) in [
+            (IntValue::U(5), DisplayBase::Binary),
+            (IntValue::S(-1), DisplayBase::Octal),
+            (IntValue::S(-5), DisplayBase::Decimal),
+            (IntValue::U(255), DisplayBase::Hexadecimal),
+        ] {
+            push_int(&mut o, v, 8, base);
+            o.push(b' ');
+        }
+        assert_eq!(o, b"0b00000101 0777 -5 0xFF ");
     }
 
     #[test]

@@ -13,48 +13,22 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::options;
-use tracemux_ctf::text::{report, TextOptions};
+use common::{bt2_case, dirs_with, fixtures, run_strict};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf/conformance-extra")
-}
-
-fn run(d: &Path) -> (Result<u64, String>, Vec<u8>, Vec<u8>) {
-    let opts = TextOptions {
-        strict: true,
-        ..options(&[]).unwrap()
-    };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let r = report(&[d.join("trace")], &opts, &mut out, &mut err)
-        .map(|s| s.events)
-        .map_err(|e| e.to_string());
-    (r, out, err)
+    fixtures("ctf/conformance-extra")
 }
 
 #[test]
 fn conformance_extra_against_babeltrace2() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("trace").is_dir())
-        .collect();
-    dirs.sort();
+    let dirs = dirs_with(&root(), "trace");
     assert!(dirs.len() >= 13, "cases missing in {}", root().display());
     let mut bad = Vec::new();
     for d in &dirs {
-        let name = d.file_name().unwrap().to_string_lossy().into_owned();
-        let code: i32 = std::fs::read_to_string(d.join("exit-code.txt"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let bt2 = std::fs::read(d.join("bt2.txt")).unwrap();
-        let (r, out, err) = run(d);
+        let (name, code, bt2) = bt2_case(d);
+        let (r, out, err) = run_strict(d);
         let fail = name.starts_with("fail-");
         match (code, fail) {
             (0, false) => {
@@ -121,7 +95,7 @@ fn conformance_extra_against_babeltrace2() {
 #[test]
 fn packet_uuid_differing_from_the_trace_uuid() {
     let d = root().join("pass-pkt-uuid-differs");
-    let (r, out, err) = run(&d);
+    let (r, out, err) = run_strict(&d);
     assert_eq!(r, Ok(7));
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 7);
     assert!(err.is_empty());

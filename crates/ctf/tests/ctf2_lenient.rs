@@ -17,7 +17,11 @@
 //! Then traces that are really invalid are refused with or without strict
 //! mode.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::{dirs_with, fixtures, listing_of};
 
 use tracemux_ctf::ctf2::{self, Leniency};
 use tracemux_ctf::decode::Program;
@@ -27,18 +31,11 @@ use tracemux_ctf::stream::decode_file;
 use tracemux_ctf::text::{report, TextOptions};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf2-lenient")
+    fixtures("ctf2-lenient")
 }
 
 fn cases() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("trace").is_dir())
-        .collect();
-    v.sort();
-    v
+    dirs_with(&root(), "trace")
 }
 
 fn opts(strict: bool) -> TextOptions {
@@ -66,13 +63,7 @@ fn run(trace: &Path, strict: bool) -> Result<(String, String), tracemux_core::Er
 /// yactfr's element listing of the single stream file of `trace`.
 fn listing(trace: &Path) -> String {
     let (tc, _) = read_metadata_noted(trace, &ReadLoader, false).unwrap();
-    let data = std::fs::read(trace.join("stream")).unwrap();
-    let prog = Program::compile(&tc).unwrap();
-    let mut l = Listing::new(&tc);
-    if let Err(e) = decode_file(&prog, tc.uuid, &data, &mut l) {
-        l.error(e.packet_offset * 8 + e.error.bit, &e.error.to_string());
-    }
-    l.out
+    listing_of(&tc, &std::fs::read(trace.join("stream")).unwrap())
 }
 
 #[test]

@@ -9,42 +9,17 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-use common::{options, read_ref, strip_stream_names};
+use common::{bt2_case, differences, dirs_with, fixtures, options, run_strict, traces, variants};
 use tracemux_ctf::text::{report, TextOptions};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf")
-}
 
 #[test]
 fn every_trace_every_variant() {
-    let root = fixtures();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("exit-codes.txt").is_file())
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 8, "fixtures missing in {}", root.display());
+    let dirs = traces();
+    assert!(dirs.len() >= 8, "fixtures missing");
     let mut checked = 0;
     let mut bad = Vec::new();
     for d in &dirs {
-        let codes = std::fs::read_to_string(d.join("exit-codes.txt")).unwrap();
-        for line in codes.lines() {
-            let Some((name, rest)) = line.split_once(": babeltrace2 ") else {
-                continue;
-            };
-            let cmd = rest.split(" -> ").next().unwrap_or("");
-            let args: Vec<&str> = cmd.split_whitespace().collect();
-            let Some(opts) = options(&args) else {
-                continue; // other sinks, metadata output
-            };
-            let Some(expected) = read_ref(d, name) else {
-                continue;
-            };
+        for (name, opts, expected) in variants(d) {
             // Rendering on one thread, on workers, and on several workers
             // per stream with one packet per work unit: the same output.
             let modes = [(Some(1), None), (None, None), (Some(3), Some(1))];
@@ -62,22 +37,8 @@ fn every_trace_every_variant() {
                     "{}/{name} (threads {threads:?})",
                     d.file_name().unwrap().to_string_lossy()
                 );
-                if let Err(e) = r {
-                    bad.push(format!("{tag}: error {e}"));
-                    continue;
-                }
-                if out != expected {
-                    let n = String::from_utf8_lossy(&expected)
-                        .lines()
-                        .zip(String::from_utf8_lossy(&out).lines())
-                        .position(|(a, b)| a != b)
-                        .map(|i| i + 1);
-                    bad.push(format!("{tag}: stdout differs (first at line {n:?})"));
-                }
                 let exp_err = std::fs::read(d.join(format!("{name}.stderr"))).unwrap_or_default();
-                if strip_stream_names(&exp_err) != strip_stream_names(&err) {
-                    bad.push(format!("{tag}: stderr differs"));
-                }
+                bad.extend(differences(&tag, &r, (&expected, &out), (&exp_err, &err)));
             }
         }
     }
@@ -93,7 +54,7 @@ fn every_trace_every_variant() {
 /// The stream names in warnings are the absolute paths of the stream files.
 #[test]
 fn warning_names_the_stream_file() {
-    let d = fixtures().join("lttng-ust-overwrite-small");
+    let d = fixtures("ctf/lttng-ust-overwrite-small");
     let mut out = Vec::new();
     let mut err = Vec::new();
     let opts = options(&[]).unwrap();
@@ -109,36 +70,17 @@ fn warning_names_the_stream_file() {
 
 #[test]
 fn conformance_cases_against_babeltrace2() {
-    let root = fixtures().join("conformance");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("trace").is_dir())
-        .collect();
-    dirs.sort();
+    let dirs = dirs_with(&fixtures("ctf/conformance"), "trace");
     assert_eq!(dirs.len(), 36);
     let mut bad = Vec::new();
     for d in &dirs {
-        let name = d.file_name().unwrap().to_string_lossy().into_owned();
-        let code: i32 = std::fs::read_to_string(d.join("exit-code.txt"))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
-        let expected = std::fs::read(d.join("bt2.txt")).unwrap();
+        let (name, code, expected) = bt2_case(d);
         let listing = std::fs::read_to_string(d.join("expected-elements.txt")).unwrap();
         let events = listing
             .lines()
             .filter(|l| l.trim_end().ends_with("ER {"))
             .count();
-        let opts = TextOptions {
-            strict: true,
-            ..options(&[]).unwrap()
-        };
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let r = report(&[d.join("trace")], &opts, &mut out, &mut err);
+        let (r, out, _) = run_strict(d);
         let fail = name.starts_with("fail-");
         match (code, fail) {
             // babeltrace2 succeeds: same output (its one "fail" case that
@@ -163,8 +105,8 @@ fn conformance_cases_against_babeltrace2() {
             // babeltrace2 fails on valid CTF (see the conformance README):
             // we follow the format and print every event record.
             (_, false) => match r {
-                Ok(s) if s.events as usize == events => {}
-                Ok(s) => bad.push(format!("{name}: {} events, yactfr has {events}", s.events)),
+                Ok(n) if n as usize == events => {}
+                Ok(n) => bad.push(format!("{name}: {n} events, yactfr has {events}")),
                 Err(e) => bad.push(format!("{name}: error {e}")),
             },
         }

@@ -4,63 +4,17 @@
 //! output, with the values babeltrace2 printed on the tape, for every
 //! fixture trace and its CTF 2 translation.
 
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::{ctf2_copy, fixtures, traces};
 
 use tracemux_core::model::{Base, Record, RecordSource, Value};
 use tracemux_core::typed::{FieldType, FieldVisitor, Scope};
 use tracemux_ctf::fs::ReadLoader;
 use tracemux_ctf::source::{open, CtfSource};
 use tracemux_ctf::text::{report, Fields, TextOptions};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
-
-/// The fixture traces (directories with `exit-codes.txt` and `trace/`).
-fn traces() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("ctf"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("exit-codes.txt").is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-fn copy_tree(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for e in std::fs::read_dir(src).unwrap().flatten() {
-        let p = e.path();
-        let d = dst.join(e.file_name());
-        if p.is_dir() {
-            copy_tree(&p, &d);
-        } else {
-            std::fs::copy(&p, &d).unwrap();
-        }
-    }
-}
-
-/// A copy of `t/trace` whose metadata files are the CTF 2 translations.
-fn ctf2_copy(t: &Path, scratch: &Path) -> PathBuf {
-    let dst = scratch.join("trace");
-    copy_tree(&t.join("trace"), &dst);
-    let tr = fixtures()
-        .join("ctf2/translated")
-        .join(t.file_name().unwrap());
-    fn walk(root: &Path, rel: &Path, dst: &Path) {
-        for e in std::fs::read_dir(root.join(rel)).unwrap().flatten() {
-            let r = rel.join(e.file_name());
-            if e.path().is_dir() {
-                walk(root, &r, dst);
-            } else if r.file_name().is_some_and(|n| n == "metadata") {
-                std::fs::copy(root.join(&r), dst.join(&r)).unwrap();
-            }
-        }
-    }
-    walk(&tr, Path::new(""), &dst);
-    dst
-}
 
 /// Every input: the fixtures, then their CTF 2 translations.
 fn inputs() -> Vec<(String, PathBuf)> {
@@ -277,7 +231,7 @@ fn first_of(trace: &Path, full: &str) -> (Flat, u32, i32) {
 
 #[test]
 fn tape_holds_what_babeltrace2_printed() {
-    let ctf = fixtures().join("ctf");
+    let ctf = fixtures("ctf");
     // [12:39:42.403425209] vm corpus:ints: { cpu_id = 0 }, { vpid = 30575,
     // vtid = 30575, procname = "corpus_app" }, { i8 = -128, ..., u32_hex = 0x0, ... ch = 120 }
     for trace in [
@@ -366,7 +320,7 @@ fn tape_holds_what_babeltrace2_printed() {
 #[test]
 fn meta_classes_schemas_clocks_env() {
     let loader = ReadLoader;
-    let trace = fixtures().join("ctf/lttng-ust-uid/trace");
+    let trace = fixtures("ctf/lttng-ust-uid/trace");
     let traces = open(&[trace], &loader).unwrap();
     let src = CtfSource::new(&traces, &loader, true).unwrap();
     let m = src.meta();
@@ -427,7 +381,7 @@ fn meta_classes_schemas_clocks_env() {
     assert!(m.env.iter().any(|(k, v)| k == "domain" && v == "ust"));
     assert!(!m.streams.is_empty());
     // barectf: enumerations keep their mappings
-    let trace = fixtures().join("ctf/barectf-bitfields/trace");
+    let trace = fixtures("ctf/barectf-bitfields/trace");
     let traces = open(&[trace], &loader).unwrap();
     let src = CtfSource::new(&traces, &loader, true).unwrap();
     let enums = src
@@ -447,7 +401,7 @@ fn meta_classes_schemas_clocks_env() {
 #[test]
 fn damage_is_a_record_or_with_strict_an_error() {
     // yactfr's fail-dl-str-beyond-data: two events, then a string past the data
-    let trace = fixtures().join("ctf/conformance/fail-dl-str-beyond-data/trace");
+    let trace = fixtures("ctf/conformance/fail-dl-str-beyond-data/trace");
     let loader = ReadLoader;
     let traces = open(&[trace], &loader).unwrap();
     for strict in [false, true] {

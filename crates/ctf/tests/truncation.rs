@@ -3,27 +3,13 @@
 //! before the cut is printed (and nothing that the intact trace does not
 //! have); in strict mode the damage is an error.
 
+mod common;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use common::{copy_tree, fixtures};
 use tracemux_ctf::text::{report, TextOptions};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/ctf")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            copy_dir(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
-}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tracemux-ctf-{}-{name}", std::process::id()));
@@ -93,14 +79,14 @@ fn packet_ends(meta: &Path, data: &[u8]) -> Vec<u64> {
 }
 
 fn truncation_case(trace: &str, rel_stream: &str, meta_rel: &str, step: usize) {
-    let src = fixtures().join(trace).join("trace");
+    let src = fixtures("ctf").join(trace).join("trace");
     let (full, full_out) = run(&src, true);
     assert!(full.is_ok(), "{full:?}");
     let full_set: HashSet<String> = norm(&full_out).into_iter().collect();
     let data = std::fs::read(src.join(rel_stream)).unwrap();
     let ends = packet_ends(&src.join(meta_rel), &data);
     let work = scratch(&trace.replace('/', "_"));
-    copy_dir(&src, &work);
+    copy_tree(&src, &work);
     let target = work.join(rel_stream);
     let mut cut = 1;
     while cut < data.len() {
@@ -159,11 +145,11 @@ fn perf_stream_cut_anywhere() {
 
 #[test]
 fn metadata_cut_or_corrupted_is_an_error_not_a_panic() {
-    let src = fixtures().join("lttng-ust-uid/trace");
+    let src = fixtures("ctf/lttng-ust-uid/trace");
     let meta_rel = "ust/uid/0/64-bit/metadata";
     let meta = std::fs::read(src.join(meta_rel)).unwrap();
     let work = scratch("meta");
-    copy_dir(&src, &work);
+    copy_tree(&src, &work);
     let target = work.join(meta_rel);
     let mut cut = 0;
     while cut < meta.len() {
@@ -183,10 +169,10 @@ fn metadata_cut_or_corrupted_is_an_error_not_a_panic() {
 
 #[test]
 fn stream_bytes_flipped_no_panic() {
-    let src = fixtures().join("barectf-bitfields/trace");
+    let src = fixtures("ctf/barectf-bitfields/trace");
     let data = std::fs::read(src.join("stream")).unwrap();
     let work = scratch("flip");
-    copy_dir(&src, &work);
+    copy_tree(&src, &work);
     for i in (0..data.len()).step_by(37) {
         let mut d = data.clone();
         d[i] ^= 0xff;

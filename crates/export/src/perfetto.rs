@@ -29,6 +29,39 @@ use crate::tree::{Kind, Tree};
 /// Events per `FtraceEventBundle` before it is written.
 pub const BUNDLE_EVENTS: usize = 1000;
 
+/// Uncompressed bytes of packets per `compressed_packets` packet.
+pub const COMPRESS_CHUNK: usize = 1 << 18;
+
+/// The packet sequence of the ftrace bundles (track-event sequences count
+/// from 1).
+pub const FTRACE_SEQUENCE: u32 = 0x7fff_0001;
+
+/// How a [`PerfettoWriter`] writes.
+#[derive(Debug, Clone, Copy)]
+pub struct PerfettoOptions {
+    /// `sched_switch` and `sched_waking` in the bundles' `compact_sched`
+    /// columns where nothing is lost by it (see [`CompactSched`]); else
+    /// every event as a full `FtraceEvent`.
+    pub compact_sched: bool,
+    /// Packets in zlib `compressed_packets` of about [`COMPRESS_CHUNK`]
+    /// bytes each.
+    pub compress: bool,
+    /// Events Perfetto has no message for as messages of per-class
+    /// descriptors in the bundles (`generic_event_descriptors`, Perfetto
+    /// v50+); else as `GenericFtraceEvent`s naming every field.
+    pub describe_generic: bool,
+}
+
+impl Default for PerfettoOptions {
+    fn default() -> Self {
+        PerfettoOptions {
+            compact_sched: true,
+            compress: false,
+            describe_generic: true,
+        }
+    }
+}
+
 /// What a [`PerfettoWriter`] wrote.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct PerfettoStats {
@@ -38,6 +71,10 @@ pub struct PerfettoStats {
     pub ftrace_events: u64,
     /// Of those, the ones written as `GenericFtraceEvent`.
     pub generic_events: u64,
+    /// Of those, the ones written in `compact_sched` columns.
+    pub compact_events: u64,
+    /// Kernel symbols interned (function names of `funcgraph_*`).
+    pub kernel_symbols: u64,
     /// Events written as track events.
     pub track_events: u64,
     /// Packet sequences (threads and streams) of track events.
@@ -48,8 +85,75 @@ struct Pending {
     cpu: u32,
     events: Vec<FtraceEvent>,
     lost: bool,
+    compact: CompactSched,
+    comms: HashMap<String, u32>,
+    /// The last timestamps written in `compact`'s columns.
+    switch_ts: u64,
+    waking_ts: u64,
+    /// Kernel symbols this bundle uses (addresses).
+    symbols: Vec<u64>,
+    /// Described generic events this bundle uses (class keys).
+    descriptors: Vec<usize>,
 }
 
+impl Pending {
+    fn new(cpu: u32) -> Self {
+        Pending {
+            cpu,
+            events: Vec::with_capacity(BUNDLE_EVENTS),
+            lost: false,
+            compact: CompactSched::default(),
+            comms: HashMap::new(),
+            switch_ts: 0,
+            waking_ts: 0,
+            symbols: Vec::new(),
+            descriptors: Vec::new(),
+        }
+    }
+    fn len(&self) -> usize {
+        self.events.len()
+            + self.compact.switch_timestamp.len()
+            + self.compact.waking_timestamp.len()
+    }
+    fn comm(&mut self, c: &str) -> u32 {
+        if let Some(&i) = self.comms.get(c) {
+            return i;
+        }
+        let i = self.compact.intern_table.len() as u32;
+        self.compact.intern_table.push(c.to_string());
+        self.comms.insert(c.to_string(), i);
+        i
+    }
+}
+
+/// What the last `sched_switch` on a CPU left running: the state a reader
+/// of compact `sched_switch` and `sched_waking` events infers their missing
+/// fields from.
+#[derive(Default)]
+struct CpuSched {
+    /// Time and `next_pid`, `next_comm`, `next_prio` of the last switch.
+    last: Option<(u64, i32, String, i32)>,
+    /// Another switch had the same time (or came out of order): which one
+    /// is last is ambiguous until the next switch.
+    tie: bool,
+}
+
+/// A generic event class written with a descriptor: its field number in
+/// `FtraceEvent`, its fields (name, protobuf type), whether a bundle
+/// carried the descriptor yet.
+struct Dense {
+    tag: u32,
+    fields: Vec<(String, i32)>,
+    descriptor: GenericEventDescriptor,
+    written: bool,
+}
+
+/// A kernel symbol: its interned id, and whether a packet defined it yet.
+struct Ksym {
+    iid: u64,
+    name: Vec<u8>,
+    written: bool,
+}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TrackKey {
     Thread(i32),
@@ -60,12 +164,26 @@ struct Seq {
     id: u32,
     names: HashMap<String, u64>,
     ann_names: HashMap<String, u64>,
+    /// uftrace: the `addr` of the open entries of the thread.
+    stack: Vec<u64>,
 }
 
 /// A sink of the model writing Perfetto's protobuf format to `W`.
 pub struct PerfettoWriter<W: Write> {
     out: W,
+    opts: PerfettoOptions,
     kernel: bool,
+    cpu_sched: Vec<CpuSched>,
+    ksyms: HashMap<u64, Ksym>,
+    /// Generic event classes by address: `None` when they cannot be
+    /// described (too many fields).
+    dense: HashMap<usize, Option<Dense>>,
+    dense_buf: Vec<u8>,
+    /// Whether a bundle was written (the first clears the ftrace sequence's
+    /// incremental state).
+    ftrace_started: bool,
+    /// Framed packets waiting for compression.
+    raw: Vec<u8>,
     uftrace_pid: Option<i32>,
     tree: Tree,
     buf: Vec<u8>,
@@ -101,6 +219,11 @@ impl<W: Write> PerfettoWriter<W> {
     /// Start the trace: `SystemInfo` (uname) and a `ProcessTree` of the
     /// trace's task names.
     pub fn new(meta: &TraceMeta, out: W) -> std::io::Result<Self> {
+        Self::with_options(meta, out, PerfettoOptions::default())
+    }
+
+    /// [`PerfettoWriter::new`] with options.
+    pub fn with_options(meta: &TraceMeta, out: W, opts: PerfettoOptions) -> std::io::Result<Self> {
         let uftrace_pid = if meta.format == Some(Format::Uftrace) {
             meta.tasks.sorted().first().map(|t| t.0)
         } else {
@@ -108,7 +231,14 @@ impl<W: Write> PerfettoWriter<W> {
         };
         let mut w = PerfettoWriter {
             out,
+            opts,
             kernel: is_kernel_trace(meta),
+            cpu_sched: Vec::new(),
+            ksyms: HashMap::new(),
+            dense: HashMap::new(),
+            dense_buf: Vec::new(),
+            ftrace_started: false,
+            raw: Vec::new(),
             uftrace_pid,
             tree: Tree::default(),
             buf: Vec::with_capacity(1 << 16),
@@ -153,14 +283,44 @@ impl<W: Write> PerfettoWriter<W> {
 
     /// Frame one packet as `Trace.packet` (field 1, length-delimited).
     fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
+        self.stats.packets += 1;
+        if self.opts.compress {
+            self.raw.push(0x0a);
+            p.encode_length_delimited(&mut self.raw)
+                .map_err(std::io::Error::other)?;
+            if self.raw.len() >= COMPRESS_CHUNK {
+                self.compress()?;
+            }
+            return Ok(());
+        }
         self.buf.push(0x0a);
         p.encode_length_delimited(&mut self.buf)
             .map_err(std::io::Error::other)?;
-        self.stats.packets += 1;
         if self.buf.len() >= 1 << 16 {
             self.drain()?;
         }
         Ok(())
+    }
+
+    /// The packets in `raw` as one `compressed_packets` packet.
+    fn compress(&mut self) -> std::io::Result<()> {
+        if self.raw.is_empty() {
+            return Ok(());
+        }
+        let mut z = flate2::write::ZlibEncoder::new(
+            Vec::with_capacity(self.raw.len() / 4),
+            flate2::Compression::fast(),
+        );
+        z.write_all(&self.raw)?;
+        self.raw.clear();
+        let p = TracePacket {
+            data: Some(Data::CompressedPackets(z.finish()?)),
+            ..Default::default()
+        };
+        self.buf.push(0x0a);
+        p.encode_length_delimited(&mut self.buf)
+            .map_err(std::io::Error::other)?;
+        self.drain()
     }
 
     fn drain(&mut self) -> std::io::Result<()> {
@@ -177,7 +337,7 @@ impl<W: Write> PerfettoWriter<W> {
         visit_fields(ev, &ctx, &mut self.tree);
         let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
         if self.kernel && !uftrace {
-            self.ftrace(ev)
+            self.ftrace(meta, ev)
         } else {
             self.track_event(meta, ev)
         }
@@ -195,15 +355,11 @@ impl<W: Write> PerfettoWriter<W> {
             self.pending.resize_with(s + 1, || None);
         }
         if let Some(p) = &self.pending[s] {
-            if !p.events.is_empty() || p.lost {
+            if p.len() > 0 || p.lost {
                 self.flush_bundle(s)?;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending {
-            cpu: l.cpu,
-            events: Vec::new(),
-            lost: false,
-        });
+        let p = self.pending[s].get_or_insert_with(|| Pending::new(l.cpu));
         p.lost = true;
         Ok(())
     }
@@ -248,6 +404,7 @@ impl<W: Write> PerfettoWriter<W> {
             (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
                 event_names: std::mem::take(&mut self.new_names),
                 debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+                ..Default::default()
             });
         self.packet(&TracePacket {
             timestamp: Some(l.ts),
@@ -282,6 +439,7 @@ impl<W: Write> PerfettoWriter<W> {
         for s in 0..self.pending.len() {
             self.flush_bundle(s)?;
         }
+        self.compress()?;
         self.drain()?;
         self.out.flush()?;
         self.stats.sequences = self.seqs.len() as u32;
@@ -292,30 +450,80 @@ impl<W: Write> PerfettoWriter<W> {
         let Some(p) = self.pending.get_mut(s).and_then(|p| p.as_mut()) else {
             return Ok(());
         };
-        if p.events.is_empty() && !p.lost {
+        if p.len() == 0 && !p.lost {
             return Ok(());
         }
+        // kernel symbols first used by this bundle
+        let mut kernel_symbols = Vec::new();
+        for addr in p.symbols.drain(..) {
+            if let Some(k) = self.ksyms.get_mut(&addr) {
+                if !k.written {
+                    k.written = true;
+                    kernel_symbols.push(InternedString {
+                        iid: Some(k.iid),
+                        str: Some(k.name.clone()),
+                    });
+                }
+            }
+        }
+        let mut descriptors = Vec::new();
+        for key in p.descriptors.drain(..) {
+            if let Some(Some(d)) = self.dense.get_mut(&key) {
+                if !d.written {
+                    d.written = true;
+                    descriptors.push(d.descriptor.clone());
+                }
+            }
+        }
+        let compact = (!p.compact.is_empty()).then(|| std::mem::take(&mut p.compact));
         let bundle = FtraceEventBundle {
             cpu: Some(p.cpu),
             event: std::mem::take(&mut p.events),
             lost_events: p.lost.then_some(true),
+            compact_sched: compact,
+            generic_event_descriptors: descriptors,
         };
         p.lost = false;
+        p.comms.clear();
+        p.switch_ts = 0;
+        p.waking_ts = 0;
+        let first = !self.ftrace_started;
+        self.ftrace_started = true;
         let mut pk = TracePacket {
+            trusted_packet_sequence_id: Some(FTRACE_SEQUENCE),
+            sequence_flags: Some(if first {
+                SEQ_INCREMENTAL_STATE_CLEARED
+            } else {
+                SEQ_NEEDS_INCREMENTAL_STATE
+            }),
+            first_packet_on_sequence: first.then_some(true),
+            interned_data: None,
             data: Some(Data::FtraceEvents(bundle)),
             ..Default::default()
         };
+        if !kernel_symbols.is_empty() {
+            self.stats.kernel_symbols += kernel_symbols.len() as u64;
+            pk.interned_data = Some(InternedData {
+                kernel_symbols,
+                ..Default::default()
+            });
+        }
         self.packet(&pk)?;
+        // keep the buffers for the next bundle
         if let (Some(Data::FtraceEvents(b)), Some(Some(p))) =
             (pk.data.take(), self.pending.get_mut(s))
         {
             p.events = b.event;
             p.events.clear();
+            if let Some(mut c) = b.compact_sched {
+                c.clear();
+                p.compact = c;
+            }
         }
         Ok(())
     }
 
-    fn ftrace(&mut self, ev: &Event<'_>) -> std::io::Result<()> {
+    fn ftrace(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         let t = &self.tree;
         let pid = if ev.pid >= 0 {
             Some(ev.pid as u32)
@@ -329,29 +537,91 @@ impl<W: Write> PerfettoWriter<W> {
             .find(Scope::CommonContext, "common_flags")
             .and_then(|i| t.int(i))
             .map(|v| v as u32);
-        let kind = typed(ev, t).unwrap_or_else(|| {
-            self.stats.generic_events += 1;
-            FtraceKind::Generic(generic(ev, t))
-        });
-        let fe = FtraceEvent {
-            timestamp: Some(ev.ts),
-            pid,
-            common_flags,
-            event: Some(kind),
+        let mut dense = None;
+        let mut kind = match typed(ev, t) {
+            Some(k) => k,
+            None => {
+                self.stats.generic_events += 1;
+                let d = if self.opts.describe_generic {
+                    dense_event(&mut self.dense, ev, t, &mut self.dense_buf)
+                } else {
+                    None
+                };
+                match d {
+                    Some(d) => {
+                        dense = Some(d);
+                        FtraceKind::Print(PrintFtraceEvent::default())
+                    }
+                    None => FtraceKind::Generic(generic(ev, t)),
+                }
+            }
         };
         self.stats.ftrace_events += 1;
         let s = ev.stream as usize;
         if self.pending.len() <= s {
             self.pending.resize_with(s + 1, || None);
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending {
-            cpu: ev.cpu,
-            events: Vec::with_capacity(BUNDLE_EVENTS),
-            lost: false,
-        });
+        let cpu = ev.cpu as usize;
+        if self.cpu_sched.len() <= cpu {
+            self.cpu_sched.resize_with(cpu + 1, CpuSched::default);
+        }
+        // funcgraph: the function's name interned on the bundles' sequence
+        let func = match &mut kind {
+            FtraceKind::FuncgraphEntry(e) => e.func.as_mut(),
+            FtraceKind::FuncgraphExit(e) => e.func.as_mut(),
+            _ => None,
+        };
+        let mut new_symbol = None;
+        if let Some(f) = func {
+            if !meta.symbols.is_empty() {
+                let n = self.ksyms.len() as u64 + 1;
+                let k = self.ksyms.entry(*f).or_insert_with(|| Ksym {
+                    iid: n,
+                    name: symbol_name(meta, *f).into_bytes(),
+                    written: false,
+                });
+                if !k.written {
+                    new_symbol = Some(*f);
+                }
+                *f = k.iid;
+            }
+        }
+        let p = self.pending[s].get_or_insert_with(|| Pending::new(ev.cpu));
         p.cpu = ev.cpu;
-        p.events.push(fe);
-        if p.events.len() >= BUNDLE_EVENTS {
+        if let Some(a) = new_symbol {
+            p.symbols.push(a);
+        }
+        if let Some((key, _, false)) = dense {
+            p.descriptors.push(key);
+        }
+        let st = &mut self.cpu_sched[cpu];
+        let compacted = self.opts.compact_sched && compact(p, st, ev.ts, pid, common_flags, &kind);
+        if let FtraceKind::SchedSwitch(e) = &kind {
+            // what runs on the CPU now
+            let tie = match &st.last {
+                Some(l) => l.0 >= ev.ts,
+                None => false,
+            };
+            st.tie = tie;
+            st.last = Some((
+                ev.ts,
+                e.next_pid.unwrap_or(-1),
+                e.next_comm.clone().unwrap_or_default(),
+                e.next_prio.unwrap_or(0),
+            ));
+        }
+        if compacted {
+            self.stats.compact_events += 1;
+        } else {
+            p.events.push(FtraceEvent {
+                timestamp: Some(ev.ts),
+                pid,
+                common_flags,
+                event: dense.is_none().then_some(kind),
+                dense: dense.map(|(_, tag, _)| (tag, self.dense_buf.clone())),
+            });
+        }
+        if p.len() >= BUNDLE_EVENTS {
             self.flush_bundle(s)?;
         }
         Ok(())
@@ -400,8 +670,31 @@ impl<W: Write> PerfettoWriter<W> {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
         };
+        // uftrace entry/exit leave out what a reader knows: empty `args`,
+        // an absent `retval`, and an exit's `addr` when it is the one of
+        // the innermost open entry of the thread
+        let addr = t
+            .find(Scope::Payload, "addr")
+            .and_then(|i| t.int(i))
+            .map(|a| a as u64);
+        let mut known_addr = false;
+        if skip_name {
+            if ty == TYPE_SLICE_BEGIN {
+                seq.stack.extend(addr);
+            } else {
+                let top = seq.stack.pop();
+                known_addr = addr.is_some() && top == addr;
+            }
+        }
         for i in t.top(Scope::Payload) {
-            if skip_name && t.name(i) == "name" {
+            if skip_name
+                && (t.name_is(i, "name")
+                    || (known_addr && t.name_is(i, "addr"))
+                    || (t.name_is(i, "args")
+                        && t.nodes[i].kind == Kind::Arr
+                        && t.children(i).next().is_none())
+                    || (t.name_is(i, "retval") && t.nodes[i].kind == Kind::Null))
+            {
                 continue;
             }
             anns.push(annotation(t, i, &mut names));
@@ -425,12 +718,16 @@ impl<W: Write> PerfettoWriter<W> {
             (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
                 event_names: std::mem::take(&mut self.new_names),
                 debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+                ..Default::default()
             });
+        // a packet that uses no interned name does not need the state
+        // (a uftrace exit mostly: 2 bytes of each)
+        let needs = name_iid.is_some() || !anns.is_empty();
         let pk = TracePacket {
             timestamp: Some(ev.ts),
             trusted_packet_sequence_id: Some(seq_id),
             interned_data: interned,
-            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            sequence_flags: needs.then_some(SEQ_NEEDS_INCREMENTAL_STATE),
             data: Some(Data::TrackEvent(TrackEvent {
                 debug_annotations: anns,
                 r#type: Some(ty),
@@ -495,6 +792,7 @@ impl<W: Write> PerfettoWriter<W> {
                 id,
                 names: HashMap::new(),
                 ann_names: HashMap::new(),
+                stack: Vec::new(),
             },
         );
         self.packet(&TracePacket {
@@ -509,6 +807,202 @@ impl<W: Write> PerfettoWriter<W> {
             data: Some(Data::TrackDescriptor(desc)),
             ..Default::default()
         })
+    }
+}
+
+/// The packets of a `compressed_packets` field (zlib) as the framed bytes
+/// of a `Trace`.
+pub fn inflate(z: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(z.len() * 4);
+    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(z), &mut out)?;
+    Ok(out)
+}
+
+/// The generic event `ev` as a message of its class's descriptor (in
+/// `buf`): `(class key, field number, descriptor written)`, or `None` when
+/// its class has no descriptor (over 31 fields) or the event's fields do
+/// not fit it (then it is written as a `GenericFtraceEvent`). A class is
+/// described by its first event: its payload fields in order, unsigned
+/// integers as `uint64`, signed as `int64`, strings and anything else (as
+/// JSON text) as `string`.
+fn dense_event(
+    classes: &mut HashMap<usize, Option<Dense>>,
+    ev: &Event<'_>,
+    t: &Tree,
+    buf: &mut Vec<u8>,
+) -> Option<(usize, u32, bool)> {
+    let c = ev.class?;
+    let key = c as *const _ as usize;
+    let n = classes.len() as u32;
+    let d = classes
+        .entry(key)
+        .or_insert_with(|| {
+            let fields: Vec<(String, i32)> = t
+                .top(Scope::Payload)
+                .map(|i| {
+                    let ty = match t.nodes[i].kind {
+                        Kind::U(_) => FIELD_TYPE_UINT64,
+                        Kind::S(_) => FIELD_TYPE_INT64,
+                        _ => FIELD_TYPE_STRING,
+                    };
+                    (t.name(i).to_string(), ty)
+                })
+                .collect();
+            if fields.len() > 31 {
+                return None;
+            }
+            let desc = DescriptorProto {
+                name: Some(c.name.clone()),
+                field: fields
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (name, ty))| FieldDescriptorProto {
+                        name: Some(name.clone()),
+                        number: Some(k as i32 + 1),
+                        label: Some(FIELD_LABEL_OPTIONAL),
+                        r#type: Some(*ty),
+                    })
+                    .collect(),
+            };
+            let tag = DENSE_FIELD_BASE + n;
+            Some(Dense {
+                tag,
+                fields,
+                descriptor: GenericEventDescriptor {
+                    field_id: Some(tag as i32),
+                    event_descriptor: Some(desc.encode_to_vec()),
+                    group_name: Some(c.system.clone()),
+                },
+                written: false,
+            })
+        })
+        .as_ref()?;
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    buf.clear();
+    let mut k = 0;
+    for i in t.top(Scope::Payload) {
+        let (name, ty) = d.fields.get(k)?;
+        if !t.name_is(i, name) {
+            return None;
+        }
+        let num = k as u32 + 1;
+        match (t.nodes[i].kind, *ty) {
+            (Kind::U(x), FIELD_TYPE_UINT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x, buf);
+            }
+            (Kind::S(x), FIELD_TYPE_INT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x as u64, buf);
+            }
+            (Kind::U(_) | Kind::S(_), _) => return None,
+            (_, FIELD_TYPE_STRING) => {
+                encode_key(num, WireType::LengthDelimited, buf);
+                match t.nodes[i].kind {
+                    Kind::Str(..) => {
+                        let s = String::from_utf8_lossy(t.bytes(i));
+                        encode_varint(s.len() as u64, buf);
+                        buf.extend_from_slice(s.as_bytes());
+                    }
+                    _ => {
+                        let mut json = Vec::new();
+                        t.json(i, &mut json);
+                        let s = String::from_utf8_lossy(&json);
+                        encode_varint(s.len() as u64, buf);
+                        buf.extend_from_slice(s.as_bytes());
+                    }
+                }
+            }
+            _ => return None,
+        }
+        k += 1;
+    }
+    (k == d.fields.len()).then_some((key, d.tag, d.written))
+}
+
+/// A kernel address as a name: the symbol it is in (`name+0xOFF` inside
+/// it), else the address in hex.
+fn symbol_name(meta: &TraceMeta, addr: u64) -> String {
+    match meta.symbols.lookup(addr) {
+        Some(s) if s.addr == addr => s.name.clone(),
+        Some(s) => format!("{}+0x{:x}", s.name, addr - s.addr),
+        None => format!("0x{addr:x}"),
+    }
+}
+
+/// Put a `sched_switch` or `sched_waking` into the bundle's compact columns
+/// when a reader gets every field back: a switch whose `prev_*` are the
+/// `next_*` of the previous switch on the CPU (strictly earlier and not
+/// tied) and whose pid is its `prev_pid`; a waking by the task that
+/// switch left running, with its flags and no `success` field. Returns
+/// whether it did.
+fn compact(
+    p: &mut Pending,
+    st: &CpuSched,
+    ts: u64,
+    pid: Option<u32>,
+    flags: Option<u32>,
+    kind: &FtraceKind,
+) -> bool {
+    let Some((last_ts, run_pid, run_comm, run_prio)) = &st.last else {
+        return false;
+    };
+    if st.tie || ts <= *last_ts || pid != Some(*run_pid as u32) {
+        return false;
+    }
+    match kind {
+        FtraceKind::SchedSwitch(e) => {
+            let (
+                Some(prev_comm),
+                Some(prev_pid),
+                Some(prev_prio),
+                Some(prev_state),
+                Some(next_comm),
+                Some(next_pid),
+                Some(next_prio),
+            ) = (
+                &e.prev_comm,
+                e.prev_pid,
+                e.prev_prio,
+                e.prev_state,
+                &e.next_comm,
+                e.next_pid,
+                e.next_prio,
+            )
+            else {
+                return false;
+            };
+            if prev_pid != *run_pid || prev_comm != run_comm || prev_prio != *run_prio {
+                return false;
+            }
+            let c = p.comm(next_comm);
+            let k = &mut p.compact;
+            k.switch_timestamp.push(ts - p.switch_ts);
+            p.switch_ts = ts;
+            k.switch_prev_state.push(prev_state);
+            k.switch_next_pid.push(next_pid);
+            k.switch_next_prio.push(next_prio);
+            k.switch_next_comm_index.push(c);
+            true
+        }
+        FtraceKind::SchedWaking(e) => {
+            let (Some(comm), Some(wpid), Some(prio), Some(target_cpu), None, Some(flags)) =
+                (&e.comm, e.pid, e.prio, e.target_cpu, e.success, flags)
+            else {
+                return false;
+            };
+            let c = p.comm(comm);
+            let k = &mut p.compact;
+            k.waking_timestamp.push(ts - p.waking_ts);
+            p.waking_ts = ts;
+            k.waking_pid.push(wpid);
+            k.waking_target_cpu.push(target_cpu);
+            k.waking_prio.push(prio);
+            k.waking_comm_index.push(c);
+            k.waking_common_flags.push(flags);
+            true
+        }
+        _ => false,
     }
 }
 

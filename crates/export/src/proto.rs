@@ -31,7 +31,7 @@ pub struct TracePacket {
     pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: Option<bool>,
-    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 60")]
+    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 50, 60")]
     pub data: Option<Data>,
 }
 
@@ -52,7 +52,9 @@ pub struct TrackEventDefaults {
 pub const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 pub const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 
-/// `TracePacket.data` (a oneof).
+/// `TracePacket.data` (a oneof). One is built per packet: the size of the
+/// bundle variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum Data {
     #[prost(message, tag = "1")]
@@ -63,6 +65,11 @@ pub enum Data {
     TrackEvent(TrackEvent),
     #[prost(message, tag = "45")]
     SystemInfo(SystemInfo),
+    /// Packets (a `Trace`: each framed as field 1) compressed with zlib
+    /// (deflate with the zlib header), as Perfetto's own tracing service
+    /// writes them.
+    #[prost(bytes, tag = "50")]
+    CompressedPackets(Vec<u8>),
     #[prost(message, tag = "60")]
     TrackDescriptor(TrackDescriptor),
 }
@@ -77,23 +84,193 @@ pub struct FtraceEventBundle {
     /// Events were lost on this CPU before this bundle.
     #[prost(bool, optional, tag = "3")]
     pub lost_events: Option<bool>,
+    #[prost(message, optional, tag = "4")]
+    pub compact_sched: Option<CompactSched>,
+    #[prost(message, repeated, tag = "11")]
+    pub generic_event_descriptors: Vec<GenericEventDescriptor>,
 }
 
-/// `FtraceEvent`.
+/// `FtraceEventBundle.CompactSched`: the bundle's `sched_switch` and
+/// `sched_waking` events as columns (packed arrays), their timestamps as
+/// deltas from the previous one of the same kind (the first from 0), their
+/// command names as indices into `intern_table`. A compact `sched_switch`
+/// has no `prev_*` fields and no event pid: readers take them from the
+/// previous switch on the CPU (its `next_*`); a compact `sched_waking` has no
+/// pid of its own: it is the task running on the CPU.
 #[derive(Clone, PartialEq, prost::Message)]
-pub struct FtraceEvent {
-    #[prost(uint64, optional, tag = "1")]
-    pub timestamp: Option<u64>,
-    #[prost(uint32, optional, tag = "2")]
-    pub pid: Option<u32>,
-    #[prost(uint32, optional, tag = "5")]
-    pub common_flags: Option<u32>,
-    #[prost(
-        oneof = "FtraceKind",
-        tags = "3, 4, 11, 13, 17, 20, 24, 25, 36, 37, 57, 58, 114, 235, 236, 237, 238, 239, 240, 327, 329, 330, 437, 438, 491"
-    )]
-    pub event: Option<FtraceKind>,
+pub struct CompactSched {
+    #[prost(string, repeated, tag = "5")]
+    pub intern_table: Vec<String>,
+    #[prost(uint64, repeated, tag = "1")]
+    pub switch_timestamp: Vec<u64>,
+    #[prost(int64, repeated, tag = "2")]
+    pub switch_prev_state: Vec<i64>,
+    #[prost(int32, repeated, tag = "3")]
+    pub switch_next_pid: Vec<i32>,
+    #[prost(int32, repeated, tag = "4")]
+    pub switch_next_prio: Vec<i32>,
+    #[prost(uint32, repeated, tag = "6")]
+    pub switch_next_comm_index: Vec<u32>,
+    #[prost(uint64, repeated, tag = "7")]
+    pub waking_timestamp: Vec<u64>,
+    #[prost(int32, repeated, tag = "8")]
+    pub waking_pid: Vec<i32>,
+    #[prost(int32, repeated, tag = "9")]
+    pub waking_target_cpu: Vec<i32>,
+    #[prost(int32, repeated, tag = "10")]
+    pub waking_prio: Vec<i32>,
+    #[prost(uint32, repeated, tag = "11")]
+    pub waking_comm_index: Vec<u32>,
+    #[prost(uint32, repeated, tag = "12")]
+    pub waking_common_flags: Vec<u32>,
 }
+
+impl CompactSched {
+    pub fn is_empty(&self) -> bool {
+        self.switch_timestamp.is_empty() && self.waking_timestamp.is_empty()
+    }
+    pub fn clear(&mut self) {
+        self.intern_table.clear();
+        self.switch_timestamp.clear();
+        self.switch_prev_state.clear();
+        self.switch_next_pid.clear();
+        self.switch_next_prio.clear();
+        self.switch_next_comm_index.clear();
+        self.waking_timestamp.clear();
+        self.waking_pid.clear();
+        self.waking_target_cpu.clear();
+        self.waking_prio.clear();
+        self.waking_comm_index.clear();
+        self.waking_common_flags.clear();
+    }
+}
+
+/// `FtraceEvent`. Besides the typed messages of its `event` oneof, an
+/// event can be an event of the bundle's `generic_event_descriptors`
+/// (Perfetto v50+): a message of the described fields under the
+/// descriptor's `field_id` (`dense`: that field number and the message's
+/// bytes). Its `prost::Message` is written by hand for that field.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct FtraceEvent {
+    pub timestamp: Option<u64>,
+    pub pid: Option<u32>,
+    pub common_flags: Option<u32>,
+    pub event: Option<FtraceKind>,
+    pub dense: Option<(u32, Vec<u8>)>,
+}
+
+/// The tags of [`FtraceKind`].
+const FTRACE_KIND_TAGS: &[u32] = &[
+    3, 4, 11, 13, 17, 20, 24, 25, 36, 37, 57, 58, 114, 235, 236, 237, 238, 239, 240, 327, 329, 330,
+    437, 438, 491,
+];
+
+/// The smallest field number of a described generic event (above every
+/// event of Perfetto's schema).
+pub const DENSE_FIELD_BASE: u32 = 100_000;
+
+impl prost::Message for FtraceEvent {
+    fn encode_raw(&self, buf: &mut impl prost::bytes::BufMut) {
+        use prost::encoding::*;
+        if let Some(v) = &self.timestamp {
+            uint64::encode(1, v, buf);
+        }
+        if let Some(v) = &self.pid {
+            uint32::encode(2, v, buf);
+        }
+        if let Some(v) = &self.common_flags {
+            uint32::encode(5, v, buf);
+        }
+        if let Some(k) = &self.event {
+            k.encode(buf);
+        }
+        if let Some((tag, b)) = &self.dense {
+            bytes::encode(*tag, b, buf);
+        }
+    }
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl prost::bytes::Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        use prost::encoding::*;
+        match tag {
+            1 => uint64::merge(wire_type, self.timestamp.get_or_insert(0), buf, ctx),
+            2 => uint32::merge(wire_type, self.pid.get_or_insert(0), buf, ctx),
+            5 => uint32::merge(wire_type, self.common_flags.get_or_insert(0), buf, ctx),
+            t if FTRACE_KIND_TAGS.contains(&t) => {
+                FtraceKind::merge(&mut self.event, tag, wire_type, buf, ctx)
+            }
+            t if t >= DENSE_FIELD_BASE => {
+                let mut b = Vec::new();
+                bytes::merge(wire_type, &mut b, buf, ctx)?;
+                self.dense = Some((t, b));
+                Ok(())
+            }
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+    fn encoded_len(&self) -> usize {
+        use prost::encoding::*;
+        self.timestamp.map_or(0, |v| uint64::encoded_len(1, &v))
+            + self.pid.map_or(0, |v| uint32::encoded_len(2, &v))
+            + self.common_flags.map_or(0, |v| uint32::encoded_len(5, &v))
+            + self.event.as_ref().map_or(0, |k| k.encoded_len())
+            + self
+                .dense
+                .as_ref()
+                .map_or(0, |(t, b)| bytes::encoded_len(*t, b))
+    }
+    fn clear(&mut self) {
+        *self = FtraceEvent::default();
+    }
+}
+
+/// `FtraceEventBundle.GenericEventDescriptor`: the message of a generic
+/// event written under `field_id` in `FtraceEvent`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GenericEventDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub field_id: Option<i32>,
+    /// A serialized `DescriptorProto` (the event's name and fields).
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub event_descriptor: Option<Vec<u8>>,
+    /// The event's system (ftrace's group).
+    #[prost(string, optional, tag = "3")]
+    pub group_name: Option<String>,
+}
+
+/// protobuf's `DescriptorProto` (google/protobuf/descriptor.proto): what we
+/// need of it.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DescriptorProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(message, repeated, tag = "2")]
+    pub field: Vec<FieldDescriptorProto>,
+}
+
+/// protobuf's `FieldDescriptorProto`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct FieldDescriptorProto {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(int32, optional, tag = "3")]
+    pub number: Option<i32>,
+    /// 1: optional.
+    #[prost(int32, optional, tag = "4")]
+    pub label: Option<i32>,
+    /// See the `FIELD_TYPE_*` constants.
+    #[prost(int32, optional, tag = "5")]
+    pub r#type: Option<i32>,
+}
+
+pub const FIELD_TYPE_INT64: i32 = 3;
+pub const FIELD_TYPE_UINT64: i32 = 4;
+pub const FIELD_TYPE_STRING: i32 = 9;
+pub const FIELD_LABEL_OPTIONAL: i32 = 1;
 
 /// `FtraceEvent.event` (a oneof): the typed event messages we write.
 #[derive(Clone, PartialEq, prost::Oneof)]
@@ -534,6 +711,19 @@ pub struct InternedData {
     pub event_names: Vec<EventName>,
     #[prost(message, repeated, tag = "3")]
     pub debug_annotation_names: Vec<DebugAnnotationName>,
+    /// Kernel function names: the `func` of `funcgraph_*` events is an iid
+    /// into these (on the ftrace bundles' packet sequence).
+    #[prost(message, repeated, tag = "26")]
+    pub kernel_symbols: Vec<InternedString>,
+}
+
+/// `InternedString`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct InternedString {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub str: Option<Vec<u8>>,
 }
 
 /// `DebugAnnotationName`.

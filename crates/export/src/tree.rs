@@ -72,6 +72,11 @@ impl Tree {
     pub fn name(&self, i: usize) -> &str {
         std::str::from_utf8(self.get(self.nodes[i].name)).unwrap_or("")
     }
+    /// Whether node `i` is named `name` (no UTF-8 check: the hot path of
+    /// field lookups).
+    pub fn name_is(&self, i: usize, name: &str) -> bool {
+        self.get(self.nodes[i].name) == name.as_bytes()
+    }
     /// The bytes of a string node (or of a variant's option name).
     pub fn bytes(&self, i: usize) -> &[u8] {
         match self.nodes[i].kind {
@@ -169,7 +174,7 @@ impl Tree {
     }
     /// The top-level field `name` of `scope`.
     pub fn find(&self, scope: Scope, name: &str) -> Option<usize> {
-        self.top(scope).find(|&i| self.name(i) == name)
+        self.top(scope).find(|&i| self.name_is(i, name))
     }
     /// The children of a container node.
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {

@@ -405,16 +405,21 @@ impl<'a> H<'a> {
         }
     }
 
+    /// `COMM:PID`, the comm from field `comm` (when the format has it).
+    fn comm_pid(&self, out: &mut Vec<u8>, comm: usize, pid: u64) {
+        if let Some(f) = self.any(comm) {
+            self.comm(out, f, pid);
+            out.push(b':');
+        }
+        put_i64(out, pid as i64);
+    }
+
     fn sched_switch(&self, out: &mut Vec<u8>) -> bool {
         let Some(pid) = self.val(out, 0, true) else {
             out.push(b'!');
             return PRETTY;
         };
-        if let Some(f) = self.any(1) {
-            self.comm(out, f, pid);
-            out.push(b':');
-        }
-        put_i64(out, pid as i64);
+        self.comm_pid(out, 1, pid);
         out.push(b' ');
         if let Some(v) = self.val(out, 2, true) {
             out.push(b'[');
@@ -429,11 +434,7 @@ impl<'a> H<'a> {
             out.push(b'!');
             return PRETTY;
         };
-        if let Some(f) = self.any(5) {
-            self.comm(out, f, pid);
-            out.push(b':');
-        }
-        put_i64(out, pid as i64);
+        self.comm_pid(out, 5, pid);
         if let Some(v) = self.val(out, 6, true) {
             out.extend_from_slice(b" [");
             put_i64(out, v as i32 as i64);
@@ -447,11 +448,7 @@ impl<'a> H<'a> {
             out.push(b'!');
             return PRETTY;
         };
-        if let Some(f) = self.any(1) {
-            self.comm(out, f, pid);
-            out.push(b':');
-        }
-        put_i64(out, pid as i64);
+        self.comm_pid(out, 1, pid);
         if let Some(v) = self.val(out, 2, true) {
             out.extend_from_slice(b" [");
             put_i64(out, v as i64);

@@ -86,6 +86,17 @@ fn io(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io(e.to_string()), "output", 0)
 }
 
+/// The LTT trace `dir`, opened as `opts` say.
+fn open(dir: &Path, opts: &ReportOptions<'_>) -> Result<Trace> {
+    Trace::open(
+        dir,
+        &OpenOptions {
+            strict: opts.strict,
+            loader: opts.loader,
+        },
+    )
+}
+
 /// Print every event of the LTT trace `dir` to `out` in time order,
 /// warnings to `warn`.
 pub fn report(
@@ -94,13 +105,7 @@ pub fn report(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> Result<ReportStats> {
-    let trace = Trace::open(
-        dir,
-        &OpenOptions {
-            strict: opts.strict,
-            loader: opts.loader,
-        },
-    )?;
+    let trace = open(dir, opts)?;
     report_trace(&trace, opts, out, warn)
 }
 
@@ -354,13 +359,7 @@ pub fn info(
     out: &mut dyn Write,
     warn: &mut dyn Write,
 ) -> Result<Summary> {
-    let trace = Trace::open(
-        dir,
-        &OpenOptions {
-            strict: opts.strict,
-            loader: opts.loader,
-        },
-    )?;
+    let trace = open(dir, opts)?;
     let s = summarize(&trace)?;
     let mut o = Vec::new();
     write_summary(&mut o, &s, &dir.display().to_string());

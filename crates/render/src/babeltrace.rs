@@ -40,8 +40,9 @@
 //! field names as given, and [`BabeltracePrinter::write_raw_event`] for
 //! payloads shown as bytes.
 //!
-//! CTF traces are printed by the CTF reader's own printer; this one is for
-//! events that come through the common model.
+//! CTF traces are printed by the CTF reader's own printer (it decodes
+//! straight into text, for speed); this one is for events that come
+//! through the common model. Both write values with [`crate::notation`].
 
 use std::collections::HashMap;
 
@@ -51,6 +52,8 @@ use tracemux_core::model::{
 use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
 
 use crate::fmt::{dec, dec_pad};
+use crate::notation::quoted;
+use crate::notation::{int, push_g, Int};
 
 /// The value member of the structure the CTF writer puts around a
 /// variant, optional or dynamic array that is no member of a structure.
@@ -559,6 +562,20 @@ impl<'s> Fields<'_, 's> {
         Some((sname.unwrap_or(name), ty))
     }
 
+    /// The start of an array, variant or optional: as [`Self::start`],
+    /// inside the writer's structure when it needs one; a skipped field
+    /// adds a level to skip.
+    fn start_compound<'n>(&mut self, name: &'n str) -> Option<(&'n str, Option<&'s FieldType>)>
+    where
+        's: 'n,
+    {
+        let Some((name, ty)) = self.start(name) else {
+            self.skip += 1;
+            return None;
+        };
+        Some((self.wrap(name, ty), ty))
+    }
+
     fn leaf(&mut self, name: &str, base: Base, value: Value<'_>, labels: Option<&[&str]>) {
         let Some((name, ty)) = self.start(name) else {
             return;
@@ -704,9 +721,9 @@ fn scalar(
             let base = it.base;
             let write = |out: &mut Vec<u8>| {
                 if it.signed {
-                    int(out, base, IntV::S(s), len)
+                    int(out, base, Int::S(s), len)
                 } else {
-                    int(out, base, IntV::U(u), len)
+                    int(out, base, Int::U(u), len)
                 }
             };
             if !it.mappings.is_empty() {
@@ -753,13 +770,13 @@ fn scalar(
         // no schema: the value as it is
         None => match *v {
             Value::Unsigned(u) if labels.is_some() => {
-                enum_text(out, labels.unwrap_or(&[]), IntV::U(u))
+                enum_text(out, labels.unwrap_or(&[]), Int::U(u))
             }
             Value::Signed(s) if labels.is_some() => {
-                enum_text(out, labels.unwrap_or(&[]), IntV::S(s))
+                enum_text(out, labels.unwrap_or(&[]), Int::S(s))
             }
-            Value::Unsigned(u) => int(out, base, IntV::U(u), 64),
-            Value::Signed(s) => int(out, base, IntV::S(s), 64),
+            Value::Unsigned(u) => int(out, base, Int::U(u), 64),
+            Value::Signed(s) => int(out, base, Int::S(s), 64),
             Value::Bool(b) => dec(out, b as u8),
             Value::Float(f) => push_g(out, f),
             Value::Str(s) => quoted(out, s),
@@ -770,7 +787,7 @@ fn scalar(
     }
 }
 
-fn enum_text(out: &mut Vec<u8>, labels: &[&str], v: IntV) {
+fn enum_text(out: &mut Vec<u8>, labels: &[&str], v: Int) {
     out.extend_from_slice(b"( ");
     for (i, l) in labels.iter().enumerate() {
         if i > 0 {
@@ -849,11 +866,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn array_begin(&mut self, name: &str, len: u64) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let wrapped = self.wrapped();
         let elem = match ty {
             Some(FieldType::Array { elem, len: l }) => {
@@ -881,11 +896,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn variant_begin(&mut self, name: &str, option: &str) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let mut inner = None;
         if let Some(FieldType::Variant(opts)) = ty {
             let i = opts
@@ -920,11 +933,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 
     fn optional_begin(&mut self, name: &str, present: bool) {
-        let Some((name, ty)) = self.start(name) else {
-            self.skip += 1;
+        let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
-        let name = self.wrap(name, ty);
         let inner = match ty {
             Some(FieldType::Optional(t)) => {
                 self.extra(name, b"_tag");
@@ -953,150 +964,10 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum IntV {
-    U(u64),
-    S(i64),
-}
-
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
-fn radix(out: &mut Vec<u8>, x: u64, bits: u32) {
-    let mask = (1u64 << bits) - 1;
-    let mut d = [0u8; 22];
-    let mut n = 0;
-    let mut v = x;
-    loop {
-        d[n] = HEX[(v & mask) as usize];
-        n += 1;
-        v >>= bits;
-        if v == 0 {
-            break;
-        }
-    }
-    for i in (0..n).rev() {
-        out.push(d[i]);
-    }
-}
-
-/// An integer of `len` bits in babeltrace2's notation for `base`.
-fn int(out: &mut Vec<u8>, base: Base, v: IntV, len: u32) {
-    let u = match v {
-        IntV::U(x) => x,
-        IntV::S(x) => x as u64,
-    };
-    match base {
-        Base::Dec => match v {
-            IntV::U(x) => dec(out, x),
-            IntV::S(x) => dec(out, x),
-        },
-        Base::Hex => {
-            let mut x = u;
-            let r = (len + 3) & !3;
-            if r < 64 {
-                x &= (1u64 << r) - 1;
-            }
-            out.extend_from_slice(b"0x");
-            radix(out, x, 4);
-        }
-        Base::Oct => {
-            let mut x = u;
-            if matches!(v, IntV::S(_)) && len < 64 {
-                let r = ((len.max(1) - 1) / 3 + 1) * 3;
-                if r < 64 {
-                    x &= (1u64 << r) - 1;
-                }
-            }
-            out.push(b'0');
-            radix(out, x, 3);
-        }
-        Base::Bin => {
-            out.extend_from_slice(b"0b");
-            for i in (0..len.clamp(1, 64)).rev() {
-                out.push(if u >> i & 1 == 1 { b'1' } else { b'0' });
-            }
-        }
-    }
-}
-
 /// One value in babeltrace2's notation, without a schema (integers as
 /// 64-bit).
 pub fn write_value(out: &mut Vec<u8>, base: Base, value: Value<'_>) {
     scalar(out, None, base, &value, None);
-}
-
-/// `v` as C's `printf("%g", v)`.
-fn push_g(out: &mut Vec<u8>, v: f64) {
-    if v.is_nan() {
-        out.extend_from_slice(if v.is_sign_negative() {
-            b"-nan"
-        } else {
-            b"nan"
-        });
-        return;
-    }
-    if v.is_infinite() {
-        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
-        return;
-    }
-    if v == 0.0 {
-        out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
-        return;
-    }
-    let e = format!("{v:.5e}");
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
-    let strip = |s: &str| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    if (-4..6).contains(&x) {
-        let prec = (5 - x) as usize;
-        out.extend_from_slice(strip(&format!("{v:.prec$}")).as_bytes());
-    } else {
-        out.extend_from_slice(strip(mant).as_bytes());
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let a = x.unsigned_abs();
-        if a < 10 {
-            out.push(b'0');
-        }
-        dec(out, a);
-    }
-}
-
-/// A double-quoted string as babeltrace2 prints it: C escapes for `\\`,
-/// `'`, `"`, `?` and control characters (`\xhh` for those without a
-/// letter); other bytes as they are; it ends at the first NUL.
-pub fn quoted(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    for &c in s {
-        match c {
-            0 => break,
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\'' => out.extend_from_slice(b"\\'"),
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'?' => out.extend_from_slice(b"\\?"),
-            0x07 => out.extend_from_slice(b"\\a"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x1b => out.extend_from_slice(b"\\e"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x0b => out.extend_from_slice(b"\\v"),
-            c if c < 0x20 || c == 0x7f => {
-                out.extend_from_slice(b"\\x");
-                out.push(HEX[(c >> 4) as usize].to_ascii_lowercase());
-                out.push(HEX[(c & 15) as usize].to_ascii_lowercase());
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(b'"');
 }
 
 /// `HH:MM:SS.nnnnnnnnn` of `ns` since the epoch, UTC.

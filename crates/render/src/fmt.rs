@@ -1,18 +1,6 @@
 //! Small allocation-free formatting helpers.
 
-/// Append a short byte string (a loop beats a `memcpy` call for the few
-/// bytes of a number or a name).
-#[inline]
-pub fn put_small(out: &mut Vec<u8>, s: &[u8]) {
-    if s.len() > 16 {
-        out.extend_from_slice(s);
-        return;
-    }
-    out.reserve(s.len());
-    for &b in s {
-        out.push(b);
-    }
-}
+pub use tracemux_core::bytes::put_small;
 
 /// Append `v` in decimal.
 #[inline]

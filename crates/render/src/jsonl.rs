@@ -91,10 +91,9 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
     out.extend_from_slice(b",\"pid\":");
     dec(out, ev.pid);
     out.extend_from_slice(b",\"comm\":");
-    match (ev.pid, meta.tasks.get(ev.pid)) {
-        (0, _) => json_str(out, b"<idle>"),
-        (_, Some(c)) => json_str(out, c.as_bytes()),
-        (_, None) => out.extend_from_slice(b"null"),
+    match task_name(meta, ev.pid) {
+        Some(c) => json_str(out, c.as_bytes()),
+        None => out.extend_from_slice(b"null"),
     }
     match ev.class {
         Some(c) if ev.tape.is_none() && c.schema.is_none() => {
@@ -108,6 +107,15 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
             }
             out.extend_from_slice(b"}\n");
         }
+    }
+}
+
+/// The `comm` member of an event of task `pid`: `<idle>` for pid 0, else
+/// the name the trace records for the task, if any.
+pub fn task_name(meta: &TraceMeta, pid: i32) -> Option<&str> {
+    match pid {
+        0 => Some("<idle>"),
+        _ => meta.tasks.get(pid),
     }
 }
 

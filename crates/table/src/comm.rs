@@ -68,10 +68,10 @@ impl Comms {
         let ctx = PrintCtx::of(meta, ev);
         visit_fields(ev, &ctx, &mut self.found);
         for (i, (_, _)) in rule.iter().enumerate() {
-            let (Some(pid), Some(comm)) = (self.found.pids[i], self.found.comms[i].as_deref())
-            else {
+            let (Some(pid), true) = (self.found.pids[i], self.found.named[i]) else {
                 continue;
             };
+            let comm = self.found.comms[i].as_str();
             if pid <= 0 || comm.is_empty() {
                 continue;
             }
@@ -94,7 +94,9 @@ impl Comms {
 struct Found {
     rule: Rule,
     pids: [Option<i32>; 2],
-    comms: [Option<String>; 2],
+    /// The names (buffers reused between events: no allocation per event).
+    comms: [String; 2],
+    named: [bool; 2],
     payload: bool,
     depth: u32,
 }
@@ -102,7 +104,7 @@ struct Found {
 impl Found {
     fn clear(&mut self) {
         self.pids = [None; 2];
-        self.comms = [None, None];
+        self.named = [false; 2];
         self.payload = false;
         self.depth = 0;
     }
@@ -117,7 +119,9 @@ impl FieldVisitor for Found {
             if name == *comm {
                 if let Value::Str(b) | Value::Bytes(b) = value {
                     let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                    self.comms[i] = Some(String::from_utf8_lossy(&b[..end]).into_owned());
+                    self.comms[i].clear();
+                    self.comms[i].push_str(&String::from_utf8_lossy(&b[..end]));
+                    self.named[i] = true;
                 }
             } else if pids.contains(&name) {
                 self.pids[i] = match value {

@@ -121,7 +121,7 @@ impl Table {
             }
             let f = File::create(&self.path).map_err(|e| io(&self.path, e))?;
             let w = ArrowWriter::try_new(
-                BufWriter::with_capacity(1 << 20, f),
+                BufWriter::with_capacity(16 << 10, f),
                 self.table.schema().clone(),
                 Some(properties(opts)?),
             )

@@ -210,20 +210,7 @@ fn for_each_raw_progress(
             .saturating_add(extra),
     );
     if start > file.len() || end > file.len() {
-        hurt(
-            Error::invalid(
-                format!(
-                    "CPU {} data of buffer \"{}\" needs {} bytes but the file has {} (truncated?)",
-                    c.cpu,
-                    b.name,
-                    end,
-                    file.len()
-                ),
-                "flyrecord",
-                c.offset,
-            ),
-            damage,
-        )?;
+        hurt(b.truncated(c, end, file.len()), damage)?;
     }
     let region = file
         .get(start.min(file.len())..end.min(file.len()))

@@ -67,6 +67,20 @@ pub struct Buffer {
     pub compressed: bool,
 }
 
+impl Buffer {
+    /// The data of `c` ends at `end`, past the end of the file (`len`).
+    pub fn truncated(&self, c: &CpuData, end: usize, len: usize) -> Error {
+        Error::invalid(
+            format!(
+                "CPU {} data of buffer \"{}\" needs {end} bytes but the file has {len} (truncated?)",
+                c.cpu, self.name
+            ),
+            "flyrecord",
+            c.offset,
+        )
+    }
+}
+
 /// What kind of trace data the file carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DataKind {

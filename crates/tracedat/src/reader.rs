@@ -585,17 +585,7 @@ impl<'a> Reader<'a> {
                     let file = t.data;
                     let end = start.saturating_add(size);
                     if c.size > 0 && (start > file.len() || end > file.len()) {
-                        damage.push(Error::invalid(
-                            format!(
-                                "CPU {} data of buffer \"{}\" needs {} bytes but the file has {} (truncated?)",
-                                c.cpu,
-                                b.name,
-                                end,
-                                file.len()
-                            ),
-                            "flyrecord",
-                            c.offset,
-                        ));
+                        damage.push(b.truncated(c, end, file.len()));
                     }
                     let region = file
                         .get(start.min(file.len())..end.min(file.len()))

@@ -105,6 +105,20 @@ pub struct UftraceData {
     pub damage: Vec<Damage>,
 }
 
+/// The names of the `perf-cpuN.dat` files of the recording `dir`, sorted.
+pub(crate) fn perf_files(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("perf-cpu") && n.ends_with(".dat"))
+        .collect();
+    names.sort();
+    names
+}
+
 fn read_text(path: &Path) -> Option<String> {
     std::fs::read(path)
         .ok()
@@ -430,16 +444,7 @@ impl UftraceData {
     }
 
     fn load_perf(&mut self, loader: &dyn Loader) {
-        let Ok(rd) = std::fs::read_dir(&self.dir) else {
-            return;
-        };
-        let mut names: Vec<String> = rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.starts_with("perf-cpu") && n.ends_with(".dat"))
-            .collect();
-        names.sort();
-        for name in names {
+        for name in perf_files(&self.dir) {
             match loader.load(&self.dir.join(&name)) {
                 Ok(data) => self.perf.push(PerfFile { name, data }),
                 Err(e) => self.push_damage(&name, 0, format!("cannot read: {e}")),

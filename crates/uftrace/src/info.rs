@@ -58,16 +58,7 @@ fn load(dir: &Path, warn: &mut dyn Write) -> io::Result<InfoData> {
 /// Lower each task's first time to its earliest perf event and take the
 /// last comm seen (uftrace's `update_perf_task_comm`).
 fn update_from_perf(dir: &Path, header: &FileHeader, info: &InfoSections, sessions: &mut Sessions) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut names: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.starts_with("perf-cpu") && n.ends_with(".dat"))
-        .collect();
-    names.sort();
-    for n in names {
+    for n in crate::data::perf_files(dir) {
         let Ok(bytes) = std::fs::read(dir.join(&n)) else {
             continue;
         };

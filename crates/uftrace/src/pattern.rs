@@ -243,7 +243,7 @@ impl Regex {
         let mut mark = vec![usize::MAX; n];
         for pos in 0..=s.len() {
             // unanchored: a new thread starts at every position
-            if self.add(&mut clist, &mut mark, 0, pos, s) {
+            if self.add_gen(&mut clist, &mut mark, 0, pos, s) {
                 return true;
             }
             if pos == s.len() {
@@ -266,17 +266,6 @@ impl Regex {
             std::mem::swap(&mut clist, &mut nlist);
         }
         false
-    }
-
-    fn add(
-        &self,
-        list: &mut Vec<usize>,
-        mark: &mut [usize],
-        pc: usize,
-        pos: usize,
-        s: &[u8],
-    ) -> bool {
-        self.add_gen(list, mark, pc, pos, s)
     }
 
     /// Add the thread at `pc` (following jumps) for input position `pos`;

@@ -4,11 +4,11 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_export::chrome::ChromeWriter;
 
-use super::Sink;
+use super::{close, create, Sink};
 
 struct ChromeSink(ChromeWriter<BufWriter<File>>);
 
@@ -21,14 +21,12 @@ impl Sink for ChromeSink {
     }
     fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         let (f, _stats) = self.0.finish()?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
-        Ok(())
+        close(f)
     }
 }
 
 /// A Chrome Trace Event JSON at `path`.
 pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink>> {
-    let f = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let w = ChromeWriter::new(meta, BufWriter::with_capacity(1 << 20, f))?;
+    let w = ChromeWriter::new(meta, create(path)?)?;
     Ok(Box::new(ChromeSink(w)))
 }

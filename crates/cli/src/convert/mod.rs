@@ -88,6 +88,23 @@ pub struct ConvertArgs {
     /// are).
     #[arg(long)]
     pub partition: bool,
+    /// Perfetto output: every `sched_switch` and `sched_waking` as a full
+    /// `FtraceEvent` (by default those whose fields a reader infers are
+    /// written in the bundles' compact columns, as Perfetto's own recorder
+    /// does).
+    #[arg(long)]
+    pub full_sched: bool,
+    /// Perfetto output: events Perfetto has no message for as
+    /// `GenericFtraceEvent`s naming every field (readable by Perfetto
+    /// before v50; by default they are messages of per-event descriptors
+    /// in the bundles, several times smaller).
+    #[arg(long)]
+    pub named_generic: bool,
+    /// Perfetto output: zlib-compressed packets (`compressed_packets`, as
+    /// Perfetto's tracing service writes them; the Perfetto UI and trace
+    /// processor read them).
+    #[arg(long)]
+    pub compress: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -130,11 +147,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     let started = Instant::now();
     let mut summary = Summary::default();
     if let Some(copied) = copy_ctf(a, &tmp)? {
-        if a.output.exists() {
-            remove(&a.output);
-        }
-        std::fs::rename(&tmp, &a.output)
-            .with_context(|| format!("{}: cannot rename into place", a.output.display()))?;
+        into_place(&tmp, &a.output)?;
         if !a.quiet {
             eprintln!(
                 "tracemux: copied {} data stream files ({} bytes) of {} CTF trace(s) to {} with {} metadata in {:.2} s (--reencode writes every event anew)",
@@ -164,11 +177,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
             return Err(e);
         }
     };
-    if a.output.exists() {
-        remove(&a.output);
-    }
-    std::fs::rename(&tmp, &a.output)
-        .with_context(|| format!("{}: cannot rename into place", a.output.display()))?;
+    into_place(&tmp, &a.output)?;
     if !a.quiet {
         eprintln!(
             "tracemux: wrote {} events to {} ({} lost-event markers, {} events known lost, {} damaged parts skipped) in {:.2} s",
@@ -217,6 +226,28 @@ fn temp_name(out: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "out".into());
     out.with_file_name(format!(".{name}.tracemux-tmp"))
+}
+
+/// The finished `tmp` renamed to `output`, replacing it.
+fn into_place(tmp: &Path, output: &Path) -> Result<()> {
+    if output.exists() {
+        remove(output);
+    }
+    std::fs::rename(tmp, output)
+        .with_context(|| format!("{}: cannot rename into place", output.display()))
+}
+
+/// `path` created, with a large write buffer.
+fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
+    let f = std::fs::File::create(path)
+        .with_context(|| format!("{}: cannot create", path.display()))?;
+    Ok(std::io::BufWriter::with_capacity(1 << 20, f))
+}
+
+/// The buffer of `w` written out, and its file synced.
+fn close(w: std::io::BufWriter<std::fs::File>) -> Result<()> {
+    w.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
+    Ok(())
 }
 
 fn remove(p: &Path) {
@@ -279,7 +310,15 @@ fn make_sink(
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
         To::Ctf2 => ctf::sink(meta, tmp, true),
-        To::Perfetto => perfetto::sink(meta, tmp),
+        To::Perfetto => perfetto::sink(
+            meta,
+            tmp,
+            tracemux_export::perfetto::PerfettoOptions {
+                compact_sched: !a.full_sched,
+                compress: a.compress,
+                describe_generic: !a.named_generic,
+            },
+        ),
         To::Chrome => chrome::sink(meta, tmp),
         To::Tracedat => bail!("--to tracedat is written by convert::tracedat"),
     }
@@ -378,10 +417,8 @@ struct Jsonl {
 
 impl Jsonl {
     fn create(p: &Path) -> Result<Self> {
-        let f =
-            std::fs::File::create(p).with_context(|| format!("{}: cannot create", p.display()))?;
         Ok(Jsonl {
-            file: std::io::BufWriter::with_capacity(1 << 20, f),
+            file: create(p)?,
             buf: Vec::with_capacity(1 << 16),
         })
     }

@@ -4,11 +4,11 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use tracemux_core::model::{Event, Lost, TraceMeta};
-use tracemux_export::perfetto::PerfettoWriter;
+use tracemux_export::perfetto::{PerfettoOptions, PerfettoWriter};
 
-use super::Sink;
+use super::{close, create, Sink};
 
 struct PerfettoSink(PerfettoWriter<BufWriter<File>>);
 
@@ -21,14 +21,12 @@ impl Sink for PerfettoSink {
     }
     fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         let (f, _stats) = self.0.finish()?;
-        f.into_inner().map_err(|e| e.into_error())?.sync_all().ok();
-        Ok(())
+        close(f)
     }
 }
 
 /// A Perfetto protobuf trace at `path`.
-pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink>> {
-    let f = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-    let w = PerfettoWriter::new(meta, BufWriter::with_capacity(1 << 20, f))?;
+pub fn sink(meta: &TraceMeta, path: &Path, opts: PerfettoOptions) -> Result<Box<dyn Sink>> {
+    let w = PerfettoWriter::with_options(meta, create(path)?, opts)?;
     Ok(Box::new(PerfettoSink(w)))
 }

@@ -124,25 +124,6 @@ fn parse_uuid(s: &str) -> Option<[u8; 16]> {
     Some(out)
 }
 
-/// LTTng / babeltrace2 log level names, in level order (0 = emergency).
-const LOG_LEVELS: [&str; 15] = [
-    "emergency",
-    "alert",
-    "critical",
-    "error",
-    "warning",
-    "notice",
-    "info",
-    "debug:system",
-    "debug:program",
-    "debug:process",
-    "debug:module",
-    "debug:unit",
-    "debug:function",
-    "debug:line",
-    "debug",
-];
-
 /// An attribute of the babeltrace2 namespace, else of the LTTng one (the
 /// order babeltrace2 looks them up in), in `attrs` (the `attributes`).
 fn attr<'v>(attrs: Option<&'v Value>, name: &str) -> Option<&'v Value> {

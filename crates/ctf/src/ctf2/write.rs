@@ -30,25 +30,6 @@ use tracemux_core::{Error, ErrorKind};
 
 use crate::ir::*;
 
-/// The LTTng log level names, by level (LTTng writes these).
-const LOG_LEVELS: [&str; 15] = [
-    "emergency",
-    "alert",
-    "critical",
-    "error",
-    "warning",
-    "notice",
-    "info",
-    "debug:system",
-    "debug:program",
-    "debug:process",
-    "debug:module",
-    "debug:unit",
-    "debug:function",
-    "debug:line",
-    "debug",
-];
-
 fn unsupported(msg: String) -> Error {
     Error::new(ErrorKind::Unsupported(msg), "metadata", 0)
 }
@@ -486,17 +467,6 @@ fn clock_ids(tc: &TraceClass) -> Vec<String> {
         ids.push(id);
     }
     ids
-}
-
-fn uuid_string(u: &[u8; 16]) -> String {
-    let mut s = String::with_capacity(36);
-    for (i, b) in u.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            s.push('-');
-        }
-        let _ = write!(s, "{b:02x}");
-    }
-    s
 }
 
 /// The CTF 2 metadata stream of a trace class. Fails (unsupported) when

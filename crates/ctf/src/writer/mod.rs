@@ -117,6 +117,23 @@ struct StreamOut {
     written_discarded: u64,
 }
 
+impl StreamOut {
+    /// A stream with nothing written yet.
+    fn new(name: String, cpu: u32) -> Self {
+        StreamOut {
+            name,
+            cpu,
+            file: None,
+            buf: Vec::new(),
+            first_ts: None,
+            last_ts: 0,
+            seq: 0,
+            discarded: 0,
+            written_discarded: 0,
+        }
+    }
+}
+
 /// A CTF trace directory being written.
 pub struct CtfWriter {
     dir: PathBuf,
@@ -376,17 +393,7 @@ impl CtfWriter {
                 name = format!("{base}_{}_{k}", s.cpu);
                 k += 1;
             }
-            w.streams.push(StreamOut {
-                name,
-                cpu: s.cpu,
-                file: None,
-                buf: Vec::new(),
-                first_ts: None,
-                last_ts: 0,
-                seq: 0,
-                discarded: 0,
-                written_discarded: 0,
-            });
+            w.streams.push(StreamOut::new(name, s.cpu));
         }
         Ok(w)
     }
@@ -478,17 +485,7 @@ impl CtfWriter {
         if let Some(p) = self.streams.iter().position(|s| s.name == name) {
             return p;
         }
-        self.streams.push(StreamOut {
-            name,
-            cpu,
-            file: None,
-            buf: Vec::new(),
-            first_ts: None,
-            last_ts: 0,
-            seq: 0,
-            discarded: 0,
-            written_discarded: 0,
-        });
+        self.streams.push(StreamOut::new(name, cpu));
         self.streams.len() - 1
     }
 

@@ -28,6 +28,8 @@ mod strto;
 #[cfg(test)]
 mod pretty_tests;
 #[cfg(test)]
+mod test_util;
+#[cfg(test)]
 mod tests;
 
 mod bprint;

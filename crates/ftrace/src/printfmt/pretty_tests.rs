@@ -9,58 +9,35 @@ use std::sync::Arc;
 
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{ClassTable, Effects, EventClass, PrintCtx, TimeFormat};
-use tracemux_core::tables::{PrintkTable, Symbol, SymbolTable};
+use tracemux_core::tables::{PrintkTable, SymbolTable};
 
+use super::test_util::{self, format_text, record};
 use crate::format::parse_format;
-
-const COMMON: &str = "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
 
 /// A format from `"TYPE NAME; OFFSET SIZE SIGNED"` field specs.
 fn format(system: &str, name: &str, id: u32, fields: &[&str], print_fmt: &str) -> EventClass {
-    let mut t = format!("name: {name}\nID: {id}\nformat:\n{COMMON}\n");
-    for f in fields {
-        let (decl, rest) = f.split_once("; ").unwrap();
-        let v: Vec<&str> = rest.split(' ').collect();
-        t.push_str(&format!(
-            "\tfield:{decl};\toffset:{};\tsize:{};\tsigned:{};\n",
-            v[0], v[1], v[2]
-        ));
-    }
-    t.push_str(&format!("\nprint fmt: {print_fmt}\n"));
+    let t = format_text(name, id, fields, print_fmt);
     let f = parse_format(&t, 8, system == "ftrace").unwrap();
     crate::event_class(&f, system, 8)
 }
 
 fn symbols() -> SymbolTable {
-    let mut t = SymbolTable::default();
-    for (name, addr) in [
-        ("vfs_read", 0xffff_ffff_8110_0c00u64),
-        ("ksys_read", 0xffff_ffff_8110_0800),
-        ("schedule", 0xffff_ffff_8110_2800),
-    ] {
-        t.push(Symbol {
-            addr,
-            kind: 'T',
-            name: name.into(),
-            module: None,
-        });
-    }
-    t.finish();
-    t
+    test_util::symbols(
+        'T',
+        &[
+            ("vfs_read", 0xffff_ffff_8110_0c00u64),
+            ("ksys_read", 0xffff_ffff_8110_0800),
+            ("schedule", 0xffff_ffff_8110_2800),
+        ],
+    )
 }
 
 /// The record: common fields then `parts` at their offsets.
 fn rec(id: u16, pid: i32, size: usize, parts: &[(usize, &[u8])]) -> Vec<u8> {
-    let mut d = vec![0u8; size];
-    d[..2].copy_from_slice(&id.to_le_bytes());
-    d[4..8].copy_from_slice(&pid.to_le_bytes());
-    for (off, b) in parts {
-        d[*off..*off + b.len()].copy_from_slice(b);
-    }
-    d
+    let (id, pid) = (id.to_le_bytes(), pid.to_le_bytes());
+    let mut all: Vec<(usize, &[u8])> = vec![(0, &id), (4, &pid)];
+    all.extend_from_slice(parts);
+    record(size, &all)
 }
 
 struct Env {

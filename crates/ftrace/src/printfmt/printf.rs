@@ -276,19 +276,7 @@ pub fn fmt_str(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, s: &[u8]) {
     }
 }
 
-/// Append a short byte string (a loop beats a `memcpy` call for the few
-/// bytes of format literals).
-#[inline]
-pub fn put_small(out: &mut Vec<u8>, s: &[u8]) {
-    if s.len() > 16 {
-        out.extend_from_slice(s);
-        return;
-    }
-    out.reserve(s.len());
-    for &b in s {
-        out.push(b);
-    }
-}
+pub use tracemux_core::bytes::put_small;
 
 /// Unsigned decimal.
 #[inline]

@@ -8,30 +8,11 @@
 
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{ClassPrinter, PrintCtx};
-use tracemux_core::tables::{PrintkTable, Symbol, SymbolTable};
+use tracemux_core::tables::{PrintkTable, SymbolTable};
 
+use super::test_util::{self, format_text, record};
 use super::*;
 use crate::format::{parse_format, EventFormat};
-
-const COMMON: &str = "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
-\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n\
-\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
-\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
-
-/// A format file from compact field specs `"TYPE NAME; OFFSET SIZE SIGNED"`.
-fn format_text(name: &str, fields: &[&str], print_fmt: &str) -> String {
-    let mut t = format!("name: {name}\nID: 1\nformat:\n{COMMON}\n");
-    for f in fields {
-        let (decl, rest) = f.split_once("; ").unwrap();
-        let v: Vec<&str> = rest.split(' ').collect();
-        t.push_str(&format!(
-            "\tfield:{decl};\toffset:{};\tsize:{};\tsigned:{};\n",
-            v[0], v[1], v[2]
-        ));
-    }
-    t.push_str(&format!("\nprint fmt: {print_fmt}\n"));
-    t
-}
 
 fn event(
     system: &str,
@@ -39,7 +20,12 @@ fn event(
     fields: &[&str],
     print_fmt: &str,
 ) -> (EventFormat, FtracePrinter) {
-    let mut f = parse_format(&format_text(name, fields, print_fmt), 8, system == "ftrace").unwrap();
+    let mut f = parse_format(
+        &format_text(name, 1, fields, print_fmt),
+        8,
+        system == "ftrace",
+    )
+    .unwrap();
     // (the print fmt may span lines)
     f.print_fmt = print_fmt.to_string();
     let p = FtracePrinter::new(&f, system, 8);
@@ -270,26 +256,7 @@ fn ctx<'a>(symbols: &'a SymbolTable, printk: &'a PrintkTable) -> PrintCtx<'a> {
 }
 
 fn symbols(list: &[(&str, u64)]) -> SymbolTable {
-    let mut t = SymbolTable::default();
-    for (name, addr) in list {
-        t.push(Symbol {
-            addr: *addr,
-            kind: 't',
-            name: name.to_string(),
-            module: None,
-        });
-    }
-    t.finish();
-    t
-}
-
-/// A record of `size` bytes with `parts` (offset, bytes) written into it.
-fn record(size: usize, parts: &[(usize, &[u8])]) -> Vec<u8> {
-    let mut d = vec![0u8; size];
-    for (off, b) in parts {
-        d[*off..*off + b.len()].copy_from_slice(b);
-    }
-    d
+    test_util::symbols('t', list)
 }
 
 fn raw(p: &FtracePrinter, data: &[u8], size: usize, syms: &SymbolTable) -> String {

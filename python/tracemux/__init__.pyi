@@ -1,0 +1,95 @@
+"""Type hints for tracemux (the extension module tracemux._native)."""
+
+from os import PathLike
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+_Path = Union[str, "PathLike[str]"]
+
+class TraceError(Exception):
+    """A trace could not be read (or, with strict=True, is damaged)."""
+
+    file: Optional[str]
+    section: Optional[str]
+    offset: Optional[int]
+
+class TraceWarning(UserWarning):
+    """Damaged input that was skipped; reading went on after it."""
+
+class Event:
+    """One event. `fields` is the payload exactly as `tracemux report --json` gives it."""
+
+    ts: int
+    cpu: int
+    pid: int
+    comm: Optional[str]
+    system: Optional[str]
+    name: Optional[str]
+    type_id: int
+    @property
+    def fields(self) -> Dict[str, Any]: ...
+    @property
+    def fields_json(self) -> bytes: ...
+    def as_dict(self) -> Dict[str, Any]: ...
+
+class EventIterator(Iterator[Event]):
+    def __iter__(self) -> "EventIterator": ...
+    def __next__(self) -> Event: ...
+    def close_(self) -> None: ...
+
+class Table:
+    """One table of a trace, read anew on every scan (Arrow PyCapsule protocol)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def columns(self) -> List[str]: ...
+    def __arrow_c_schema__(self) -> object: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+    def to_arrow(self) -> Any:
+        """A pyarrow.Table (needs pyarrow)."""
+    def to_pandas(self) -> Any:
+        """A pandas.DataFrame (needs pyarrow and pandas)."""
+    def to_polars(self) -> Any:
+        """A polars.DataFrame (needs polars)."""
+    def num_rows(self) -> int: ...
+
+class Trace:
+    """A trace opened with tracemux.open()."""
+
+    @property
+    def format(self) -> str: ...
+    @property
+    def paths(self) -> List[str]: ...
+    @property
+    def cpus(self) -> int: ...
+    @property
+    def clocks(self) -> List[Dict[str, Any]]: ...
+    @property
+    def time_range(self) -> Optional[Tuple[int, int]]: ...
+    def info(self) -> Dict[str, Any]: ...
+    def event_classes(self) -> List[Dict[str, Any]]: ...
+    def events(
+        self,
+        begin: Optional[int] = None,
+        end: Optional[int] = None,
+        events: Optional[Sequence[str]] = None,
+        cpus: Optional[Sequence[int]] = None,
+        pids: Optional[Sequence[int]] = None,
+    ) -> EventIterator: ...
+    def table(
+        self,
+        name: str,
+        columns: Optional[Sequence[str]] = None,
+        begin: Optional[int] = None,
+        end: Optional[int] = None,
+        cpus: Optional[Sequence[int]] = None,
+        pids: Optional[Sequence[int]] = None,
+        limit: Optional[int] = None,
+    ) -> Table: ...
+    def tables(self) -> Dict[str, Table]: ...
+    def report(self, style: str = "json") -> str: ...
+
+def open(path: Union[_Path, Sequence[_Path]], strict: bool = False) -> Trace:
+    """Open a trace of any format (trace.dat, CTF/LTTng, uftrace, LTT), recognised by content."""
