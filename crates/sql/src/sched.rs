@@ -221,10 +221,8 @@ impl PartitionStream for DerivedPartition {
                     if let Record::Event(ev) = rec {
                         m.event(&meta, &ev);
                     }
-                    if m.out.rows >= BATCH {
-                        if !send(m.out.batch(which)?) {
-                            return Ok(());
-                        }
+                    if m.out.rows >= BATCH && !send(m.out.batch(which)?) {
+                        return Ok(());
                     }
                 }
                 m.finish();
@@ -274,10 +272,8 @@ struct Fields {
 impl Fields {
     fn clear(&mut self) {
         self.ints = [None; NAMES.len()];
-        for s in &mut self.strs {
-            if let Some(s) = s {
-                s.clear();
-            }
+        for s in self.strs.iter_mut().flatten() {
+            s.clear();
         }
         self.payload = false;
         self.depth = 0;
