@@ -35,8 +35,8 @@ if [ ${#traces[@]} -eq 0 ]; then
     traces=("$out/big-v6.dat" "$out/big-v7-zstd.dat")
 fi
 
-cargo build --release --manifest-path "$root/Cargo.toml" -q
-tm=$root/target/release/tracemux
+cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
+tm=$root/target/bench-lto/tracemux
 
 # run NAME CMD...: wall seconds and peak RSS (KiB) of CMD, output to /dev/null
 run() {

@@ -13,8 +13,8 @@ mkdir -p "$out"
 if [ -n "${TRACEMUX:-}" ]; then
     tm=$TRACEMUX
 else
-    cargo build --release --manifest-path "$root/Cargo.toml" -q
-    tm=$root/target/release/tracemux
+    cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
+    tm=$root/target/bench-lto/tracemux
 fi
 
 # recorded NAME FILE RECIPE: out/NAME, recorded first by recipes/RECIPE when

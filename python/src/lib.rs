@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod events;
+mod sql;
 mod table;
 mod trace;
 

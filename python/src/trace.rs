@@ -354,6 +354,23 @@ impl Trace {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
+    /// Run the SQL statement `query` (DataFusion's dialect) over every
+    /// table of the trace (`tables()`' names, plus `thread`, `process`,
+    /// `sched_slice`, `thread_state` derived from the scheduler's events)
+    /// and return the result as a `pyarrow.Table` (without pyarrow: an
+    /// object that speaks the Arrow PyCapsule protocol, for polars or
+    /// duckdb). `tables` and `describe TABLE` list tables and columns.
+    /// Only when the package was built with the cargo feature `sql`
+    /// (NotImplementedError otherwise).
+    fn sql<'py>(&self, py: Python<'py>, query: &str) -> PyResult<Bound<'py, PyAny>> {
+        let t = crate::sql::run(py, self, query)?;
+        if py.import("pyarrow").is_ok() {
+            t.into_pyarrow(py)
+        } else {
+            Ok(Bound::new(py, t)?.into_any())
+        }
+    }
+
     fn __repr__(&self) -> String {
         let p: Vec<String> = self.paths.iter().map(|p| p.display().to_string()).collect();
         format!("<tracemux.Trace {} ({})>", p.join(", "), self.format)

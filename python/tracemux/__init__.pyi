@@ -90,6 +90,9 @@ class Trace:
     ) -> Table: ...
     def tables(self) -> Dict[str, Table]: ...
     def report(self, style: str = "json") -> str: ...
+    def sql(self, query: str) -> Any:
+        """Run a SQL statement (DataFusion) over the trace's tables; a
+        pyarrow.Table. Needs the package built with the cargo feature sql."""
 
 def open(path: Union[_Path, Sequence[_Path]], strict: bool = False) -> Trace:
     """Open a trace of any format (trace.dat, CTF/LTTng, uftrace, LTT), recognised by content."""
