@@ -73,6 +73,7 @@ pub fn register_trace(ctx: &SessionContext, opener: Arc<dyn Opener>) -> Result<(
             opener: opener.clone(),
             name: name.clone(),
             schema,
+            visited: Default::default(),
         };
         ctx.register_table(name.as_str(), Arc::new(t))?;
     }
@@ -171,6 +172,14 @@ impl Engine {
             let stream = df.execute_stream().await?;
             Ok(Answer { schema, stream })
         })
+    }
+
+    /// Payload field values decoded so far for the trace table `name`
+    /// (`None` for tables that are not a trace's own: derived, Parquet).
+    pub fn decoded_values(&self, name: &str) -> Result<Option<u64>> {
+        let p = self.runtime.block_on(self.ctx.table_provider(name))?;
+        Ok(p.downcast_ref::<provider::TraceTable>()
+            .map(|t| t.visited()))
     }
 
     /// The next batch of a running statement.

@@ -11,6 +11,7 @@
 //! when the query no longer wants any (a `LIMIT` reached, an error).
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -36,6 +37,17 @@ pub struct TraceTable {
     pub(crate) opener: Arc<dyn Opener>,
     pub(crate) name: String,
     pub(crate) schema: SchemaRef,
+    /// Payload field values the scans of this table decoded so far
+    /// ([`Scan::visited`]): what shows that a projection reached the
+    /// reader.
+    pub(crate) visited: Arc<AtomicU64>,
+}
+
+impl TraceTable {
+    /// Field values decoded for this table's scans so far.
+    pub fn visited(&self) -> u64 {
+        self.visited.load(Ordering::Relaxed)
+    }
 }
 
 impl fmt::Debug for TraceTable {
@@ -244,6 +256,7 @@ impl TableProvider for TraceTable {
             opener: self.opener.clone(),
             spec,
             schema: schema.clone(),
+            visited: self.visited.clone(),
         });
         let exec =
             StreamingTableExec::try_new(schema, vec![part], order.as_ref(), [], false, limit)?;
@@ -256,6 +269,7 @@ pub(crate) struct TracePartition {
     opener: Arc<dyn Opener>,
     spec: ScanSpec,
     schema: SchemaRef,
+    visited: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for TracePartition {
@@ -271,13 +285,15 @@ impl PartitionStream for TracePartition {
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
         let spec = self.spec.clone();
+        let visited = self.visited.clone();
         spawn_stream(
             self.opener.clone(),
             self.schema.clone(),
             move |src, send| {
                 let mut scan = Scan::new(src.meta(), &spec)?;
-                scan.run(src, &mut |b| send(b))?;
-                Ok(())
+                let r = scan.run(src, &mut |b| send(b));
+                visited.fetch_add(scan.visited(), Ordering::Relaxed);
+                r
             },
         )
     }

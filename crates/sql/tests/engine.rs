@@ -115,3 +115,35 @@ fn pushdowns_and_limit() {
     let d = rows(&e, "describe lost");
     assert_eq!(d.len(), 5, "{d:?}");
 }
+
+/// A projection reaches the reader: the payload fields decoded are those
+/// the query names (counted by the scan, not timed).
+#[test]
+fn projection_decodes_only_the_named_fields() {
+    let e = engine();
+    let t = "sched__sched_switch";
+    let count = |q: &str| -> u64 { rows(&e, q)[0].parse().unwrap() };
+    let n = count(&format!("SELECT count(*) FROM {t}"));
+    let n0 = count(&format!("SELECT count(*) FROM {t} WHERE cpu = 0"));
+    assert!(n > 0 && n0 > 0 && n0 < n);
+    assert_eq!(
+        e.decoded_values(t).unwrap(),
+        Some(0),
+        "count(*) decodes no field"
+    );
+    rows(&e, &format!("SELECT next_pid FROM {t}"));
+    assert_eq!(e.decoded_values(t).unwrap(), Some(n), "one field a row");
+    rows(
+        &e,
+        &format!("SELECT next_pid, prev_comm FROM {t} WHERE cpu = 0"),
+    );
+    assert_eq!(
+        e.decoded_values(t).unwrap(),
+        Some(n + 2 * n0),
+        "CPU 0's rows, two fields"
+    );
+    rows(&e, &format!("SELECT * FROM {t}"));
+    // 7 payload fields and the 4 common_* ones of `common_context`
+    assert_eq!(e.decoded_values(t).unwrap(), Some(n + 2 * n0 + 11 * n));
+    assert_eq!(e.decoded_values("sched_slice").unwrap(), None);
+}
