@@ -293,7 +293,7 @@ impl PartitionStream for TracePartition {
                 let mut scan = Scan::new(src.meta(), &spec)?;
                 let r = scan.run(src, &mut |b| send(b));
                 visited.fetch_add(scan.visited(), Ordering::Relaxed);
-                r
+                r.map_err(Into::into)
             },
         )
     }
