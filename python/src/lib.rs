@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod convert;
 mod errors;
 mod events;
 mod sql;
@@ -23,5 +24,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<events::EventIter>()?;
     m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(trace::open_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::convert, m)?)?;
     Ok(())
 }

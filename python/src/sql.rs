@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 use pyo3_arrow::PyTable;
 
+#[cfg(feature = "sql")]
 use crate::errors;
 use crate::trace::Trace;
 

@@ -18,6 +18,7 @@ from ._native import (  # noqa: F401
     TraceError,
     TraceWarning,
     __version__,
+    convert,
     open,
 )
 
@@ -28,5 +29,6 @@ __all__ = [
     "Trace",
     "TraceError",
     "TraceWarning",
+    "convert",
     "open",
 ]

@@ -96,3 +96,39 @@ class Trace:
 
 def open(path: Union[_Path, Sequence[_Path]], strict: bool = False) -> Trace:
     """Open a trace of any format (trace.dat, CTF/LTTng, uftrace, LTT), recognised by content."""
+
+def convert(
+    inputs: Union[_Path, Sequence[_Path]],
+    output: _Path,
+    to: str,
+    *,
+    force: bool = False,
+    strict: bool = False,
+    begin: Optional[int] = None,
+    end: Optional[int] = None,
+    events: Optional[Sequence[str]] = None,
+    file_version: int = 7,
+    compression: str = "zstd",
+    reencode: bool = False,
+    partition: bool = False,
+    full_sched: bool = False,
+    named_generic: bool = False,
+    compress: bool = False,
+) -> Dict[str, Any]:
+    """Convert trace(s) as `tracemux convert` does, with the same output.
+
+    `to` is "ctf", "ctf2", "tracedat", "jsonl", "perfetto", "chrome" or
+    "parquet"; `output` a directory for CTF and Parquet, a file for the
+    others, written under a temporary name and renamed when complete (an
+    existing output raises TraceError unless `force=True`). `begin`/`end`
+    (ns) and `events` ("name" or "system:name") select events; the other
+    options are the CLI's (`--file-version`, `--compression`, `--reencode`,
+    `--partition`, `--full-sched`, `--named-generic`, `--compress`).
+    Damage is a TraceWarning (with `strict=True`, a TraceError); Ctrl-C
+    stops the conversion and leaves no output.
+
+    Returns {"events", "skipped", "lost_markers", "lost_events", "damage",
+    "copied"}: for CTF to CTF with nothing selected the packets are copied
+    as they are, "events" is None and "copied" holds {"traces", "files",
+    "bytes"}; otherwise "copied" is None.
+    """

@@ -1,4 +1,4 @@
-//! `convert --to parquet`: the tables of `tracemux-table` as a sink.
+//! [`To::Parquet`](crate::To::Parquet): the tables of `tracemux-table` as a sink.
 
 use std::path::Path;
 

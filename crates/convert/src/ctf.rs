@@ -1,4 +1,4 @@
-//! `convert --to ctf|ctf2`: the CTF writer of `tracemux-ctf` as a sink.
+//! [`To::Ctf`](crate::To::Ctf) and [`To::Ctf2`](crate::To::Ctf2): the CTF writer of `tracemux-ctf` as a sink.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! `convert --to perfetto`: the Perfetto writer of `tracemux-export` as a sink.
+//! [`To::Perfetto`](crate::To::Perfetto): the Perfetto writer of `tracemux-export` as a sink.
 
 use std::fs::File;
 use std::io::BufWriter;

@@ -1,4 +1,4 @@
-//! `convert --to chrome`: the Chrome writer of `tracemux-export` as a sink.
+//! [`To::Chrome`](crate::To::Chrome): the Chrome writer of `tracemux-export` as a sink.
 
 use std::fs::File;
 use std::io::BufWriter;

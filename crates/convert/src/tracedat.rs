@@ -1,4 +1,4 @@
-//! `convert --to tracedat`: a trace.dat rewritten as trace-cmd writes it
+//! [`To::Tracedat`](crate::To::Tracedat): a trace.dat rewritten as trace-cmd writes it
 //! (another file version or compression, optionally trimmed), through
 //! `tracemux_tracedat::convert` rather than the common model, since the
 //! output keeps every piece of the source's metadata.
@@ -17,11 +17,10 @@ use tracemux_tracedat::convert::{convert_spilled, ConvertOptions};
 use tracemux_tracedat::writer::{Compression as WCompression, PageSpill};
 use tracemux_tracedat::TraceDat;
 
-use super::{Compression, ConvertArgs, Summary};
-use crate::out::Outcome;
+use super::{Compression, Hooks, Options, Summary};
 
 /// Convert `a.inputs[0]` into the trace.dat `tmp` (the caller renames it).
-pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome> {
+pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) -> Result<()> {
     if a.inputs.len() != 1 {
         bail!("--to tracedat takes one input");
     }
@@ -78,15 +77,13 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
             bail!("{}: {e}", input.display());
         }
     };
-    let mut outcome = Outcome::Ok;
     for e in &st.damage {
-        crate::out::warn(input, e);
-        outcome = Outcome::Damaged;
+        hooks.damage(input, e);
     }
     for id in &st.dropped_options {
-        eprintln!(
-            "tracemux: {}: option {id} refers to a section that is not carried over; left out",
-            input.display()
+        hooks.left_out(
+            input,
+            &format!("option {id} refers to a section that is not carried over; left out"),
         );
     }
     let res = File::create(tmp)
@@ -110,5 +107,5 @@ pub fn run(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome
     summary.lost_markers = st.lost_markers;
     summary.lost_events = st.lost_events;
     summary.damage = st.damage.len() as u64;
-    Ok(outcome)
+    Ok(())
 }

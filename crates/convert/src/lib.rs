@@ -1,27 +1,30 @@
-//! `tracemux convert`: any trace, through the common event model, into
-//! another format. The source streams into the sink event by event (memory
-//! stays flat); the output is written under a temporary name and renamed
-//! when complete, so a failed run never leaves an output that looks whole.
+//! Any trace, through the common event model, into another format: what
+//! `tracemux convert` and Python's `tracemux.convert()` run. The source
+//! streams into the sink event by event (memory stays flat); the output is
+//! written under a temporary name and renamed when complete, so a failed
+//! run never leaves an output that looks whole.
+//!
+//! Nothing here writes to the terminal: progress, damage and notes go to
+//! the caller's [`Hooks`].
 
 mod chrome;
+mod copy;
 mod ctf;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod perfetto;
 mod tracedat;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, ValueEnum};
 use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
 
-use crate::out::Outcome;
+pub use copy::CopySummary;
 
-/// Output formats of `convert`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum To {
     /// A CTF 1.8 trace directory (TSDL metadata), as babeltrace2 reads it.
     Ctf,
@@ -40,79 +43,132 @@ pub enum To {
     Parquet,
 }
 
-#[derive(Args, Debug)]
-pub struct ConvertArgs {
-    /// The trace(s) to convert (several CTF traces are merged by time;
-    /// with `--to parquet`, several traces are partitions of one dataset).
-    #[arg(required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// Where to write: a directory for CTF and Parquet, a file for the
-    /// others.
-    #[arg(short, long)]
-    pub output: PathBuf,
-    /// The output format.
-    #[arg(long, value_enum)]
-    pub to: To,
-    /// Replace the output if it exists.
-    #[arg(long)]
-    pub force: bool,
-    /// Stop at the first damage instead of converting around it.
-    #[arg(long)]
-    pub strict: bool,
-    /// Only events at or after this time (ns, as `report --json` shows `ts`).
-    #[arg(long, value_name = "NS")]
-    pub begin: Option<u64>,
-    /// Only events at or before this time (ns).
-    #[arg(long, value_name = "NS")]
-    pub end: Option<u64>,
-    /// Only these events (comma-separated `name` or `system:name`).
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
-    pub events: Vec<String>,
-    /// trace.dat output: file version.
-    #[arg(long, value_name = "6|7", default_value_t = 7)]
-    pub file_version: u32,
-    /// trace.dat output (version 7): section compression.
-    #[arg(long, value_enum, default_value_t = Compression::Zstd)]
-    pub compression: Compression,
-    /// No progress bar and no summary.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// CTF to CTF: write every event anew through the model, even when
-    /// nothing is selected (by default such a conversion copies the
-    /// packets as they are and writes the metadata).
-    #[arg(long)]
-    pub reencode: bool,
-    /// Parquet output: write a Hive-partitioned dataset
-    /// (`TABLE/trace=NAME/part-0.parquet`) even for one input, so that
-    /// datasets of many traces can be put together (several inputs always
-    /// are).
-    #[arg(long)]
-    pub partition: bool,
-    /// Perfetto output: every `sched_switch` and `sched_waking` as a full
-    /// `FtraceEvent` (by default those whose fields a reader infers are
-    /// written in the bundles' compact columns, as Perfetto's own recorder
-    /// does).
-    #[arg(long)]
-    pub full_sched: bool,
-    /// Perfetto output: events Perfetto has no message for as
-    /// `GenericFtraceEvent`s naming every field (readable by Perfetto
-    /// before v50; by default they are messages of per-event descriptors
-    /// in the bundles, several times smaller).
-    #[arg(long)]
-    pub named_generic: bool,
-    /// Perfetto output: zlib-compressed packets (`compressed_packets`, as
-    /// Perfetto's tracing service writes them; the Perfetto UI and trace
-    /// processor read them).
-    #[arg(long)]
-    pub compress: bool,
+impl std::str::FromStr for To {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "ctf" => To::Ctf,
+            "ctf2" => To::Ctf2,
+            "tracedat" => To::Tracedat,
+            "jsonl" => To::Jsonl,
+            "perfetto" => To::Perfetto,
+            "chrome" => To::Chrome,
+            "parquet" => To::Parquet,
+            _ => {
+                return Err(format!(
+                    "{s:?}: not an output format (ctf, ctf2, tracedat, jsonl, perfetto, chrome, parquet)"
+                ))
+            }
+        })
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// Section compression of trace.dat (version 7) output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Compression {
     None,
     Zstd,
     Zlib,
 }
+
+impl std::str::FromStr for Compression {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "none" => Compression::None,
+            "zstd" => Compression::Zstd,
+            "zlib" => Compression::Zlib,
+            _ => return Err(format!("{s:?}: not a compression (none, zstd, zlib)")),
+        })
+    }
+}
+
+/// What to convert, into what, and how (the options of `tracemux convert`).
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The trace(s) to convert (several CTF traces are merged by time;
+    /// with [`To::Parquet`], several traces are partitions of one dataset).
+    pub inputs: Vec<PathBuf>,
+    /// A directory for CTF and Parquet, a file for the others.
+    pub output: PathBuf,
+    pub to: To,
+    /// Replace the output if it exists.
+    pub force: bool,
+    /// Stop at the first damage instead of converting around it.
+    pub strict: bool,
+    /// Only events at or after this time (ns).
+    pub begin: Option<u64>,
+    /// Only events at or before this time (ns).
+    pub end: Option<u64>,
+    /// Only these events (`name` or `system:name`); empty: all.
+    pub events: Vec<String>,
+    /// trace.dat output: file version (6 or 7).
+    pub file_version: u32,
+    /// trace.dat output (version 7): section compression.
+    pub compression: Compression,
+    /// CTF to CTF: every event written anew, not the packets copied.
+    pub reencode: bool,
+    /// Parquet output: a Hive-partitioned dataset even for one input.
+    pub partition: bool,
+    /// Perfetto output: every sched event as a full `FtraceEvent`.
+    pub full_sched: bool,
+    /// Perfetto output: `GenericFtraceEvent`s naming every field.
+    pub named_generic: bool,
+    /// Perfetto output: zlib-compressed packets.
+    pub compress: bool,
+}
+
+impl Options {
+    /// The defaults of `tracemux convert`: `inputs` into `output` as `to`.
+    pub fn new(inputs: Vec<PathBuf>, output: PathBuf, to: To) -> Options {
+        Options {
+            inputs,
+            output,
+            to,
+            force: false,
+            strict: false,
+            begin: None,
+            end: None,
+            events: Vec::new(),
+            file_version: 7,
+            compression: Compression::Zstd,
+            reencode: false,
+            partition: false,
+            full_sched: false,
+            named_generic: false,
+            compress: false,
+        }
+    }
+}
+
+/// What the caller hears of a running conversion. Every method has a
+/// default that does nothing.
+pub trait Hooks {
+    /// A conversion through the model starts (once per input of a
+    /// partitioned dataset).
+    fn started(&self) {}
+    /// The number of events written so far, every 65536 events; an error
+    /// stops the conversion (and is what [`run`] returns).
+    fn progress(&self, _events: u64) -> Result<()> {
+        Ok(())
+    }
+    /// Damage of `input` that was skipped (not with `strict`).
+    fn damage(&self, _input: &Path, _e: &tracemux_core::Error) {}
+    /// What was forgiven while opening the inputs (CTF metadata read
+    /// leniently).
+    fn note(&self, _msg: &str) {}
+    /// A part of `input` the output leaves out.
+    fn left_out(&self, _input: &Path, _msg: &str) {}
+    /// A conversion through the model wrote its last event (its output is
+    /// still being finished).
+    fn finished(&self) {}
+}
+
+/// Hooks that hear nothing.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}
 
 /// A writer of one output format: a sink of the model.
 pub trait Sink {
@@ -133,80 +189,76 @@ pub struct Summary {
     pub lost_markers: u64,
     pub lost_events: u64,
     pub damage: u64,
+    /// CTF to CTF with nothing selected: the packets were copied as they
+    /// are (the counts above are then not known, and zero).
+    pub copied: Option<CopySummary>,
 }
 
-pub fn run(a: &ConvertArgs) -> Result<Outcome> {
-    if a.output.exists() && !a.force {
+/// Convert as `o` says. The output appears only when complete; an error
+/// leaves none (and no temporary file).
+pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
+    if o.output.exists() && !o.force {
         bail!(
             "{}: the output exists (use --force to replace it)",
-            a.output.display()
+            o.output.display()
         );
     }
-    let tmp = temp_name(&a.output);
+    let tmp = temp_name(&o.output);
     remove(&tmp);
-    let started = Instant::now();
     let mut summary = Summary::default();
-    if let Some(copied) = copy_ctf(a, &tmp)? {
-        into_place(&tmp, &a.output)?;
-        if !a.quiet {
-            eprintln!(
-                "tracemux: copied {} data stream files ({} bytes) of {} CTF trace(s) to {} with {} metadata in {:.2} s (--reencode writes every event anew)",
-                copied.files,
-                copied.bytes,
-                copied.traces,
-                a.output.display(),
-                if a.to == To::Ctf2 { "CTF 2" } else { "their" },
-                started.elapsed().as_secs_f64()
-            );
-        }
-        return Ok(Outcome::Ok);
+    if let Some(copied) = copy_ctf(o, &tmp)? {
+        into_place(&tmp, &o.output)?;
+        summary.copied = Some(copied);
+        return Ok(summary);
     }
-    let res = if a.to == To::Tracedat {
-        tracedat::run(a, &tmp, &mut summary)
-    } else if a.to == To::Parquet && (a.partition || a.inputs.len() > 1) {
-        partitions(a, &tmp, &mut summary)
+    let res = if o.to == To::Tracedat {
+        tracedat::run(o, &tmp, &mut summary, hooks)
+    } else if o.to == To::Parquet && (o.partition || o.inputs.len() > 1) {
+        partitions(o, &tmp, &mut summary, hooks)
     } else {
-        crate::model::with_source(&a.inputs, a.strict, |src| {
-            convert(a, src, &tmp, None, &mut summary)
+        with_source(&o.inputs, o.strict, hooks, |src| {
+            convert(o, src, &tmp, None, &mut summary, hooks)
         })
     };
-    let outcome = match res {
-        Ok(o) => o,
-        Err(e) => {
-            remove(&tmp);
-            return Err(e);
-        }
-    };
-    into_place(&tmp, &a.output)?;
-    if !a.quiet {
-        eprintln!(
-            "tracemux: wrote {} events to {} ({} lost-event markers, {} events known lost, {} damaged parts skipped) in {:.2} s",
-            summary.events,
-            a.output.display(),
-            summary.lost_markers,
-            summary.lost_events,
-            summary.damage,
-            started.elapsed().as_secs_f64()
-        );
+    if let Err(e) = res {
+        remove(&tmp);
+        return Err(e);
     }
-    Ok(outcome)
+    into_place(&tmp, &o.output)?;
+    Ok(summary)
+}
+
+/// Open `paths` as one source of the model and hand it to `f`; what was
+/// forgiven while opening goes to `hooks`.
+fn with_source(
+    paths: &[PathBuf],
+    strict: bool,
+    hooks: &dyn Hooks,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<()>,
+) -> Result<()> {
+    let note = |m: &str| hooks.note(m);
+    let opts = tracemux_open::OpenOptions {
+        strict,
+        on_note: Some(&note),
+    };
+    tracemux_open::with_source(paths, &opts, f)
 }
 
 /// CTF to CTF with nothing selected: the packets copied as they are (see
-/// [`crate::ctf::copy_traces`]); `None` when that does not apply.
-fn copy_ctf(a: &ConvertArgs, tmp: &Path) -> Result<Option<crate::ctf::CopySummary>> {
-    let selecting = a.begin.is_some() || a.end.is_some() || !a.events.is_empty();
-    if a.reencode || selecting || !matches!(a.to, To::Ctf | To::Ctf2) {
+/// [`copy::copy_traces`]); `None` when that does not apply.
+fn copy_ctf(o: &Options, tmp: &Path) -> Result<Option<CopySummary>> {
+    let selecting = o.begin.is_some() || o.end.is_some() || !o.events.is_empty();
+    if o.reencode || selecting || !matches!(o.to, To::Ctf | To::Ctf2) {
         return Ok(None);
     }
-    if !a
+    if !o
         .inputs
         .iter()
         .all(|p| matches!(tracemux_open::sniff(p), Ok(tracemux_open::Kind::Ctf { .. })))
     {
         return Ok(None);
     }
-    match crate::ctf::copy_traces(&a.inputs, tmp, a.to == To::Ctf2) {
+    match copy::copy_traces(&o.inputs, tmp, o.to == To::Ctf2) {
         Ok(Some(s)) => Ok(Some(s)),
         Ok(None) => {
             remove(tmp);
@@ -258,12 +310,11 @@ fn remove(p: &Path) {
     }
 }
 
-/// Several traces (or one with `--partition`) as one Hive-partitioned
+/// Several traces (or one with `partition`) as one Hive-partitioned
 /// Parquet dataset: each converted on its own into its partition.
-fn partitions(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outcome> {
-    let mut outcome = Outcome::Ok;
+fn partitions(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) -> Result<()> {
     let mut names = std::collections::HashSet::new();
-    for input in &a.inputs {
+    for input in &o.inputs {
         #[cfg(feature = "parquet")]
         let base = parquet::trace_name(input);
         #[cfg(not(feature = "parquet"))]
@@ -274,32 +325,27 @@ fn partitions(a: &ConvertArgs, tmp: &Path, summary: &mut Summary) -> Result<Outc
             k += 1;
             name = format!("{base}-{k}");
         }
-        let one = ConvertArgs {
+        let one = Options {
             inputs: vec![input.clone()],
-            output: a.output.clone(),
-            events: a.events.clone(),
-            ..*a
+            ..o.clone()
         };
-        let o = crate::model::with_source(&one.inputs, a.strict, |src| {
-            convert(&one, src, tmp, Some(&name), summary)
+        with_source(&one.inputs, o.strict, hooks, |src| {
+            convert(&one, src, tmp, Some(&name), summary, hooks)
         })?;
-        if matches!(o, Outcome::Damaged) {
-            outcome = o;
-        }
     }
-    Ok(outcome)
+    Ok(())
 }
 
 fn make_sink(
-    a: &ConvertArgs,
+    o: &Options,
     meta: &TraceMeta,
     tmp: &Path,
     partition: Option<&str>,
 ) -> Result<Box<dyn Sink>> {
-    match a.to {
+    match o.to {
         #[cfg(feature = "parquet")]
         To::Parquet => {
-            let inputs: Vec<&Path> = a.inputs.iter().map(|p| p.as_path()).collect();
+            let inputs: Vec<&Path> = o.inputs.iter().map(|p| p.as_path()).collect();
             parquet::sink(meta, tmp, partition, &inputs)
         }
         #[cfg(not(feature = "parquet"))]
@@ -314,9 +360,9 @@ fn make_sink(
             meta,
             tmp,
             tracemux_export::perfetto::PerfettoOptions {
-                compact_sched: !a.full_sched,
-                compress: a.compress,
-                describe_generic: !a.named_generic,
+                compact_sched: !o.full_sched,
+                compress: o.compress,
+                describe_generic: !o.named_generic,
             },
         ),
         To::Chrome => chrome::sink(meta, tmp),
@@ -324,48 +370,46 @@ fn make_sink(
     }
 }
 
-/// Whether `ev` passes `--begin/--end/--events`.
-fn selected(a: &ConvertArgs, ev: &Event<'_>) -> bool {
-    if a.begin.is_some_and(|b| ev.ts < b) || a.end.is_some_and(|e| ev.ts > e) {
+/// Whether `ev` passes `begin`, `end` and `events`.
+fn selected(o: &Options, ev: &Event<'_>) -> bool {
+    if o.begin.is_some_and(|b| ev.ts < b) || o.end.is_some_and(|e| ev.ts > e) {
         return false;
     }
-    if a.events.is_empty() {
+    if o.events.is_empty() {
         return true;
     }
     let Some(c) = ev.class else { return false };
-    a.events.iter().any(|want| match want.split_once(':') {
+    o.events.iter().any(|want| match want.split_once(':') {
         Some((sys, name)) => sys == c.system && name == c.name,
         None => *want == c.name,
     })
 }
 
 fn convert(
-    a: &ConvertArgs,
+    o: &Options,
     src: &mut dyn RecordSource,
     tmp: &Path,
     partition: Option<&str>,
     summary: &mut Summary,
-) -> Result<Outcome> {
+    hooks: &dyn Hooks,
+) -> Result<()> {
     let meta = src.meta().clone();
-    let mut sink = make_sink(a, &meta, tmp, partition)?;
-    let bar = progress(a);
-    let mut outcome = Outcome::Ok;
-    let input = a.inputs[0].display().to_string();
+    let mut sink = make_sink(o, &meta, tmp, partition)?;
+    hooks.started();
+    let input = o.inputs[0].display().to_string();
     loop {
         let rec = src.next_record().map_err(|e| anyhow!("{input}: {e}"))?;
         let Some(rec) = rec else { break };
         match rec {
             Record::Event(ev) => {
-                if !selected(a, &ev) {
+                if !selected(o, &ev) {
                     summary.skipped += 1;
                     continue;
                 }
                 sink.event(&meta, &ev)?;
                 summary.events += 1;
                 if summary.events % 65536 == 0 {
-                    if let Some(b) = &bar {
-                        b.set_position(summary.events);
-                    }
+                    hooks.progress(summary.events)?;
                 }
             }
             Record::Lost(l) => {
@@ -374,39 +418,17 @@ fn convert(
                 sink.lost(&meta, &l)?;
             }
             Record::Damage(e) => {
-                if a.strict {
+                if o.strict {
                     bail!("{input}: {e}");
                 }
                 summary.damage += 1;
-                outcome = Outcome::Damaged;
                 sink.damage(&e.to_string());
-                if let Some(b) = &bar {
-                    b.suspend(|| crate::out::warn(&a.inputs[0], &e));
-                } else {
-                    crate::out::warn(&a.inputs[0], &e);
-                }
+                hooks.damage(&o.inputs[0], &e);
             }
         }
     }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    sink.finish(&meta)?;
-    Ok(outcome)
-}
-
-/// A spinner with the event count, on stderr when it is a terminal.
-fn progress(a: &ConvertArgs) -> Option<indicatif::ProgressBar> {
-    if a.quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let b = indicatif::ProgressBar::new_spinner();
-    b.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {pos} events ({per_sec}) {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    b.enable_steady_tick(std::time::Duration::from_millis(200));
-    Some(b)
+    hooks.finished();
+    sink.finish(&meta)
 }
 
 /// JSON lines into a file.

@@ -1,0 +1,188 @@
+//! `tracemux convert`: the command line of `tracemux-convert`, with a
+//! progress bar, damage on stderr and a summary line.
+
+use std::cell::RefCell;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use tracemux_convert::{Compression, Hooks, Options, To};
+
+use crate::out::Outcome;
+
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// The trace(s) to convert (several CTF traces are merged by time;
+    /// with `--to parquet`, several traces are partitions of one dataset).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write: a directory for CTF and Parquet, a file for the
+    /// others.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// The output format.
+    #[arg(long, value_enum)]
+    pub to: To,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop at the first damage instead of converting around it.
+    #[arg(long)]
+    pub strict: bool,
+    /// Only events at or after this time (ns, as `report --json` shows `ts`).
+    #[arg(long, value_name = "NS")]
+    pub begin: Option<u64>,
+    /// Only events at or before this time (ns).
+    #[arg(long, value_name = "NS")]
+    pub end: Option<u64>,
+    /// Only these events (comma-separated `name` or `system:name`).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub events: Vec<String>,
+    /// trace.dat output: file version.
+    #[arg(long, value_name = "6|7", default_value_t = 7)]
+    pub file_version: u32,
+    /// trace.dat output (version 7): section compression.
+    #[arg(long, value_enum, default_value_t = Compression::Zstd)]
+    pub compression: Compression,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// CTF to CTF: write every event anew through the model, even when
+    /// nothing is selected (by default such a conversion copies the
+    /// packets as they are and writes the metadata).
+    #[arg(long)]
+    pub reencode: bool,
+    /// Parquet output: write a Hive-partitioned dataset
+    /// (`TABLE/trace=NAME/part-0.parquet`) even for one input, so that
+    /// datasets of many traces can be put together (several inputs always
+    /// are).
+    #[arg(long)]
+    pub partition: bool,
+    /// Perfetto output: every `sched_switch` and `sched_waking` as a full
+    /// `FtraceEvent` (by default those whose fields a reader infers are
+    /// written in the bundles' compact columns, as Perfetto's own recorder
+    /// does).
+    #[arg(long)]
+    pub full_sched: bool,
+    /// Perfetto output: events Perfetto has no message for as
+    /// `GenericFtraceEvent`s naming every field (readable by Perfetto
+    /// before v50; by default they are messages of per-event descriptors
+    /// in the bundles, several times smaller).
+    #[arg(long)]
+    pub named_generic: bool,
+    /// Perfetto output: zlib-compressed packets (`compressed_packets`, as
+    /// Perfetto's tracing service writes them; the Perfetto UI and trace
+    /// processor read them).
+    #[arg(long)]
+    pub compress: bool,
+}
+
+impl ConvertArgs {
+    fn options(&self) -> Options {
+        Options {
+            inputs: self.inputs.clone(),
+            output: self.output.clone(),
+            to: self.to,
+            force: self.force,
+            strict: self.strict,
+            begin: self.begin,
+            end: self.end,
+            events: self.events.clone(),
+            file_version: self.file_version,
+            compression: self.compression,
+            reencode: self.reencode,
+            partition: self.partition,
+            full_sched: self.full_sched,
+            named_generic: self.named_generic,
+            compress: self.compress,
+        }
+    }
+}
+
+pub fn run(a: &ConvertArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    let hooks = Terminal {
+        quiet: a.quiet,
+        bar: RefCell::new(None),
+    };
+    let res = tracemux_convert::run(&a.options(), &hooks);
+    hooks.finished();
+    let summary = res?;
+    if a.quiet {
+    } else if let Some(copied) = &summary.copied {
+        eprintln!(
+            "tracemux: copied {} data stream files ({} bytes) of {} CTF trace(s) to {} with {} metadata in {:.2} s (--reencode writes every event anew)",
+            copied.files,
+            copied.bytes,
+            copied.traces,
+            a.output.display(),
+            if a.to == To::Ctf2 { "CTF 2" } else { "their" },
+            started.elapsed().as_secs_f64()
+        );
+    } else {
+        eprintln!(
+            "tracemux: wrote {} events to {} ({} lost-event markers, {} events known lost, {} damaged parts skipped) in {:.2} s",
+            summary.events,
+            a.output.display(),
+            summary.lost_markers,
+            summary.lost_events,
+            summary.damage,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Outcome::damaged_if(summary.damage > 0))
+}
+
+/// The hooks of the command line: a spinner with the event count on
+/// stderr when it is a terminal, damage and notes as stderr lines.
+struct Terminal {
+    quiet: bool,
+    bar: RefCell<Option<indicatif::ProgressBar>>,
+}
+
+impl Terminal {
+    /// `f` run with the spinner (if any) out of the way.
+    fn say(&self, f: impl FnOnce()) {
+        match &*self.bar.borrow() {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+}
+
+impl Hooks for Terminal {
+    fn started(&self) {
+        if self.quiet || !std::io::stderr().is_terminal() {
+            return;
+        }
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos} events ({per_sec}) {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        *self.bar.borrow_mut() = Some(b);
+    }
+    fn progress(&self, events: u64) -> Result<()> {
+        if let Some(b) = &*self.bar.borrow() {
+            b.set_position(events);
+        }
+        Ok(())
+    }
+    fn damage(&self, input: &Path, e: &tracemux_core::Error) {
+        self.say(|| crate::out::warn(input, e));
+    }
+    fn note(&self, msg: &str) {
+        self.say(|| eprintln!("tracemux: warning: {msg}"));
+    }
+    fn left_out(&self, input: &Path, msg: &str) {
+        self.say(|| eprintln!("tracemux: {}: {msg}", input.display()));
+    }
+    fn finished(&self) {
+        if let Some(b) = self.bar.borrow_mut().take() {
+            b.finish_and_clear();
+        }
+    }
+}
