@@ -733,6 +733,8 @@ impl RecordSource for UftraceSource<'_> {
                     self.record_perf(ev.tid, &ev);
                     self.event_class(ev.event_id())
                 }
+                // kernel events are not part of the model yet
+                (Kind::Event, Source::Kernel { .. }) => continue,
                 (Kind::Event, Source::User) => {
                     let cid = self.event_class(rec.addr.min(u32::MAX as u64) as u32);
                     let cid = if rec.addr > u32::MAX as u64 {
@@ -746,7 +748,7 @@ impl RecordSource for UftraceSource<'_> {
             };
             let pid = match it.source {
                 Source::Perf(ev) => ev.tid,
-                Source::User => tid,
+                Source::User | Source::Kernel { .. } => tid,
             };
             return Ok(Some(Record::Event(Event {
                 ts: rec.time,

@@ -222,6 +222,13 @@ impl FtracePrinter {
         &self.name
     }
 
+    /// The same printer without trace-cmd's plugin handler: the bare
+    /// `print fmt`, as programs that load no plugins (uftrace) print it.
+    pub fn without_plugin(mut self) -> Self {
+        self.plugin = None;
+        self
+    }
+
     /// The parsed print fmt.
     pub fn print_fmt(&self) -> &PrintFmt {
         &self.pf

@@ -97,6 +97,10 @@ pub struct WalkOptions {
     pub no_sched: bool,
     /// `--event-full`: keep events outside user functions.
     pub event_full: bool,
+    /// `--kernel-full`: keep kernel functions outside user functions.
+    pub kernel_full: bool,
+    /// `--kernel-only`: kernel records only.
+    pub kernel_only: bool,
     /// `--match`: pattern type of `-F/-N/-T`.
     pub pattern: PatternType,
 }
@@ -113,6 +117,8 @@ impl Default for WalkOptions {
             no_event: false,
             no_sched: false,
             event_full: false,
+            kernel_full: false,
+            kernel_only: false,
             pattern: PatternType::Regex,
         }
     }
@@ -323,6 +329,7 @@ fn remaining_exits(
                 depth: 0,
                 more: false,
                 user: true,
+                kernel: false,
             };
             st.set_rstack(ti, last, f.addr);
             if st.check_opts(ti, &r) && st.check_filter(ti, &r) {
