@@ -108,6 +108,7 @@ impl KernelData {
 }
 
 /// What `kernel_header` holds.
+#[derive(Debug)]
 struct Header {
     page_size: u32,
     long_size: u32,
