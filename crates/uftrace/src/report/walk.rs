@@ -10,8 +10,9 @@
 //! depth or, for `exec`/`longjmp`, reset the stack). The outputs depend on
 //! every detail of this bookkeeping, including frames left stale by earlier
 //! calls at the same depth, so this module follows uftrace 0.13 step by step
-//! (its `utils/fstack.c`), without the kernel-record parts (recordings with
-//! kernel data are not handled by these outputs yet).
+//! (its `utils/fstack.c`), kernel records (`-k` data) included: they
+//! count on top of the user stack, are hidden outside user functions
+//! unless `--kernel-full`, and only they pass `--kernel-only`.
 //!
 //! Nothing here allocates per record: a task's frame array grows only to the
 //! deepest nesting seen.
