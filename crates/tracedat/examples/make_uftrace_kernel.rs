@@ -120,9 +120,23 @@ fn call(out: &mut Vec<(u64, Vec<u8>)>, pid: i32, func: &str, depth: u32, t0: u64
 fn cpu0() -> Vec<(u64, Vec<u8>)> {
     let mut v = Vec::new();
     // before the first user function: hidden unless --kernel-full
-    call(&mut v, TID, "__x64_sys_brk", 0, 8322321770000, 8322321771000);
+    call(
+        &mut v,
+        TID,
+        "__x64_sys_brk",
+        0,
+        8322321770000,
+        8322321771000,
+    );
     // another process: never shown
-    call(&mut v, OTHER_PID, "do_idle", 0, 8322321779000, 8322321779500);
+    call(
+        &mut v,
+        OTHER_PID,
+        "do_idle",
+        0,
+        8322321779000,
+        8322321779500,
+    );
     // inside printf (8322.322034996 .. 8322.322040845)
     v.push((8322322036000, entry(TID, "__x64_sys_write", 0)));
     v.push((8322322036100, entry(TID, "ksys_write", 1)));
@@ -187,7 +201,11 @@ fn kernel_header() -> Vec<u8> {
         "events/ftrace/funcgraph_entry/format",
         FUNCGRAPH_ENTRY,
     );
-    tracefs(&mut out, "events/ftrace/funcgraph_exit/format", FUNCGRAPH_EXIT);
+    tracefs(
+        &mut out,
+        "events/ftrace/funcgraph_exit/format",
+        FUNCGRAPH_EXIT,
+    );
     tracefs(&mut out, "events/irq/irq_handler_exit/format", IRQ_EXIT);
     tracefs(&mut out, "events/irq/irq_handler_entry/format", IRQ_ENTRY);
     out

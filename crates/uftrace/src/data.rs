@@ -198,8 +198,7 @@ impl UftraceData {
         data.load_tasks(loader);
         if data.header.feat_mask & feat::KERNEL != 0 {
             let tids: Vec<i32> = data.tasks.iter().map(|t| t.tid).collect();
-            data.kernel =
-                crate::kernel::load(dir, &tids, options.demangle, &mut data.damage);
+            data.kernel = crate::kernel::load(dir, &tids, options.demangle, &mut data.damage);
         }
         if data.header.feat_mask & feat::PERF_EVENT != 0 {
             data.load_perf(loader);

@@ -302,7 +302,11 @@ pub(crate) fn load(
         let f = match parse_format(text, long_size, system == "ftrace") {
             Ok(f) => f,
             Err(e) => {
-                damage.push(dmg("kernel_header", 0, format!("{system} event format: {e}")));
+                damage.push(dmg(
+                    "kernel_header",
+                    0,
+                    format!("{system} event format: {e}"),
+                ));
                 continue;
             }
         };
@@ -333,7 +337,11 @@ pub(crate) fn load(
             printer,
             func: find("func"),
             depth: find("depth"),
-            pid: f.common_fields.iter().find(|x| x.name == "common_pid").cloned(),
+            pid: f
+                .common_fields
+                .iter()
+                .find(|x| x.name == "common_pid")
+                .cloned(),
             next_pid: f.fields.iter().find(|x| x.name == "next_pid").cloned(),
             own_pid: f.fields.iter().find(|x| x.name == "pid").cloned(),
         });
@@ -466,11 +474,7 @@ pub(crate) fn load(
                         d.func.as_ref().and_then(|f| read_field(f, data, endian)),
                         d.depth.as_ref().and_then(|f| read_field(f, data, endian)),
                     ) else {
-                        damage.push(dmg(
-                            name,
-                            at,
-                            "funcgraph record without func/depth".into(),
-                        ));
+                        damage.push(dmg(name, at, "funcgraph record without func/depth".into()));
                         continue;
                     };
                     rec.addr = func;
@@ -498,7 +502,11 @@ mod tests {
         let fmt = "name: funcgraph_entry\nID: 11\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"%lx\", REC->func\n";
         let mut b = b"PAGE_SIZE: 4096\nLONG_SIZE: 8\nENDIAN: LE\n".to_vec();
         b.extend_from_slice(
-            format!("TRACEFS: events/ftrace/funcgraph_entry/format: {}\n", fmt.len()).as_bytes(),
+            format!(
+                "TRACEFS: events/ftrace/funcgraph_entry/format: {}\n",
+                fmt.len()
+            )
+            .as_bytes(),
         );
         b.extend_from_slice(fmt.as_bytes());
         let h = parse_header(&b).unwrap();

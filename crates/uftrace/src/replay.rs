@@ -318,10 +318,8 @@ impl<'d> Replay<'d, '_> {
         // event (or, unless --kernel-full, a kernel record) outside every
         // function
         let outside = st.tasks[it.task].stack_count == 0
-            && (it.rec.kind == Kind::Event
-                || (st.kernel_skip_out && Rec::of(it).kernel));
-        if !outside && (self.first == 0 || self.first > it.rec.time)
-        {
+            && (it.rec.kind == Kind::Event || (st.kernel_skip_out && Rec::of(it).kernel));
+        if !outside && (self.first == 0 || self.first > it.rec.time) {
             self.first = it.rec.time;
         }
         st.consume_item(it);
@@ -617,8 +615,7 @@ impl<'d> Replay<'d, '_> {
             let st = &mut self.walk.stacks;
             let outside = st.tasks[nt].user_stack_count == 0;
             let hidden = outside
-                && (next.rec.kind == Kind::Event
-                    || (st.kernel_skip_out && Rec::of(&next).kernel));
+                && (next.rec.kind == Kind::Event || (st.kernel_skip_out && Rec::of(&next).kernel));
             if !hidden {
                 if next.rec.kind == Kind::Lost {
                     return None;

@@ -160,8 +160,7 @@ fn truncated_kernel_files() {
     let mut runs = 0;
     for &cut in &cuts {
         copy_dir(&src, &tmp);
-        std::fs::write(tmp.join("kernel-cpu1.dat"), &full[..cut.min(full.len())])
-            .expect("write");
+        std::fs::write(tmp.join("kernel-cpu1.dat"), &full[..cut.min(full.len())]).expect("write");
         let d = open(&tmp);
         let k = d.kernel.as_ref().expect("still kernel data");
         let kept = &k.cpus[1].records;
@@ -196,12 +195,24 @@ fn damaged_kernel_header() {
     let src = fixtures().join("pg-dlopen-k/uftrace.data");
     let tmp = std::env::temp_dir().join(format!("tracemux-ukernel-hdr-{}", std::process::id()));
     let full = std::fs::read(src.join("kernel_header")).expect("header");
-    let mut variants: Vec<Vec<u8>> = (0..full.len()).step_by(37).map(|n| full[..n].to_vec()).collect();
+    let mut variants: Vec<Vec<u8>> = (0..full.len())
+        .step_by(37)
+        .map(|n| full[..n].to_vec())
+        .collect();
     let text = String::from_utf8_lossy(&full).into_owned();
-    variants.push(text.replace("TRACEFS: events/header_page", "TRACEFS: events/nonsense").into_bytes());
+    variants.push(
+        text.replace("TRACEFS: events/header_page", "TRACEFS: events/nonsense")
+            .into_bytes(),
+    );
     variants.push(text.replace(": 4096\n", ": 0\n").into_bytes());
     variants.push(text.replace("ID: 225", "ID: x").into_bytes());
-    variants.push(text.replace("TRACEFS: events/ftrace/funcgraph_entry/format: ", "TRACEFS: events/ftrace/funcgraph_entry/format: 99999").into_bytes());
+    variants.push(
+        text.replace(
+            "TRACEFS: events/ftrace/funcgraph_entry/format: ",
+            "TRACEFS: events/ftrace/funcgraph_entry/format: 99999",
+        )
+        .into_bytes(),
+    );
     for v in &variants {
         copy_dir(&src, &tmp);
         std::fs::write(tmp.join("kernel_header"), v).expect("write");

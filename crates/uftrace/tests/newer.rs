@@ -74,7 +74,10 @@ fn sym_size_recording_replays_as_before() {
     set_feat(&tmp, feat::SYM_SIZE);
     let (out, warn) = run(&tmp);
     let want = std::fs::read(recording().join("replay.txt")).expect("replay.txt");
-    assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want));
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&want)
+    );
     assert!(warn.is_empty(), "{}", String::from_utf8_lossy(&warn));
 
     // a bit no uftrace defines: a warning, the same output; strict: an error

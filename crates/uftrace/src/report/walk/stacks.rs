@@ -509,7 +509,10 @@ impl<'d> Stacks<'d> {
         }
         // back from the kernel without its exits: protect from broken
         // kernel records (not for LOST or a schedule event)
-        if self.tasks[ti].ctx == Ctx::Kernel && !r.kernel && r.kind != Kind::Lost && r.kind != Kind::Event
+        if self.tasks[ti].ctx == Ctx::Kernel
+            && !r.kernel
+            && r.kind != Kind::Lost
+            && r.kind != Kind::Event
         {
             let depth_opt = self.depth;
             let t = &mut self.tasks[ti];
