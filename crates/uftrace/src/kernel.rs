@@ -33,7 +33,7 @@ use tracemux_core::tables::{PrintkTable, SymbolTable};
 use tracemux_core::Endian;
 use tracemux_ftrace::format::{parse_format, parse_header_page};
 use tracemux_ftrace::page::{Missed, Page, PageLayout};
-use tracemux_ftrace::printfmt::FtracePrinter;
+use tracemux_ftrace::printfmt::{strtoll, FtracePrinter};
 
 use crate::record::{Damage, Kind};
 use crate::symbols::Module;
@@ -140,8 +140,8 @@ fn parse_header(b: &[u8]) -> Result<Header, (u64, String)> {
             let (name, val) = line.split_once(':').unwrap_or((line, ""));
             let val = val.split_whitespace().next().unwrap_or("");
             match name {
-                "PAGE_SIZE" => h.page_size = parse_c_int(val) as u32,
-                "LONG_SIZE" => h.long_size = parse_c_int(val) as u32,
+                "PAGE_SIZE" => h.page_size = strtoll(val) as u32,
+                "LONG_SIZE" => h.long_size = strtoll(val) as u32,
                 "ENDIAN" => h.big_endian = val == "BE",
                 _ => {}
             }
@@ -171,31 +171,6 @@ fn parse_header(b: &[u8]) -> Result<Header, (u64, String)> {
         }
     }
     Ok(h)
-}
-
-/// `strtol(s, NULL, 0)` for the header's numbers.
-fn parse_c_int(s: &str) -> i64 {
-    let s = s.trim();
-    let (neg, s) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let (radix, digits) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (16, h)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (8, &s[1..])
-    } else {
-        (10, s)
-    };
-    let end = digits
-        .find(|c: char| !c.is_digit(radix))
-        .unwrap_or(digits.len());
-    let v = i64::from_str_radix(&digits[..end], radix).unwrap_or(0);
-    if neg {
-        -v
-    } else {
-        v
-    }
 }
 
 /// How to take a record apart, per event.
@@ -247,7 +222,7 @@ pub(crate) fn load(
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| n.starts_with("kernel-cpu"))
-        .map(|n| (parse_c_int(&n[10..]), n))
+        .map(|n| (strtoll(&n[10..]), n))
         .collect();
     if names.is_empty() {
         damage.push(dmg(
@@ -518,14 +493,5 @@ mod tests {
         let mut odd = b"TRACEFS: events/header_event: 1\nx".to_vec();
         odd.extend_from_slice(&b);
         assert!(parse_header(&odd).unwrap_err().1.contains("unknown data"));
-    }
-
-    #[test]
-    fn c_ints() {
-        assert_eq!(parse_c_int("4096"), 4096);
-        assert_eq!(parse_c_int("0x1000"), 4096);
-        assert_eq!(parse_c_int("010"), 8);
-        assert_eq!(parse_c_int("12abc"), 12);
-        assert_eq!(parse_c_int("-3"), -3);
     }
 }

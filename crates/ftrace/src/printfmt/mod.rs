@@ -24,6 +24,7 @@ mod parse;
 pub mod printf;
 mod segments;
 mod strto;
+pub use strto::{strtoll, strtoull};
 
 #[cfg(test)]
 mod pretty_tests;
