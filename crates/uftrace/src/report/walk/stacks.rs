@@ -470,14 +470,14 @@ impl<'d> Stacks<'d> {
                         t.display_depth = fdd;
                         t.display_depth_set = true;
                         if r.kernel {
-                            t.stack_count += t.display_depth;
+                            t.stack_count = t.stack_count.wrapping_add(t.display_depth);
                         }
                     }
                 }
                 t.fork_handled = true;
             }
             if r.kernel {
-                t.stack_count += t.user_stack_count;
+                t.stack_count = t.stack_count.wrapping_add(t.user_stack_count);
             }
             let n = t.stack_count;
             for i in 0..n {
@@ -496,7 +496,7 @@ impl<'d> Stacks<'d> {
             let t = &mut self.tasks[ti];
             t.stack_count = depth + i32::from(kind == Kind::Exit);
             if r.kernel {
-                t.stack_count += t.user_stack_count;
+                t.stack_count = t.stack_count.wrapping_add(t.user_stack_count);
             }
             t.lost_seen = false;
             let base = t.user_stack_count;
@@ -517,7 +517,7 @@ impl<'d> Stacks<'d> {
             let depth_opt = self.depth;
             let t = &mut self.tasks[ti];
             t.stack_count = t.user_stack_count;
-            t.filter_depth = depth_opt - t.stack_count;
+            t.filter_depth = depth_opt.wrapping_sub(t.stack_count);
         }
         if !self.tasks[ti].has_stack {
             return;
