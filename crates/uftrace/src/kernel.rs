@@ -237,7 +237,39 @@ pub(crate) fn load(
         damage.push(dmg("kernel_header", 0, "cannot read kernel header".into()));
         return None;
     };
-    let h = match parse_header(&hb) {
+    let files: Vec<(String, Result<Vec<u8>, String>)> = names
+        .into_iter()
+        .map(|(_, n)| {
+            let b = std::fs::read(dir.join(&n)).map_err(|e| e.to_string());
+            (n, b)
+        })
+        .collect();
+    let cpus: Vec<(&str, Result<&[u8], &str>)> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_deref().map_err(String::as_str)))
+        .collect();
+    let kallsyms = std::fs::read(dir.join("kallsyms")).ok();
+    parse(&hb, &cpus, kallsyms.as_deref(), tids, demangle, damage)
+}
+
+/// The kernel data from the contents of `kernel_header`, of each
+/// `kernel-cpu<N>.dat` in CPU order (`(file name, bytes or why they could
+/// not be read)`) and of `kallsyms`; `tids` are the recording's tasks.
+/// `None` when the header is unusable (the reason goes to `damage`).
+pub fn parse(
+    hb: &[u8],
+    cpus: &[(&str, Result<&[u8], &str>)],
+    kallsyms: Option<&[u8]>,
+    tids: &[i32],
+    demangle: Demangle,
+    damage: &mut Vec<Damage>,
+) -> Option<KernelData> {
+    let dmg = |file: &str, offset: u64, message: String| Damage {
+        file: Cow::Owned(file.to_string()),
+        offset,
+        message,
+    };
+    let h = match parse_header(hb) {
         Ok(h) => h,
         Err((off, msg)) => {
             damage.push(dmg("kernel_header", off, msg));
@@ -338,20 +370,20 @@ pub(crate) fn load(
     let symbols = SymbolTable::default();
     let printk = PrintkTable::default();
     let is_task = |t: i64| tids.contains(&(t as i32)) && t == t as i32 as i64;
-    for (cpu, (_, name)) in names.iter().enumerate() {
-        let bytes = match std::fs::read(dir.join(name)) {
-            Ok(b) => b,
+    for (cpu, &(name, ref bytes)) in cpus.iter().enumerate() {
+        let bytes = match bytes {
+            Ok(b) => *b,
             Err(e) => {
                 damage.push(dmg(name, 0, format!("cannot read: {e}")));
                 kd.cpus.push(KernelCpu {
-                    name: name.clone(),
+                    name: name.to_string(),
                     ..KernelCpu::default()
                 });
                 continue;
             }
         };
         let mut kc = KernelCpu {
-            name: name.clone(),
+            name: name.to_string(),
             size: bytes.len() as u64,
             records: Vec::new(),
         };
@@ -461,9 +493,9 @@ pub(crate) fn load(
         }
         kd.cpus.push(kc);
     }
-    if let Ok(t) = std::fs::read(dir.join("kallsyms")) {
+    if let Some(t) = kallsyms {
         kd.symbols
-            .load_symbols(&String::from_utf8_lossy(&t), demangle);
+            .load_symbols(&String::from_utf8_lossy(t), demangle);
     }
     Some(kd)
 }
