@@ -169,6 +169,9 @@ fn second_tid(dir: &Path) -> i32 {
     d.tasks.get(1).or(d.tasks.first()).map_or(0, |t| t.tid)
 }
 
+/// Sets the walk options of a case.
+type SetWalk = fn(&mut WalkOptions);
+
 fn cases(tid: i32) -> Vec<(&'static str, Case)> {
     let w = |f: fn(&mut WalkOptions)| {
         let mut o = WalkOptions::default();
@@ -363,7 +366,7 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
         "dump --graphviz",
     ] {
         let (c, extra) = cmd.split_once(' ').unwrap_or((cmd, ""));
-        let kcases: [(&str, fn(&mut WalkOptions)); 7] = [
+        let kcases: [(&str, SetWalk); 7] = [
             ("--kernel-full", |w| w.kernel_full = true),
             ("--kernel-only", |w| w.kernel_only = true),
             ("--kernel-full --kernel-only", |w| {
