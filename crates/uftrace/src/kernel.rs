@@ -203,6 +203,15 @@ fn signed(v: u64, size: u32) -> i64 {
     }
 }
 
+/// A damage note on `file`.
+fn dmg(file: &str, offset: u64, message: String) -> Damage {
+    Damage {
+        file: Cow::Owned(file.to_string()),
+        offset,
+        message,
+    }
+}
+
 /// Load the kernel data of the recording in `dir`: `None` when uftrace
 /// would not use it (no `kernel-cpu*.dat`, or an unusable `kernel_header`;
 /// the reason goes to `damage`).
@@ -212,11 +221,6 @@ pub(crate) fn load(
     demangle: Demangle,
     damage: &mut Vec<Damage>,
 ) -> Option<KernelData> {
-    let dmg = |file: &str, offset: u64, message: String| Damage {
-        file: Cow::Owned(file.to_string()),
-        offset,
-        message,
-    };
     let mut names: Vec<(i64, String)> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok())
@@ -264,11 +268,6 @@ pub fn parse(
     demangle: Demangle,
     damage: &mut Vec<Damage>,
 ) -> Option<KernelData> {
-    let dmg = |file: &str, offset: u64, message: String| Damage {
-        file: Cow::Owned(file.to_string()),
-        offset,
-        message,
-    };
     let h = match parse_header(hb) {
         Ok(h) => h,
         Err((off, msg)) => {
