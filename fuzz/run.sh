@@ -35,7 +35,7 @@ fi
 # Inputs longer than this are cut by libFuzzer.
 max_len() {
     case $1 in
-        tracedat | convert | ctf_stream | uftrace_records | uftrace_info | ltt) echo 262144 ;;
+        tracedat | convert | ctf_stream | uftrace_records | uftrace_info | uftrace_kernel | ltt) echo 262144 ;;
         *) echo 65536 ;;
     esac
 }
@@ -150,6 +150,19 @@ PY
                 local n=${f#"$FIX"/uftrace/corpus/}
                 { printf '\0\0\0\0\0\0'; cat "$f"; } > "$d/seed-${n//\//_}"
             done
+            ;;
+        uftrace_kernel)
+            # the header's and CPU 0's lengths, then kernel_header and the
+            # two kernel-cpu files of each synthetic kernel fixture
+            python3 - "$d" "$FIX"/uftrace/kernel <<'PY'
+import sys, glob, struct
+out, base = sys.argv[1], sys.argv[2]
+for dd in sorted(glob.glob(f"{base}/*/uftrace.data")):
+    rd = lambda n: open(f"{dd}/{n}", 'rb').read()[:65535]
+    h, c0, c1 = rd("kernel_header"), rd("kernel-cpu0.dat"), rd("kernel-cpu1.dat")
+    name = dd.split('/')[-2]
+    open(f"{out}/seed-{name}", 'wb').write(struct.pack('<HH', len(h), len(c0)) + h + c0 + c1)
+PY
             ;;
         uftrace_info)
             # 4 cut lengths (and 2 spare bytes), then info, task.txt, a map,

@@ -69,6 +69,15 @@ pub struct FilterArgs {
     /// How -F/-N/-T patterns match: regex (default) or glob.
     #[arg(long = "match", value_name = "TYPE", require_equals = true)]
     pub pattern: Option<String>,
+    /// Kernel data (`-k` recordings): also the kernel functions outside user functions.
+    #[arg(long)]
+    pub kernel_full: bool,
+    /// Kernel data: only the kernel functions and events.
+    #[arg(long)]
+    pub kernel_only: bool,
+    /// Kernel data: hide kernel functions outside user functions (the default; deprecated in uftrace).
+    #[arg(long, overrides_with = "kernel_full")]
+    pub kernel_skip_out: bool,
 }
 
 /// The filters of dump and stats: uftrace's common ones and --no-sched
@@ -443,6 +452,8 @@ fn walk_options(w: &WalkArgs, raw: &[String]) -> tracemux_uftrace::report::walk:
         no_libcall: f.no_libcall,
         no_event: f.no_event,
         no_sched: w.no_sched,
+        kernel_full: f.kernel_full && !f.kernel_skip_out,
+        kernel_only: f.kernel_only,
         ..Default::default()
     };
     if let Some(d) = &f.depth {

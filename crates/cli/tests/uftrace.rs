@@ -41,7 +41,7 @@ fn commands(dir: &Path) -> Vec<(String, String, Vec<String>)> {
 fn fixture_dirs() -> Vec<PathBuf> {
     let root = common::repo_root().join("tests/fixtures/uftrace");
     let mut dirs = Vec::new();
-    for set in ["corpus", "recorded"] {
+    for set in ["corpus", "recorded", "kernel"] {
         let Ok(rd) = std::fs::read_dir(root.join(set)) else {
             continue;
         };

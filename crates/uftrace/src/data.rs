@@ -100,6 +100,8 @@ pub struct UftraceData {
     pub tasks: Vec<TaskFile>,
     /// Sorted by file name, as uftrace globs them.
     pub perf: Vec<PerfFile>,
+    /// Kernel data (`-k` recordings whose header has the KERNEL bit).
+    pub kernel: Option<crate::kernel::KernelData>,
     pub options: OpenOptions,
     /// Damage found while opening (each also printed by the callers).
     pub damage: Vec<Damage>,
@@ -182,6 +184,7 @@ impl UftraceData {
             user_events: UserEvents::default(),
             tasks: Vec::new(),
             perf: Vec::new(),
+            kernel: None,
             options,
             damage,
         };
@@ -193,6 +196,10 @@ impl UftraceData {
             }
         }
         data.load_tasks(loader);
+        if data.header.feat_mask & feat::KERNEL != 0 {
+            let tids: Vec<i32> = data.tasks.iter().map(|t| t.tid).collect();
+            data.kernel = crate::kernel::load(dir, &tids, options.demangle, &mut data.damage);
+        }
         if data.header.feat_mask & feat::PERF_EVENT != 0 {
             data.load_perf(loader);
         }
@@ -467,7 +474,13 @@ impl UftraceData {
     /// libraries), as uftrace's `task_find_sym`.
     pub fn symbol_in(&self, s: usize, time: u64, addr: u64) -> Option<&Symbol> {
         let sess = self.sessions.sessions.get(s)?;
-        if !sess.maps.is_kernel(addr) {
+        if sess.maps.is_kernel(addr) {
+            if let Some(k) = &self.kernel {
+                if let Some(sym) = k.symbols.find(addr | sess.maps.kernel_base) {
+                    return Some(sym);
+                }
+            }
+        } else {
             if let Some(m) = sess.maps.find(addr) {
                 if let Some(mi) = m.module {
                     if let Some(sym) = self.modules[mi].find(addr - m.start) {
@@ -503,6 +516,25 @@ impl UftraceData {
             return None;
         }
         Some(&e.trigger.args)
+    }
+
+    /// uftrace's `get_kernel_address` with the first session's kernel
+    /// base: the full address of a (48-bit) kernel record address.
+    pub fn kernel_address(&self, addr: u64) -> u64 {
+        (addr & ((1 << 48) - 1)) | self.kernel_base()
+    }
+
+    /// The first session's kernel base (0 without sessions).
+    pub fn kernel_base(&self) -> u64 {
+        let s = &self.sessions;
+        s.first
+            .and_then(|i| s.sessions.get(i))
+            .map_or(0, |s| s.maps.kernel_base)
+    }
+
+    /// uftrace's `is_kernel_address` with the first session.
+    pub fn is_kernel_address(&self, addr: u64) -> bool {
+        addr >= self.kernel_base()
     }
 
     /// Task comm name (from `task.txt`).

@@ -451,6 +451,7 @@ pub fn dump(
                 depth: rec.depth,
                 more: rec.more,
                 user: true,
+                kernel: false,
             };
             st.consume(ti, &r, None);
             if prev_time > rec.time {
@@ -525,8 +526,67 @@ pub fn dump(
             writeln!(warn, "uftrace: {d}")?;
         }
     }
+    kernel_part(&mut buf, data, &mut st, opts, out)?;
     perf_part(&mut buf, data, &st, opts, out)?;
     flush(&mut buf, out)?;
+    Ok(())
+}
+
+/// The kernel files (`-k` data), one CPU after the other, every record of
+/// every pid (uftrace's `dump_raw_kernel_*`): functions with their 48-bit
+/// address, events with their id and text, missed events as `lost` lines.
+fn kernel_part(
+    buf: &mut Vec<u8>,
+    data: &UftraceData,
+    st: &mut Stacks<'_>,
+    opts: &DumpOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let Some(kd) = &data.kernel else {
+        return Ok(());
+    };
+    buf.push(b'\n');
+    let sess = (!data.sessions.sessions.is_empty()).then_some(0);
+    for (cpu, kc) in kd.cpus.iter().enumerate() {
+        if kc.size == 0 {
+            continue;
+        }
+        let _ = writeln!(buf, "reading kernel-cpu{cpu}.dat");
+        for r in &kc.records {
+            if let Some(n) = r.missed.filter(|&n| n != 0) {
+                put_time(buf, r.time);
+                put_i32_w(buf, r.tid, 5);
+                let _ = writeln!(buf, ": [lost ]: {} events", n as i32);
+            }
+            if r.kind == Kind::Event && opts.walk.no_event {
+                continue;
+            }
+            put_time(buf, r.time);
+            put_i32_w(buf, r.tid, 5);
+            buf.extend_from_slice(b": [");
+            buf.extend_from_slice(type_name(r.kind));
+            buf.extend_from_slice(b"] ");
+            if r.kind == Kind::Event {
+                if let Some(e) = kd.event(r.addr) {
+                    let _ = write!(buf, "{}:{}({}) ", e.system, e.name, r.addr);
+                    buf.extend_from_slice(kd.text_of(r));
+                }
+                buf.push(b'\n');
+                continue;
+            }
+            let addr = data.kernel_address(r.addr);
+            match sess.and_then(|s| st.symbol_in(s, r.time, addr)) {
+                Some(sym) => buf.extend_from_slice(sym.name.as_bytes()),
+                None => unknown_name(buf, addr),
+            }
+            buf.push(b'(');
+            put_hex(buf, r.addr & ((1 << 48) - 1));
+            let _ = writeln!(buf, ") depth: {}", r.depth);
+            if buf.len() >= FLUSH_AT {
+                flush(buf, out)?;
+            }
+        }
+    }
     Ok(())
 }
 

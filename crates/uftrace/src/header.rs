@@ -38,8 +38,15 @@ pub mod feat {
     pub const AUTO_ARGS: u64 = 1 << 9;
     pub const DEBUG_INFO: u64 = 1 << 10;
     pub const ESTIMATE_RETURN: u64 = 1 << 11;
+    /// uftrace 0.14+: `.sym` files give each symbol's size
+    /// (`ADDR SIZE TYPE NAME`; read here, uftrace 0.13 reads no symbol
+    /// from them).
+    pub const SYM_SIZE: u64 = 1 << 12;
     /// Every bit uftrace 0.13 knows.
-    pub const KNOWN: u64 = (1 << 12) - 1;
+    pub const KNOWN_013: u64 = (1 << 12) - 1;
+    /// Every bit this reader knows (0.13's and those of 0.14 to 0.16);
+    /// others are reported, and read past, as 0.13 does.
+    pub const KNOWN: u64 = KNOWN_013 | SYM_SIZE;
 }
 
 /// Info mask bits (which text sections follow the header).

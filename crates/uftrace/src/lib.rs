@@ -35,6 +35,8 @@
 //! - [`reader`]: [`TaskReader`], records of one `<tid>.dat` (in place, no
 //!   allocation per record; damage collected as [`Damage`]).
 //! - [`perf`]: `perf-cpu*.dat` ([`PerfReader`], [`PerfEvent`]).
+//! - [`kernel`]: `-k` recordings' `kernel_header`, `kernel-cpu*.dat` and
+//!   `kallsyms` ([`kernel::KernelData`], decoded when opened).
 //! - [`merge`]: [`Merger`], all tasks plus perf events ordered as uftrace
 //!   orders them (smallest time; ties to the earlier task in the `info`
 //!   task list, user records before perf events), with optional `-t`
@@ -72,6 +74,7 @@ pub mod graph;
 pub mod header;
 pub mod info;
 mod itanium;
+pub mod kernel;
 pub mod merge;
 pub mod pattern;
 pub mod perf;

@@ -3,14 +3,19 @@
 //!
 //! Each task contributes its next record (after the `-t` time-filter
 //! buffering when one is set); perf files contribute their earliest event.
+//! Kernel data (`-k`) contributes, per CPU, the records uftrace's kernel
+//! reader queues (see [`KernelCpuSource`]), a CPU with events missed before
+//! its page first giving a LOST record.
 //! The smallest timestamp wins; among tasks, ties go to the task listed
-//! first in `info`; a task record wins a tie with a perf event.
+//! first in `info`; a task record wins a tie with a kernel record or a perf
+//! event, a kernel record (the lowest CPU first) a tie with a perf event.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use crate::argspec::trig;
 use crate::data::UftraceData;
 use crate::events::id;
+use crate::kernel::{KRecord, KernelData};
 use crate::perf::{PerfEvent, PerfKind, PerfReader};
 use crate::reader::TaskReader;
 use crate::record::{Damage, Kind, Record};
@@ -31,6 +36,10 @@ pub enum Source {
     User,
     /// A perf record, converted to an event record.
     Perf(PerfEvent),
+    /// A record of `kernel-cpu<cpu>.dat` (funcgraph entry/exit with the full
+    /// kernel address, an event whose `data` is its text, or the LOST
+    /// record of events missed before a page).
+    Kernel { cpu: usize },
 }
 
 /// One merged item: the task it belongs to (index into
@@ -57,6 +66,21 @@ struct TaskSource<'d> {
     first_time: Option<u64>,
 }
 
+/// uftrace's per-CPU kernel reader state (`read_kernel_cpu`): records are
+/// read ahead into `queue` until an exit (or an entry/event of another
+/// task than the first read); exits shorter than the time filter take
+/// their entry (and the events after it) out of the queue; exits of
+/// functions never entered on any CPU are dropped.
+#[derive(Default)]
+struct KernelCpuSource {
+    next: usize,
+    queue: VecDeque<KRecord>,
+    /// `missed_events[cpu]`: set when a page is loaded, cleared when its
+    /// LOST record is consumed.
+    missed: i64,
+    done: bool,
+}
+
 struct PerfSource<'d> {
     reader: PerfReader<'d>,
     head: Option<PerfEvent>,
@@ -67,6 +91,10 @@ pub struct Merger<'d> {
     data: &'d UftraceData,
     tasks: Vec<TaskSource<'d>>,
     perf: Vec<PerfSource<'d>>,
+    kernel: Option<&'d KernelData>,
+    kcpus: Vec<KernelCpuSource>,
+    /// Kernel functions whose entry was read (`kfunc_tree`).
+    kfuncs: HashSet<u64>,
     time_filter: u64,
     /// Cached choice for the current head.
     cur: Option<Choice>,
@@ -84,6 +112,7 @@ enum Choice {
     Task(usize),
     Perf(usize),
     Event(usize),
+    Kernel(usize),
 }
 
 fn perf_record<'d>(p: &PerfEvent) -> Record<'d> {
@@ -127,10 +156,14 @@ impl<'d> Merger<'d> {
                 head: None,
             })
             .collect();
+        let kcpus = data.kernel.as_ref().map_or(0, |k| k.cpus.len());
         let mut m = Merger {
             data,
             tasks,
             perf,
+            kernel: data.kernel.as_ref(),
+            kcpus: (0..kcpus).map(|_| KernelCpuSource::default()).collect(),
+            kfuncs: HashSet::new(),
             time_filter: opts.time_filter,
             cur: None,
             runner_up: None,
@@ -348,6 +381,9 @@ impl<'d> Merger<'d> {
                 offer(Choice::Task(i), r.time);
             }
         }
+        if let Some((cpu, t)) = self.kernel_head() {
+            offer(Choice::Kernel(cpu), t);
+        }
         if self.time_filter == 0 {
             for i in 0..self.perf.len() {
                 if let Some(h) = self.perf_head(i) {
@@ -390,6 +426,129 @@ impl<'d> Merger<'d> {
                     source: Source::Perf(ev),
                 })
             }
+            Choice::Kernel(cpu) => {
+                let kd = self.kernel?;
+                let c = &self.kcpus[cpu];
+                let r = c.queue.front()?;
+                let task = self.task_index(r.tid)?;
+                let rec = if c.missed != 0 {
+                    Record {
+                        time: 0,
+                        kind: Kind::Lost,
+                        more: false,
+                        depth: r.depth,
+                        addr: (c.missed as u64) & ((1 << 48) - 1),
+                        data: &[],
+                        offset: r.offset,
+                    }
+                } else {
+                    let (addr, data) = match r.kind {
+                        Kind::Event => (r.addr, kd.text_of(r)),
+                        _ => (self.data.kernel_address(r.addr), &[][..]),
+                    };
+                    Record {
+                        time: r.time,
+                        kind: r.kind,
+                        more: r.kind == Kind::Event,
+                        depth: r.depth,
+                        addr,
+                        data,
+                        offset: r.offset,
+                    }
+                };
+                Some(Item {
+                    task,
+                    rec,
+                    source: Source::Kernel { cpu },
+                })
+            }
+        }
+    }
+
+    /// uftrace's `read_kernel_cpu`: refill the queue of `cpu` when empty.
+    fn kernel_fill(&mut self, cpu: usize) {
+        let Some(kd) = self.kernel else { return };
+        let c = &mut self.kcpus[cpu];
+        if !c.queue.is_empty() || c.done {
+            return;
+        }
+        let recs = &kd.cpus[cpu].records;
+        let mut prev_tid: Option<i32> = None;
+        while let Some(r) = recs.get(c.next) {
+            c.next += 1;
+            if let Some(m) = r.missed {
+                c.missed = m;
+            }
+            // get_task_handle: any task of the info list
+            let Some(ti) = self.tasks.iter().position(|t| t.reader.tid == r.tid) else {
+                continue;
+            };
+            let prev = *prev_tid.get_or_insert(r.tid);
+            let time_filter = self.tasks[ti]
+                .fstack
+                .last()
+                .map_or(self.time_filter, |f| f.threshold);
+            match r.kind {
+                Kind::Entry => {
+                    c.queue.push_back(*r);
+                    self.kfuncs.insert(r.addr);
+                    if r.tid != prev {
+                        break;
+                    }
+                }
+                Kind::Exit => {
+                    if !self.kfuncs.contains(&r.addr) {
+                        continue;
+                    }
+                    let Some(k) = c.queue.iter().rposition(|q| q.kind != Kind::Event) else {
+                        c.queue.push_back(*r);
+                        break;
+                    };
+                    if r.time.wrapping_sub(c.queue[k].time) < time_filter {
+                        c.queue.truncate(k);
+                        if r.tid != prev {
+                            break;
+                        }
+                    } else {
+                        c.queue.push_back(*r);
+                        break;
+                    }
+                }
+                _ => {
+                    c.queue.push_back(*r);
+                    if r.tid != prev {
+                        break;
+                    }
+                }
+            }
+            prev_tid = Some(r.tid);
+        }
+        if c.queue.is_empty() {
+            c.done = true;
+        }
+    }
+
+    /// uftrace's `read_kernel_stack`: the CPU with the oldest queued
+    /// record (ties to the lower CPU) and that record's time. Records of
+    /// tasks without data (or left out by `--tid`) are dropped here.
+    fn kernel_head(&mut self) -> Option<(usize, u64)> {
+        self.kernel?;
+        loop {
+            let mut best: Option<(usize, u64)> = None;
+            for cpu in 0..self.kcpus.len() {
+                self.kernel_fill(cpu);
+                if let Some(r) = self.kcpus[cpu].queue.front() {
+                    if best.is_none_or(|(_, t)| r.time < t) {
+                        best = Some((cpu, r.time));
+                    }
+                }
+            }
+            let (cpu, t) = best?;
+            let tid = self.kcpus[cpu].queue.front()?.tid;
+            if self.task_index(tid).is_some() {
+                return Some((cpu, t));
+            }
+            self.kcpus[cpu].queue.pop_front();
         }
     }
 
@@ -412,6 +571,14 @@ impl<'d> Merger<'d> {
             Choice::Perf(i) => self.perf[i].head = None,
             Choice::Event(i) => {
                 self.tasks[i].events.pop_front();
+            }
+            Choice::Kernel(cpu) => {
+                let c = &mut self.kcpus[cpu];
+                if c.missed != 0 {
+                    c.missed = 0;
+                } else {
+                    c.queue.pop_front();
+                }
             }
         }
         it

@@ -134,6 +134,9 @@ impl ReplayOptions {
                 }
                 "--no-libcall" => w.no_libcall = true,
                 "--no-event" => w.no_event = true,
+                "--kernel-full" => w.kernel_full = true,
+                "--kernel-skip-out" => w.kernel_full = false,
+                "--kernel-only" => w.kernel_only = true,
                 "--no-comment" => o.no_comment = true,
                 "--no-merge" => o.no_merge = true,
                 "-F" | "--filter" => filter.push(val(&mut i)?),
@@ -312,10 +315,11 @@ impl<'d> Replay<'d, '_> {
     fn consume(&mut self, it: &Item<'d>) {
         let st = &mut self.walk.stacks;
         // the elapsed time counts from the first record that is not an
-        // event outside every function
-        if !(st.tasks[it.task].stack_count == 0 && it.rec.kind == Kind::Event)
-            && (self.first == 0 || self.first > it.rec.time)
-        {
+        // event (or, unless --kernel-full, a kernel record) outside every
+        // function
+        let outside = st.tasks[it.task].stack_count == 0
+            && (it.rec.kind == Kind::Event || (st.kernel_skip_out && Rec::of(it).kernel));
+        if !outside && (self.first == 0 || self.first > it.rec.time) {
             self.first = it.rec.time;
         }
         st.consume_item(it);
@@ -340,7 +344,7 @@ impl<'d> Replay<'d, '_> {
         let mut prev_time = 0u64;
         while let Some(it) = self.next_item() {
             let ti = it.task;
-            if it.rec.kind == Kind::Event && !self.walk.stacks.check_opts(ti, &Rec::of(&it)) {
+            if !self.walk.stacks.check_opts(ti, &Rec::of(&it)) {
                 continue;
             }
             self.line.clear();
@@ -380,6 +384,10 @@ impl<'d> Replay<'d, '_> {
         let rec = it.rec;
         let st = &mut self.walk.stacks;
         if rec.kind == Kind::Lost {
+            // LOST records outside user functions are not shown
+            if st.kernel_skip_out && st.tasks[ti].user_stack_count == 0 {
+                return;
+            }
             let depth = st.tasks[ti].display_depth + 1;
             self.print_fields(ti, None, None);
             self.indent(depth);
@@ -428,7 +436,7 @@ impl<'d> Replay<'d, '_> {
         };
         let leaf = next.filter(|n| {
             n.task == ti
-                && matches!(n.source, Source::User)
+                && !matches!(n.source, Source::Perf(_))
                 && n.rec.depth == rec.depth
                 && n.rec.kind == Kind::Exit
         });
@@ -544,6 +552,18 @@ impl<'d> Replay<'d, '_> {
         self.indent(depth);
         self.line.extend_from_slice(b"/* ");
         let a = rec.addr as u32;
+        if let (Source::Kernel { .. }, Some(kd)) = (it.source, &self.data.kernel) {
+            // a kernel tracepoint: `system:name (text)`
+            if let Some(e) = kd.event(rec.addr) {
+                self.line.extend_from_slice(e.system.as_bytes());
+                self.line.push(b':');
+                self.line.extend_from_slice(e.name.as_bytes());
+            }
+            self.line.extend_from_slice(b" (");
+            self.line.extend_from_slice(rec.data);
+            self.line.extend_from_slice(b") */\n");
+            return;
+        }
         if let Some(name) = self.data.user_events.name(a) {
             self.line.extend_from_slice(name.as_bytes());
         }
@@ -584,14 +604,18 @@ impl<'d> Replay<'d, '_> {
         loop {
             let same_src = matches!(
                 (cur.source, next.source),
-                (Source::User, Source::User) | (Source::Perf(_), Source::Perf(_))
-            );
+                (Source::User, Source::User)
+                    | (Source::Perf(_), Source::Perf(_))
+                    | (Source::Kernel { .. }, Source::Kernel { .. })
+            ) && (cur.rec.kind == Kind::Lost) == (next.rec.kind == Kind::Lost);
             if next.task == ti && same_src && curr_depth >= next.rec.depth as i32 {
                 break;
             }
             let nt = next.task;
             let st = &mut self.walk.stacks;
-            let hidden = next.rec.kind == Kind::Event && st.tasks[nt].user_stack_count == 0;
+            let outside = st.tasks[nt].user_stack_count == 0;
+            let hidden = outside
+                && (next.rec.kind == Kind::Event || (st.kernel_skip_out && Rec::of(&next).kernel));
             if !hidden {
                 if next.rec.kind == Kind::Lost {
                     return None;
@@ -650,7 +674,8 @@ impl<'d> Replay<'d, '_> {
                     line.push(b']');
                 }
                 Field::Addr => match addr {
-                    Some(a) => push_hex(line, a, 12),
+                    // uftrace records (truncated) 48-bit addresses
+                    Some(a) => push_hex(line, a & ((1 << 48) - 1), 12),
                     None => line.extend_from_slice(&[b' '; 12]),
                 },
                 Field::Time => {

@@ -711,12 +711,20 @@ impl RecordSource for UftraceSource<'_> {
             let tid = self.data.tasks[it.task].tid;
             let rec = it.rec;
             let cid = match (rec.kind, it.source) {
-                (Kind::Lost, _) => {
+                (Kind::Lost, src) => {
                     let n = rec.addr as i32;
+                    // a kernel LOST record has no time of its own: it
+                    // comes right before the record it was read with
+                    let ts = match src {
+                        Source::Kernel { .. } if rec.time == 0 => {
+                            self.merger.peek().map_or(0, |n| n.rec.time)
+                        }
+                        _ => rec.time,
+                    };
                     let lost = Lost {
                         stream: it.task as u32,
                         cpu: 0,
-                        ts: rec.time,
+                        ts,
                         count: (n > 0).then_some(n as u64),
                     };
                     return Ok(Some(Record::Lost(lost)));
@@ -733,6 +741,8 @@ impl RecordSource for UftraceSource<'_> {
                     self.record_perf(ev.tid, &ev);
                     self.event_class(ev.event_id())
                 }
+                // kernel events are not part of the model yet
+                (Kind::Event, Source::Kernel { .. }) => continue,
                 (Kind::Event, Source::User) => {
                     let cid = self.event_class(rec.addr.min(u32::MAX as u64) as u32);
                     let cid = if rec.addr > u32::MAX as u64 {
@@ -746,7 +756,7 @@ impl RecordSource for UftraceSource<'_> {
             };
             let pid = match it.source {
                 Source::Perf(ev) => ev.tid,
-                Source::User => tid,
+                Source::User | Source::Kernel { .. } => tid,
             };
             return Ok(Some(Record::Event(Event {
                 ts: rec.time,

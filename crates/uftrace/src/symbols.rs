@@ -100,7 +100,19 @@ impl Module {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (addr, rest) = strtoull_hex(line);
+            let (addr, mut rest) = strtoull_hex(line);
+            let rb = rest.as_bytes();
+            if rb.len() < 2 || rb[0] != b' ' {
+                continue;
+            }
+            // uftrace 0.14+ (feature SYM_SIZE): `ADDR SIZE TYPE NAME`, the
+            // size in hex; a type is never a digit
+            let mut size = 0u64;
+            if rb[1].is_ascii_digit() {
+                let (v, r) = strtoull_hex(&rest[1..]);
+                size = v & u64::from(u32::MAX);
+                rest = r;
+            }
             let rb = rest.as_bytes();
             if rb.len() < 2 || rb[0] != b' ' {
                 continue;
@@ -123,7 +135,9 @@ impl Module {
             prev_type = kind;
             if kind == b'?' || is_symbol_end(name) {
                 if let Some(last) = syms.last_mut() {
-                    last.size = addr.wrapping_sub(last.addr);
+                    if last.size == 0 {
+                        last.size = addr.wrapping_sub(last.addr);
+                    }
                 }
                 continue;
             }
@@ -134,7 +148,7 @@ impl Module {
             }
             syms.push(Symbol {
                 addr,
-                size: 0,
+                size,
                 kind,
                 name: demangle(name, mode).into_boxed_str(),
             });

@@ -1,8 +1,9 @@
 //! Golden tests of the `uftrace dump` (raw, `--chrome`, `--flame-graph`),
 //! `uftrace report` and `uftrace graph` outputs against uftrace 0.13's own
 //! outputs on the recordings under `tests/fixtures/uftrace/recorded/` (in
-//! the repository) and `tests/fixtures/uftrace/corpus/` (skipped when a
-//! directory is absent).
+//! the repository), `tests/fixtures/uftrace/corpus/` (skipped when a
+//! directory is absent) and the synthetic kernel-data recordings of
+//! `tests/fixtures/uftrace/kernel/`.
 //!
 //! Each output is compared byte for byte; `dump --chrome` is compared with
 //! its `recorded_time` line set apart (it is the modification time of
@@ -33,7 +34,7 @@ fn demangler_ready() -> bool {
 /// Recording directories (those holding a `uftrace.data`).
 fn recordings() -> Vec<PathBuf> {
     let mut v = Vec::new();
-    for set in ["recorded", "corpus"] {
+    for set in ["recorded", "corpus", "kernel"] {
         let Ok(rd) = std::fs::read_dir(fixtures().join(set)) else {
             continue;
         };

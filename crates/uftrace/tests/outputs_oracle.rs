@@ -8,6 +8,8 @@
 //! ```sh
 //! UFTRACE_ORACLE=1 cargo test -p tracemux-uftrace --test outputs_oracle -- --nocapture
 //! ```
+//!
+//! `UFTRACE_ORACLE_SETS=recorded,corpus,kernel` limits the fixture sets.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,7 +27,15 @@ use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 fn recordings() -> Vec<PathBuf> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace");
     let mut v = Vec::new();
-    for set in ["recorded", "corpus"] {
+    // UFTRACE_ORACLE_SETS=kernel (comma-separated) picks fixture sets
+    let only = std::env::var("UFTRACE_ORACLE_SETS").ok();
+    for set in ["recorded", "corpus", "kernel"] {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|x| x == set))
+        {
+            continue;
+        }
         let Ok(rd) = std::fs::read_dir(base.join(set)) else {
             continue;
         };
@@ -158,6 +168,9 @@ fn second_tid(dir: &Path) -> i32 {
     let d = UftraceData::open(dir, o).expect("open");
     d.tasks.get(1).or(d.tasks.first()).map_or(0, |t| t.tid)
 }
+
+/// Sets the walk options of a case.
+type SetWalk = fn(&mut WalkOptions);
 
 fn cases(tid: i32) -> Vec<(&'static str, Case)> {
     let w = |f: fn(&mut WalkOptions)| {
@@ -339,6 +352,43 @@ fn cases(tid: i32) -> Vec<(&'static str, Case)> {
                     c.walk.trigger = Some(t.into());
                 }),
             ));
+        }
+    }
+    // kernel data (`-k`): what shows kernel functions outside user
+    // functions or only kernel records, alone and with other filters
+    for cmd in [
+        "replay",
+        "report",
+        "graph",
+        "dump",
+        "dump --chrome",
+        "dump --flame-graph",
+        "dump --graphviz",
+    ] {
+        let (c, extra) = cmd.split_once(' ').unwrap_or((cmd, ""));
+        let kcases: [(&str, SetWalk); 7] = [
+            ("--kernel-full", |w| w.kernel_full = true),
+            ("--kernel-only", |w| w.kernel_only = true),
+            ("--kernel-full --kernel-only", |w| {
+                w.kernel_full = true;
+                w.kernel_only = true
+            }),
+            ("--kernel-full -t 1us", |w| {
+                w.kernel_full = true;
+                w.time_filter = 1000
+            }),
+            ("--kernel-only -D 2", |w| {
+                w.kernel_only = true;
+                w.depth = 2
+            }),
+            ("--kernel-full -D 1", |w| {
+                w.kernel_full = true;
+                w.depth = 1
+            }),
+            ("-F dlclose", |w| w.filter = Some("dlclose".into())),
+        ];
+        for (a, f) in kcases {
+            v.push((c, case(&format!("{extra} {a}"), |c| f(&mut c.walk))));
         }
     }
     v.push((

@@ -24,6 +24,7 @@ mod parse;
 pub mod printf;
 mod segments;
 mod strto;
+pub use strto::{strtoll, strtoull};
 
 #[cfg(test)]
 mod pretty_tests;
@@ -220,6 +221,13 @@ impl FtracePrinter {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The same printer without trace-cmd's plugin handler: the bare
+    /// `print fmt`, as programs that load no plugins (uftrace) print it.
+    pub fn without_plugin(mut self) -> Self {
+        self.plugin = None;
+        self
     }
 
     /// The parsed print fmt.

@@ -44,7 +44,7 @@ fn parse(s: &str) -> (bool, Option<u64>) {
     (neg, v)
 }
 
-pub(crate) fn strtoull(s: &str) -> u64 {
+pub fn strtoull(s: &str) -> u64 {
     match parse(s) {
         (_, None) => u64::MAX,
         (true, Some(v)) => v.wrapping_neg(),
@@ -52,7 +52,7 @@ pub(crate) fn strtoull(s: &str) -> u64 {
     }
 }
 
-pub(crate) fn strtoll(s: &str) -> i64 {
+pub fn strtoll(s: &str) -> i64 {
     match parse(s) {
         (false, None) => i64::MAX,
         (true, None) => i64::MIN,

@@ -186,7 +186,11 @@ impl Forest {
             return None;
         };
         if tg.lost {
-            // LOST happens in the kernel only; back in user space
+            // kernel functions after LOST are ignored; LOST happens in the
+            // kernel only, so back in user space it is over
+            if st.data.is_kernel_address(f.addr) {
+                return None;
+            }
             tg.lost = false;
         }
         let mut n = node;

@@ -10,8 +10,9 @@
 //! depth or, for `exec`/`longjmp`, reset the stack). The outputs depend on
 //! every detail of this bookkeeping, including frames left stale by earlier
 //! calls at the same depth, so this module follows uftrace 0.13 step by step
-//! (its `utils/fstack.c`), without the kernel-record parts (recordings with
-//! kernel data are not handled by these outputs yet).
+//! (its `utils/fstack.c`), kernel records (`-k` data) included: they
+//! count on top of the user stack, are hidden outside user functions
+//! unless `--kernel-full`, and only they pass `--kernel-only`.
 //!
 //! Nothing here allocates per record: a task's frame array grows only to the
 //! deepest nesting seen.
@@ -97,6 +98,10 @@ pub struct WalkOptions {
     pub no_sched: bool,
     /// `--event-full`: keep events outside user functions.
     pub event_full: bool,
+    /// `--kernel-full`: keep kernel functions outside user functions.
+    pub kernel_full: bool,
+    /// `--kernel-only`: kernel records only.
+    pub kernel_only: bool,
     /// `--match`: pattern type of `-F/-N/-T`.
     pub pattern: PatternType,
 }
@@ -113,6 +118,8 @@ impl Default for WalkOptions {
             no_event: false,
             no_sched: false,
             event_full: false,
+            kernel_full: false,
+            kernel_only: false,
             pattern: PatternType::Regex,
         }
     }
@@ -323,6 +330,7 @@ fn remaining_exits(
                 depth: 0,
                 more: false,
                 user: true,
+                kernel: false,
             };
             st.set_rstack(ti, last, f.addr);
             if st.check_opts(ti, &r) && st.check_filter(ti, &r) {

@@ -26,6 +26,7 @@ pub struct FStack {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ctx {
     User,
+    Kernel,
     Unknown,
 }
 
@@ -77,6 +78,8 @@ pub struct Rec {
     pub more: bool,
     /// Read from a `<tid>.dat` (not a perf event).
     pub user: bool,
+    /// A kernel function or event (`-k` data; not its LOST records).
+    pub kernel: bool,
 }
 
 impl Rec {
@@ -89,6 +92,7 @@ impl Rec {
             depth: it.rec.depth,
             more: it.rec.more,
             user: matches!(it.source, Source::User),
+            kernel: matches!(it.source, Source::Kernel { .. }) && it.rec.kind != Kind::Lost,
         }
     }
 
@@ -190,6 +194,9 @@ pub struct Stacks<'d> {
     setjmp_depth: i32,
     setjmp_count: i32,
     event_skip_out: bool,
+    /// Hide kernel records outside user functions (not `--kernel-full`).
+    pub kernel_skip_out: bool,
+    kernel_only: bool,
     no_event: bool,
     no_sched: bool,
     /// Per task: its own session ranges `(start, end, session)`.
@@ -256,6 +263,8 @@ impl<'d> Stacks<'d> {
             setjmp_depth: 0,
             setjmp_count: 0,
             event_skip_out: !opts.event_full,
+            kernel_skip_out: !opts.kernel_full,
+            kernel_only: opts.kernel_only,
             no_event: opts.no_event,
             no_sched: opts.no_sched,
             sess_ranges: data
@@ -414,7 +423,7 @@ impl<'d> Stacks<'d> {
         {
             // without a time filter, perf events are all read into one
             // record that every task's rstack may point to
-            let shared = !r.user && self.time_filter == 0;
+            let shared = !r.user && !r.kernel && r.kind == Kind::Event && self.time_filter == 0;
             let t = &mut self.tasks[ti];
             t.rstack_perf = shared;
             if shared {
@@ -432,7 +441,7 @@ impl<'d> Stacks<'d> {
     pub fn consume_item(&mut self, it: &Item<'_>) {
         let comm = match &it.source {
             Source::Perf(ev) => ev.comm(),
-            Source::User => None,
+            Source::User | Source::Kernel { .. } => None,
         };
         self.consume(it.task, &Rec::of(it), comm);
     }
@@ -460,9 +469,15 @@ impl<'d> Stacks<'d> {
                     if fdd != 0 {
                         t.display_depth = fdd;
                         t.display_depth_set = true;
+                        if r.kernel {
+                            t.stack_count = t.stack_count.wrapping_add(t.display_depth);
+                        }
                     }
                 }
                 t.fork_handled = true;
+            }
+            if r.kernel {
+                t.stack_count = t.stack_count.wrapping_add(t.user_stack_count);
             }
             let n = t.stack_count;
             for i in 0..n {
@@ -480,6 +495,9 @@ impl<'d> Stacks<'d> {
             }
             let t = &mut self.tasks[ti];
             t.stack_count = depth + i32::from(kind == Kind::Exit);
+            if r.kernel {
+                t.stack_count = t.stack_count.wrapping_add(t.user_stack_count);
+            }
             t.lost_seen = false;
             let base = t.user_stack_count;
             for i in 0..=depth {
@@ -488,6 +506,18 @@ impl<'d> Stacks<'d> {
                     f.child_time = 0;
                 }
             }
+        }
+        // back from the kernel without its exits: protect from broken
+        // kernel records (not for LOST or a schedule event)
+        if self.tasks[ti].ctx == Ctx::Kernel
+            && !r.kernel
+            && r.kind != Kind::Lost
+            && r.kind != Kind::Event
+        {
+            let depth_opt = self.depth;
+            let t = &mut self.tasks[ti];
+            t.stack_count = t.user_stack_count;
+            t.filter_depth = depth_opt.wrapping_sub(t.stack_count);
         }
         if !self.tasks[ti].has_stack {
             return;
@@ -563,7 +593,13 @@ impl<'d> Stacks<'d> {
         // a schedule event is turned into a dummy record: never "user"
         let user = r.user && r.kind != Kind::Event;
         let t = &mut self.tasks[ti];
-        t.ctx = if user { Ctx::User } else { Ctx::Unknown };
+        t.ctx = if user {
+            Ctx::User
+        } else if r.kernel {
+            Ctx::Kernel
+        } else {
+            Ctx::Unknown
+        };
         match kind {
             Kind::Entry => t.stack_count = t.stack_count.wrapping_add(1),
             Kind::Exit if t.stack_count > 0 => t.stack_count = t.stack_count.wrapping_sub(1),
@@ -583,6 +619,12 @@ impl<'d> Stacks<'d> {
     /// `fstack_check_opts`: whether the record passes `--no-event`,
     /// `--no-sched` and the skipping of events outside user functions.
     pub fn check_opts(&self, ti: usize, r: &Rec) -> bool {
+        if self.kernel_only && !r.kernel && r.kind != Kind::Lost {
+            return false;
+        }
+        if self.kernel_skip_out && self.tasks[ti].user_stack_count == 0 && r.kernel {
+            return false;
+        }
         if self.event_skip_out && self.tasks[ti].user_stack_count == 0 && r.kind == Kind::Event {
             return false;
         }
