@@ -732,57 +732,64 @@ impl Model {
                 }
             }
             Derived::Thread => {
-                let mut utid = UInt32Builder::new();
-                let mut tid = Int32Builder::new();
-                let mut name = StringBuilder::new();
-                let mut start = Int64Builder::new();
-                let mut end = Int64Builder::new();
-                let mut upid = UInt32Builder::new();
-                for (u, t) in self.threads.iter().enumerate() {
-                    utid.append_value(u as u32);
-                    tid.append_value(t.tid);
-                    name.append_option(t.name.as_deref());
-                    start.append_option(t.start_ts);
-                    end.append_option(t.end_ts);
-                    upid.append_option(t.upid);
-                }
-                let cols: Vec<ArrayRef> = vec![
-                    Arc::new(utid.finish()),
-                    Arc::new(tid.finish()),
-                    Arc::new(name.finish()),
-                    Arc::new(start.finish()),
-                    Arc::new(end.finish()),
-                    Arc::new(upid.finish()),
-                ];
-                self.out.table = RecordBatch::try_new(Derived::Thread.schema(), cols).ok();
+                let rows = self.threads.iter().map(|t| Who {
+                    id: t.tid,
+                    name: t.name.as_deref(),
+                    start_ts: t.start_ts,
+                    end_ts: t.end_ts,
+                    up: t.upid,
+                });
+                self.out.table = who_batch(Derived::Thread.schema(), rows);
                 self.out.rows = self.threads.len();
             }
             Derived::Process => {
-                let mut upid = UInt32Builder::new();
-                let mut pid = Int32Builder::new();
-                let mut name = StringBuilder::new();
-                let mut start = Int64Builder::new();
-                let mut end = Int64Builder::new();
-                let mut parent = UInt32Builder::new();
-                for (u, p) in self.processes.iter().enumerate() {
-                    upid.append_value(u as u32);
-                    pid.append_value(p.pid);
-                    name.append_option(p.name.as_deref());
-                    start.append_option(p.start_ts);
-                    end.append_option(p.end_ts);
-                    parent.append_option(p.parent);
-                }
-                let cols: Vec<ArrayRef> = vec![
-                    Arc::new(upid.finish()),
-                    Arc::new(pid.finish()),
-                    Arc::new(name.finish()),
-                    Arc::new(start.finish()),
-                    Arc::new(end.finish()),
-                    Arc::new(parent.finish()),
-                ];
-                self.out.table = RecordBatch::try_new(Derived::Process.schema(), cols).ok();
+                let rows = self.processes.iter().map(|p| Who {
+                    id: p.pid,
+                    name: p.name.as_deref(),
+                    start_ts: p.start_ts,
+                    end_ts: p.end_ts,
+                    up: p.parent,
+                });
+                self.out.table = who_batch(Derived::Process.schema(), rows);
                 self.out.rows = self.processes.len();
             }
         }
     }
+}
+
+/// A row of `thread` or `process`, which have the same shape: (utid |
+/// upid: the row's index, tid | pid, name, start_ts, end_ts, upid |
+/// parent_upid).
+struct Who<'a> {
+    id: i32,
+    name: Option<&'a str>,
+    start_ts: Option<i64>,
+    end_ts: Option<i64>,
+    up: Option<u32>,
+}
+
+fn who_batch<'a>(schema: SchemaRef, rows: impl Iterator<Item = Who<'a>>) -> Option<RecordBatch> {
+    let mut index = UInt32Builder::new();
+    let mut id = Int32Builder::new();
+    let mut name = StringBuilder::new();
+    let mut start = Int64Builder::new();
+    let mut end = Int64Builder::new();
+    let mut up = UInt32Builder::new();
+    for (i, r) in rows.enumerate() {
+        index.append_value(i as u32);
+        id.append_value(r.id);
+        name.append_option(r.name);
+        start.append_option(r.start_ts);
+        end.append_option(r.end_ts);
+        up.append_option(r.up);
+    }
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(index.finish()),
+        Arc::new(id.finish()),
+        Arc::new(name.finish()),
+        Arc::new(start.finish()),
+        Arc::new(end.finish()),
+        Arc::new(up.finish()),
+    ];
+    RecordBatch::try_new(schema, cols).ok()
 }
