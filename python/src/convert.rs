@@ -49,7 +49,7 @@ impl Hooks for Collect {
 #[pyo3(signature = (
     inputs, output, to, *, force = false, strict = false, begin = None, end = None,
     events = None, file_version = 7, compression = "zstd", reencode = false,
-    partition = false, full_sched = false, named_generic = false, compress = false
+    partition = false, events_table = true, full_sched = false, named_generic = false, compress = false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert<'py>(
@@ -66,6 +66,7 @@ pub fn convert<'py>(
     compression: &str,
     reencode: bool,
     partition: bool,
+    events_table: bool,
     full_sched: bool,
     named_generic: bool,
     compress: bool,
@@ -102,6 +103,7 @@ pub fn convert<'py>(
         compression,
         reencode,
         partition,
+        no_events_table: !events_table,
         full_sched,
         named_generic,
         compress,

@@ -18,7 +18,9 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString};
-use tracemux_core::model::{Event as ModelEvent, EventClass, Record, RecordSource, TraceMeta};
+use tracemux_core::model::{
+    Event as ModelEvent, EventClass, Lost as ModelLost, Record, RecordSource, TraceMeta,
+};
 
 use crate::errors::{self, Place};
 use crate::opener as open;
@@ -35,6 +37,9 @@ pub struct Filter {
     pub events: Option<Vec<String>>,
     pub cpus: Option<Vec<u32>>,
     pub pids: Option<Vec<i32>>,
+    /// Yield lost-event markers too (only the time range and CPUs select
+    /// them: a loss has no pid or class).
+    pub lost: bool,
 }
 
 impl Filter {
@@ -54,6 +59,12 @@ impl Filter {
             || self.cpus.as_ref().is_some_and(|c| !c.contains(&ev.cpu))
             || self.pids.as_ref().is_some_and(|p| !p.contains(&ev.pid)))
     }
+    fn keeps_lost(&self, l: &ModelLost) -> bool {
+        self.lost
+            && !(self.begin.is_some_and(|b| l.ts < b)
+                || self.end.is_some_and(|e| l.ts > e)
+                || self.cpus.as_ref().is_some_and(|c| !c.contains(&l.cpu)))
+    }
 }
 
 /// One event, owned; its payload is a range of [`Batch::payload`].
@@ -69,6 +80,7 @@ struct Ev {
 
 enum Item {
     Event(Ev),
+    Lost(ModelLost),
     /// Damage read around (lenient mode).
     Damage(String),
 }
@@ -136,7 +148,11 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                         payload: start..batch.payload.len(),
                     }));
                 }
-                Record::Lost(_) => {}
+                Record::Lost(l) => {
+                    if filter.keeps_lost(&l) {
+                        batch.items.push(Item::Lost(l));
+                    }
+                }
                 Record::Damage(e) => {
                     if strict {
                         let _ = tx.send(Msg::Batch(std::mem::take(&mut batch)));
@@ -282,6 +298,42 @@ impl Event {
     }
 }
 
+/// Events lost before `ts` on `cpu` (`events(lost=True)`): the ring
+/// buffer overran or a packet was discarded. `count`: how many, when the
+/// tracer counted them. As `report --json`'s `{"type":"lost"}` lines.
+#[pyclass(frozen, module = "tracemux", name = "Lost")]
+pub struct Lost {
+    #[pyo3(get)]
+    ts: u64,
+    #[pyo3(get)]
+    cpu: u32,
+    #[pyo3(get)]
+    buffer: String,
+    #[pyo3(get)]
+    count: Option<u64>,
+}
+
+#[pymethods]
+impl Lost {
+    /// All of it as a dict.
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("ts", self.ts)?;
+        d.set_item("cpu", self.cpu)?;
+        d.set_item("buffer", &self.buffer)?;
+        d.set_item("count", self.count)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let count = self.count.map_or("None".to_string(), |c| c.to_string());
+        format!(
+            "Lost(ts={}, cpu={}, buffer={:?}, count={count})",
+            self.ts, self.cpu, self.buffer
+        )
+    }
+}
+
 /// The iterator `Trace.events()` returns.
 #[pyclass(module = "tracemux", name = "EventIterator")]
 pub struct EventIter {
@@ -354,7 +406,7 @@ impl EventIter {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Event>> {
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         loop {
             match self.items.next() {
                 Some(Item::Event(ev)) => {
@@ -363,7 +415,7 @@ impl EventIter {
                         None => (None, None),
                     };
                     let payload = PyBytes::new(py, &self.payload[ev.payload.clone()]).unbind();
-                    return Ok(Some(Event {
+                    let ev = Event {
                         ts: ev.ts,
                         cpu: ev.cpu,
                         pid: ev.pid,
@@ -373,7 +425,17 @@ impl EventIter {
                         type_id: ev.type_id,
                         payload,
                         fields: PyOnceLock::new(),
-                    }));
+                    };
+                    return Ok(Some(Py::new(py, ev)?.into_any()));
+                }
+                Some(Item::Lost(l)) => {
+                    let lost = Lost {
+                        ts: l.ts,
+                        cpu: l.cpu,
+                        buffer: tracemux_render::jsonl::buffer_name(&self.meta, l.stream).into(),
+                        count: l.count,
+                    };
+                    return Ok(Some(Py::new(py, lost)?.into_any()));
                 }
                 Some(Item::Damage(msg)) => errors::warn(py, &msg)?,
                 None => {

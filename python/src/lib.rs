@@ -21,6 +21,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceWarning", py.get_type::<errors::TraceWarning>())?;
     m.add_class::<trace::Trace>()?;
     m.add_class::<events::Event>()?;
+    m.add_class::<events::Lost>()?;
     m.add_class::<events::EventIter>()?;
     m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(trace::open_trace, m)?)?;

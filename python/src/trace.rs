@@ -234,8 +234,10 @@ impl Trace {
     /// The events, in time order, as `Event` objects (ts, cpu, pid, comm,
     /// system, name, fields). `begin`/`end`: ns, inclusive; `events`:
     /// names (`sched_switch` or `sched:sched_switch`); `cpus`, `pids`:
-    /// lists to keep.
-    #[pyo3(signature = (begin = None, end = None, events = None, cpus = None, pids = None))]
+    /// lists to keep. `lost=True`: `Lost` markers (ts, cpu, buffer,
+    /// count) come too, in their place in time, as `report --json` has
+    /// them; only `begin`/`end` and `cpus` select them.
+    #[pyo3(signature = (begin = None, end = None, events = None, cpus = None, pids = None, lost = false))]
     fn events(
         &self,
         begin: Option<u64>,
@@ -243,6 +245,7 @@ impl Trace {
         events: Option<Vec<String>>,
         cpus: Option<Vec<u32>>,
         pids: Option<Vec<i32>>,
+        lost: bool,
     ) -> EventIter {
         let filter = Filter {
             begin,
@@ -250,6 +253,7 @@ impl Trace {
             events,
             cpus,
             pids,
+            lost,
         };
         EventIter::start(self.paths.clone(), self.strict, self.meta.clone(), filter)
     }

@@ -67,3 +67,39 @@ def test_info_and_time_range(fixture):
     assert isinstance(t.cpus, int) and isinstance(t.clocks, list)
     lost = [r for r in want if r["type"] == "lost"]
     assert info["lost_markers"] == len(lost)
+
+
+def test_lost_markers_in_their_place(fixture):
+    """`events(lost=True)`: the events and lost markers, in the order and
+    with the values of `report --json`; without it, only events."""
+    name, path = fixture
+    want, _, _ = report_json(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tracemux.TraceWarning)
+        got = list(tracemux.open(path).events(lost=True))
+        plain = list(tracemux.open(path).events())
+    assert len(got) == len(want), name
+    for g, w in zip(got, want):
+        if w["type"] == "lost":
+            assert isinstance(g, tracemux.Lost), name
+            assert g.as_dict() == {k: w[k] for k in ("ts", "cpu", "buffer", "count")}
+        else:
+            assert isinstance(g, tracemux.Event), name
+            assert (g.ts, g.cpu, g.name) == (w["ts"], w["cpu"], w["event"])
+    assert all(isinstance(g, tracemux.Event) for g in plain)
+    assert len(plain) == sum(w["type"] == "event" for w in want)
+
+
+def test_lost_markers_selected_by_time_and_cpu(fixture):
+    name, path = fixture
+    want, _, _ = report_json(path)
+    lost = [w for w in want if w["type"] == "lost"]
+    if not lost:
+        return
+    cpu0, ts0 = lost[-1]["cpu"], lost[-1]["ts"]
+    sel = [w for w in lost if w["cpu"] == cpu0 and w["ts"] >= ts0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tracemux.TraceWarning)
+        got = tracemux.open(path).events(begin=ts0, cpus=[cpu0], events=["none"], lost=True)
+        got = [g.as_dict() for g in got]
+    assert got == [{k: w[k] for k in ("ts", "cpu", "buffer", "count")} for w in sel]

@@ -13,6 +13,7 @@ directly; each read scans the trace anew.
 from ._native import (  # noqa: F401
     Event,
     EventIterator,
+    Lost,
     Table,
     Trace,
     TraceError,
@@ -25,6 +26,7 @@ from ._native import (  # noqa: F401
 __all__ = [
     "Event",
     "EventIterator",
+    "Lost",
     "Table",
     "Trace",
     "TraceError",

@@ -33,9 +33,19 @@ class Event:
     def fields_json(self) -> bytes: ...
     def as_dict(self) -> Dict[str, Any]: ...
 
-class EventIterator(Iterator[Event]):
+class Lost:
+    """Events lost before `ts` on `cpu` (only with `events(lost=True)`);
+    `count` when the tracer counted them."""
+
+    ts: int
+    cpu: int
+    buffer: str
+    count: Optional[int]
+    def as_dict(self) -> Dict[str, Any]: ...
+
+class EventIterator(Iterator[Union[Event, Lost]]):
     def __iter__(self) -> "EventIterator": ...
-    def __next__(self) -> Event: ...
+    def __next__(self) -> Union[Event, Lost]: ...
     def close_(self) -> None: ...
 
 class Table:
@@ -77,6 +87,7 @@ class Trace:
         events: Optional[Sequence[str]] = None,
         cpus: Optional[Sequence[int]] = None,
         pids: Optional[Sequence[int]] = None,
+        lost: bool = False,
     ) -> EventIterator: ...
     def table(
         self,
@@ -111,6 +122,7 @@ def convert(
     compression: str = "zstd",
     reencode: bool = False,
     partition: bool = False,
+    events_table: bool = True,
     full_sched: bool = False,
     named_generic: bool = False,
     compress: bool = False,
@@ -123,7 +135,8 @@ def convert(
     existing output raises TraceError unless `force=True`). `begin`/`end`
     (ns) and `events` ("name" or "system:name") select events; the other
     options are the CLI's (`--file-version`, `--compression`, `--reencode`,
-    `--partition`, `--full-sched`, `--named-generic`, `--compress`).
+    `--partition`, `--full-sched`, `--named-generic`, `--compress`;
+    `events_table=False` is `--no-events-table`).
     Damage is a TraceWarning (with `strict=True`, a TraceError); Ctrl-C
     stops the conversion and leaves no output.
 

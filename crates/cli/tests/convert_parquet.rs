@@ -388,6 +388,38 @@ fn hive_partitions() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// `--no-events-table`: the class tables and `lost` as without it, no
+/// `events` table, and `meta.json` does not list one.
+#[test]
+fn without_the_events_table() {
+    let scratch = tmp("no-events");
+    let src = common::repo_root().join("tests/fixtures/tracedat/v7-lost-events/trace.dat");
+    let (all, with) = (scratch.join("all"), scratch.join("classes"));
+    assert!(convert(&[&src], &all, &[]).status.success());
+    let o = convert(&[&src], &with, &["--no-events-table"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(all.join("events.parquet").exists());
+    assert!(!with.join("events.parquet").exists());
+    let names = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "events.parquet")
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&all), names(&with));
+    for n in names(&with).iter().filter(|n| n.ends_with(".parquet")) {
+        assert_eq!(read(&all.join(n)).1, read(&with.join(n)).1, "{n}");
+    }
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(with.join("meta.json")).unwrap()).unwrap();
+    assert!(meta["tables"].get("events").is_none());
+    assert!(meta["tables"]["lost"]["rows"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 /// Damage: what can be read is written, the damage is in meta.json, and
 /// `--strict` refuses.
 #[test]

@@ -111,6 +111,9 @@ pub struct Options {
     pub reencode: bool,
     /// Parquet output: a Hive-partitioned dataset even for one input.
     pub partition: bool,
+    /// Parquet output: no long `events` table (only the class tables and
+    /// `lost`).
+    pub no_events_table: bool,
     /// Perfetto output: every sched event as a full `FtraceEvent`.
     pub full_sched: bool,
     /// Perfetto output: `GenericFtraceEvent`s naming every field.
@@ -135,6 +138,7 @@ impl Options {
             compression: Compression::Zstd,
             reencode: false,
             partition: false,
+            no_events_table: false,
             full_sched: false,
             named_generic: false,
             compress: false,
@@ -346,7 +350,7 @@ fn make_sink(
         #[cfg(feature = "parquet")]
         To::Parquet => {
             let inputs: Vec<&Path> = o.inputs.iter().map(|p| p.as_path()).collect();
-            parquet::sink(meta, tmp, partition, &inputs)
+            parquet::sink(meta, tmp, partition, &inputs, !o.no_events_table)
         }
         #[cfg(not(feature = "parquet"))]
         To::Parquet => {

@@ -33,6 +33,7 @@ pub fn sink(
     dir: &Path,
     trace: Option<&str>,
     source: &[&Path],
+    events_table: bool,
 ) -> Result<Box<dyn Sink>> {
     let opts = WriteOptions {
         layout: match trace {
@@ -40,6 +41,7 @@ pub fn sink(
             None => Layout::Flat,
         },
         source: source.iter().map(|p| p.display().to_string()).collect(),
+        events_table,
         ..Default::default()
     };
     Ok(Box::new(TablesSink(TablesWriter::new(dir, meta, opts)?)))

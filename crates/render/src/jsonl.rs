@@ -62,7 +62,8 @@ fn json_str_utf8(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
 }
 
-fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
+/// The buffer (stream) name `report --json` gives a lost marker.
+pub fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
     meta.streams
         .get(stream as usize)
         .and_then(|s| meta.buffers.get(s.buffer as usize))

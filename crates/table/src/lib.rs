@@ -47,6 +47,9 @@ pub enum Error {
     NoColumn { table: String, column: String },
     #[error("{0}")]
     Read(tracemux_core::Error),
+    /// The thread that encodes the Parquet files stopped.
+    #[error("{0}")]
+    Encoder(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

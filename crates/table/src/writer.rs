@@ -20,6 +20,10 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use arrow_array::RecordBatch;
 
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
@@ -76,12 +80,16 @@ impl Default for WriteOptions {
     }
 }
 
-/// One table being written.
+/// One table being built: its rows, and what `meta.json` says of it. Its
+/// Parquet file is written by the [`Encoder`] thread.
 struct Table {
+    /// The table's number at the encoder.
+    id: usize,
     name: String,
     path: PathBuf,
     table: Rows,
-    writer: Option<ArrowWriter<BufWriter<File>>>,
+    /// A batch of it went to the encoder (which then has its file).
+    sent: bool,
     rows: u64,
     system: Option<String>,
     event: Option<String>,
@@ -91,12 +99,13 @@ struct Table {
 }
 
 impl Table {
-    fn new(name: String, path: PathBuf, rows: Rows) -> Table {
+    fn new(id: usize, name: String, path: PathBuf, rows: Rows) -> Table {
         Table {
+            id,
             name,
             path,
             table: rows,
-            writer: None,
+            sent: false,
             rows: 0,
             system: None,
             event: None,
@@ -114,49 +123,134 @@ impl Table {
         self.rows += 1;
     }
 
-    fn open(&mut self, opts: &WriteOptions) -> Result<&mut ArrowWriter<BufWriter<File>>> {
-        if self.writer.is_none() {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-            }
-            let f = File::create(&self.path).map_err(|e| io(&self.path, e))?;
-            let w = ArrowWriter::try_new(
-                BufWriter::with_capacity(16 << 10, f),
-                self.table.schema().clone(),
-                Some(properties(opts)?),
-            )
-            .map_err(|e| pq(&self.path, e))?;
-            self.writer = Some(w);
-        }
-        Ok(self.writer.as_mut().expect("opened above"))
-    }
-
-    /// Hand the built rows to the Parquet writer.
-    fn flush_rows(&mut self, opts: &WriteOptions) -> Result<()> {
-        if self.table.rows() == 0 && self.writer.is_some() {
+    /// Hand the built rows to the encoder (an empty batch too, the first
+    /// time: every table gets its file).
+    fn flush_rows(&mut self, enc: &mut Encoder) -> Result<()> {
+        if self.table.rows() == 0 && self.sent {
             return Ok(());
         }
         let batch = self.table.batch(&self.name)?;
-        let path = self.path.clone();
-        let w = self.open(opts)?;
-        w.write(&batch).map_err(|e| pq(&path, e))
+        let path = (!self.sent).then(|| self.path.clone());
+        self.sent = true;
+        enc.send(Job {
+            id: self.id,
+            path,
+            batch,
+        })
+    }
+}
+
+/// A batch of rows for the encoder; `path` with a table's first batch.
+struct Job {
+    id: usize,
+    path: Option<PathBuf>,
+    batch: RecordBatch,
+}
+
+/// Batches on their way to the encoder thread (a bound: memory stays flat
+/// when encoding is the slower side).
+const JOBS_IN_FLIGHT: usize = 4;
+
+/// The Parquet writers of every table, on a thread of their own: encoding
+/// and compressing a batch (about half the work) runs beside the building
+/// of the next ones.
+struct Encoder {
+    tx: Option<SyncSender<Job>>,
+    thread: Option<JoinHandle<Result<()>>>,
+}
+
+impl Encoder {
+    fn start(opts: &WriteOptions, dir: &Path) -> Result<Encoder> {
+        let props = properties(opts)?;
+        let budget = opts.memory_budget;
+        let dir = dir.to_path_buf();
+        let (tx, rx) = sync_channel::<Job>(JOBS_IN_FLIGHT);
+        let thread = std::thread::Builder::new()
+            .name("parquet-encoder".into())
+            .spawn(move || encode(rx, props, budget, &dir))
+            .map_err(|e| io(Path::new("parquet encoder thread"), e))?;
+        Ok(Encoder {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
     }
 
-    fn in_progress(&self) -> usize {
-        self.writer.as_ref().map_or(0, |w| w.memory_size())
-    }
-
-    fn close(&mut self, opts: &WriteOptions) -> Result<()> {
-        self.flush_rows(opts)?;
-        if let Some(w) = self.writer.take() {
-            let f = w.into_inner().map_err(|e| pq(&self.path, e))?;
-            f.into_inner()
-                .map_err(|e| io(&self.path, e.into_error()))?
-                .sync_all()
-                .ok();
+    fn send(&mut self, job: Job) -> Result<()> {
+        let sent = self.tx.as_ref().map(|tx| tx.send(job));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            // the thread stopped: on an error, which `finish` returns
+            _ => self.finish(),
         }
-        Ok(())
     }
+
+    /// Close every file; the first error of the encoder.
+    fn finish(&mut self) -> Result<()> {
+        self.tx = None;
+        match self.thread.take().map(|t| t.join()) {
+            None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
+            Some(Ok(res)) => res,
+            Some(Err(_)) => Err(Error::Encoder("the Parquet encoder thread panicked".into())),
+        }
+    }
+}
+
+/// The encoder thread: write each batch to its table's file; keep the open
+/// row groups of all tables under `budget` bytes by flushing the largest;
+/// at the end (the sender gone), close every file.
+fn encode(rx: Receiver<Job>, props: WriterProperties, budget: usize, dir: &Path) -> Result<()> {
+    struct Open {
+        path: PathBuf,
+        writer: ArrowWriter<BufWriter<File>>,
+    }
+    let mut open: Vec<Option<Open>> = Vec::new();
+    for job in rx {
+        if open.len() <= job.id {
+            open.resize_with(job.id + 1, || None);
+        }
+        if let Some(path) = job.path {
+            if let Some(d) = path.parent() {
+                std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+            }
+            let f = File::create(&path).map_err(|e| io(&path, e))?;
+            let writer = ArrowWriter::try_new(
+                BufWriter::with_capacity(16 << 10, f),
+                job.batch.schema(),
+                Some(props.clone()),
+            )
+            .map_err(|e| pq(&path, e))?;
+            open[job.id] = Some(Open { path, writer });
+        }
+        let Some(t) = open[job.id].as_mut() else {
+            return Err(Error::Encoder(format!(
+                "parquet table {} written before opened",
+                job.id
+            )));
+        };
+        t.writer.write(&job.batch).map_err(|e| pq(&t.path, e))?;
+        let mut total = 0;
+        let mut largest: Option<(usize, &mut Open)> = None;
+        for t in open.iter_mut().flatten() {
+            let n = t.writer.memory_size();
+            total += n;
+            if largest.as_ref().is_none_or(|(m, _)| n > *m) {
+                largest = Some((n, t));
+            }
+        }
+        if total > budget {
+            if let Some((_, t)) = largest {
+                t.writer.flush().map_err(|e| pq(dir, e))?;
+            }
+        }
+    }
+    for t in open.into_iter().flatten() {
+        let f = t.writer.into_inner().map_err(|e| pq(&t.path, e))?;
+        f.into_inner()
+            .map_err(|e| io(&t.path, e.into_error()))?
+            .sync_all()
+            .ok();
+    }
+    Ok(())
 }
 
 fn io(p: &Path, e: std::io::Error) -> Error {
@@ -209,6 +303,7 @@ pub struct TablesWriter {
     rules: Vec<Option<comm::Rule>>,
     long: Option<Table>,
     lost: Table,
+    encoder: Encoder,
     comms: Comms,
     events: u64,
     unknown_class: u64,
@@ -218,24 +313,31 @@ pub struct TablesWriter {
     damage_count: u64,
 }
 
+/// The encoder's numbers of `events` and `lost`; class tables follow.
+const LONG_ID: usize = 0;
+const LOST_ID: usize = 1;
+
 impl TablesWriter {
     /// Write into `dir` (created if needed).
     pub fn new(dir: &Path, meta: &TraceMeta, opts: WriteOptions) -> Result<TablesWriter> {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
         let long = opts.events_table.then(|| {
             Table::new(
+                LONG_ID,
                 "events".into(),
                 Self::path(dir, &opts, "events"),
                 Rows::new(meta, TableKind::Events),
             )
         });
         let lost = Table::new(
+            LOST_ID,
             "lost".into(),
             Self::path(dir, &opts, "lost"),
             Rows::new(meta, TableKind::Lost),
         );
         Ok(TablesWriter {
             dir: dir.to_path_buf(),
+            encoder: Encoder::start(&opts, dir)?,
             opts,
             classes: ClassIndex::new(meta),
             by_class: HashMap::new(),
@@ -271,7 +373,8 @@ impl TablesWriter {
         }
         let name = self.classes.name(k).to_string();
         let path = Self::path(&self.dir, &self.opts, &name);
-        let mut t = Table::new(name, path, Rows::class(meta, class));
+        let id = LOST_ID + 1 + self.tables.len();
+        let mut t = Table::new(id, name, path, Rows::class(meta, class));
         t.system = Some(class.system.clone());
         t.event = Some(class.name.clone());
         self.tables.push(t);
@@ -292,8 +395,7 @@ impl TablesWriter {
             t.check_order(ev.ts);
             t.table.event(meta, &self.comms, ev);
             if t.table.rows() >= self.opts.batch_rows {
-                t.flush_rows(&self.opts)?;
-                self.budget()?;
+                t.flush_rows(&mut self.encoder)?;
             }
         }
         let Some(i) = table else {
@@ -304,8 +406,7 @@ impl TablesWriter {
         t.check_order(ev.ts);
         t.table.event(meta, &self.comms, ev);
         if t.table.rows() >= self.opts.batch_rows {
-            t.flush_rows(&self.opts)?;
-            self.budget()?;
+            t.flush_rows(&mut self.encoder)?;
         }
         Ok(())
     }
@@ -317,7 +418,7 @@ impl TablesWriter {
         t.check_order(l.ts);
         t.table.lost(meta, l);
         if t.table.rows() >= self.opts.batch_rows {
-            t.flush_rows(&self.opts)?;
+            t.flush_rows(&mut self.encoder)?;
         }
         Ok(())
     }
@@ -328,33 +429,6 @@ impl TablesWriter {
         if self.damage.len() < 100 {
             self.damage.push(what.to_string());
         }
-    }
-
-    /// Keep the open row groups of all tables under the memory budget.
-    fn budget(&mut self) -> Result<()> {
-        let mut total = 0;
-        let mut largest = (0, None);
-        for (i, t) in self.tables.iter().enumerate() {
-            let n = t.in_progress();
-            total += n;
-            if n > largest.0 {
-                largest = (n, Some(i));
-            }
-        }
-        let long = self.long.as_ref().map_or(0, |t| t.in_progress());
-        total += long;
-        if total <= self.opts.memory_budget {
-            return Ok(());
-        }
-        let w = if long > largest.0 {
-            self.long.as_mut().and_then(|t| t.writer.as_mut())
-        } else {
-            largest.1.and_then(|i| self.tables[i].writer.as_mut())
-        };
-        if let Some(w) = w {
-            w.flush().map_err(|e| pq(&self.dir, e))?;
-        }
-        Ok(())
     }
 
     /// Close every file and write the description. Returns it.
@@ -369,7 +443,7 @@ impl TablesWriter {
             .chain(self.long.as_mut())
             .chain(std::iter::once(&mut self.lost));
         for t in all {
-            t.close(&self.opts)?;
+            t.flush_rows(&mut self.encoder)?;
             mismatches += t.table.columns().mismatches;
             unknown += t.table.columns().unknown;
             if !t.sorted {
@@ -395,6 +469,7 @@ impl TablesWriter {
             }
             tables.insert(t.name.clone(), d);
         }
+        self.encoder.finish()?;
         let desc = json!({
             "tracemux": env!("CARGO_PKG_VERSION"),
             "source": self.opts.source,
