@@ -195,6 +195,18 @@ impl Encoder {
     }
 }
 
+impl Drop for Encoder {
+    /// A writer dropped without `finish` (an error, Ctrl-C) waits for the
+    /// thread, so that nothing writes into the output after the caller
+    /// has removed it.
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// The encoder thread: write each batch to its table's file; keep the open
 /// row groups of all tables under `budget` bytes by flushing the largest;
 /// at the end (the sender gone), close every file.
