@@ -80,17 +80,20 @@ def test_options_as_cli(tmp_path):
         ("perfetto", {"full_sched": True, "named_generic": True, "compress": True},
          ["--full-sched", "--named-generic", "--compress"]),
         ("parquet", {"partition": True}, ["--partition"]),
+        ("parquet", {"events_table": False}, ["--no-events-table"]),
         ("tracedat", {"file_version": 6}, ["--file-version", "6"]),
         ("ctf2", {}, []),
     ]
-    for to, kw, flags in cases:
-        want, got = tmp_path / f"cli-{to}", tmp_path / f"py-{to}"
+    for i, (to, kw, flags) in enumerate(cases):
+        want, got = tmp_path / f"cli-{to}-{i}", tmp_path / f"py-{to}-{i}"
         cli_convert([path], want, to, *flags)
         s = tracemux.convert([path], got, to, **kw)
         same({"ctf2": "ctf", "tracedat": "jsonl"}.get(to, to), want, got)
         assert s["events"] > 0 and s["damage"] == 0
+    assert not (tmp_path / "py-parquet-3" / "events.parquet").exists()
+    assert (tmp_path / "py-parquet-3" / "sched__sched_switch.parquet").exists()
     # begin/end: the events of the window only
-    recs = [l for l in (tmp_path / "py-jsonl").read_text().splitlines()]
+    recs = [l for l in (tmp_path / "py-jsonl-0").read_text().splitlines()]
     assert recs
     first = tracemux.convert(path, tmp_path / "all.jsonl", "jsonl")
     ts = sorted(e.ts for e in tracemux.open(path).events())
