@@ -30,7 +30,7 @@ use tracemux_core::{Error, ErrorKind};
 
 use crate::decode::Program;
 use crate::ir::{EnvValue, TraceClass};
-use crate::stream::{index_file, PacketEntry, StreamError};
+use crate::stream::{index_file_with, PacketEntry, StreamError};
 
 /// Bytes of a file, owned or mapped.
 pub type FileBytes = Box<dyn AsRef<[u8]> + Send + Sync>;
@@ -57,7 +57,7 @@ pub trait Loader: Sync {
 
 /// Bytes a reader consumes before it tells the loader (see
 /// [`Loader::release`]).
-pub const RELEASE_STEP: u64 = 4 << 20;
+pub const RELEASE_STEP: u64 = 1 << 20;
 
 /// Tells a [`Loader`] which bytes of a stream's files were consumed, in
 /// steps of [`RELEASE_STEP`], as the packets of a stream are read in
@@ -706,9 +706,17 @@ fn add_dir(trace: &mut Trace, dir: &Path, loader: &dyn Loader) -> Result<(), Err
         }
         let fi = trace.files.len();
         let bytes: &[u8] = (*data).as_ref();
-        let (packets, err) = index_file(&trace.prog, trace.tc.uuid, 0, bytes);
-        // Indexing touched every packet header: give the pages back.
-        loader.release(&norm.join(&n), 0, bytes.len() as u64);
+        // Indexing touches every packet header: give the pages back as
+        // it goes, and all of them at the end.
+        let key = norm.join(&n);
+        let mut released = 0;
+        let (packets, err) = index_file_with(&trace.prog, trace.tc.uuid, 0, bytes, &mut |off| {
+            if off >= released + RELEASE_STEP {
+                loader.release(&key, released, off);
+                released = off;
+            }
+        });
+        loader.release(&key, 0, bytes.len() as u64);
         if let Some(e) = err {
             trace.damage.push(Damage {
                 path: norm.join(&n),

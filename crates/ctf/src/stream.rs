@@ -194,9 +194,22 @@ pub fn read_packet_start<'d, V: Visitor>(
 /// packets' (see [`read_packet_start`]).
 pub fn index_file(
     p: &Program,
+    uuid: Option<[u8; 16]>,
+    file: usize,
+    data: &[u8],
+) -> (Vec<PacketEntry>, Option<StreamError>) {
+    index_file_with(p, uuid, file, data, &mut |_| {})
+}
+
+/// [`index_file`], telling `done` after each packet the offset up to
+/// which the file has been read (so that its pages can be dropped while a
+/// large file is indexed).
+pub fn index_file_with(
+    p: &Program,
     _uuid: Option<[u8; 16]>,
     file: usize,
     data: &[u8],
+    done: &mut dyn FnMut(u64),
 ) -> (Vec<PacketEntry>, Option<StreamError>) {
     let mut out = Vec::new();
     let mut c = Cursor::new(data, p.slots);
@@ -220,6 +233,7 @@ pub fn index_file(
                     return (out, Some(err));
                 }
                 off = next;
+                done(off);
             }
             Err(e) => return (out, Some(e)),
         }

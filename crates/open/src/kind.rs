@@ -226,6 +226,9 @@ impl Mapped {
     }
 }
 
+/// Bytes of a stream read before they are released.
+const RELEASE_STEP: u64 = 2 << 20;
+
 /// Tracks what has been released so far, per stream.
 #[derive(Default)]
 pub struct Releaser {
@@ -239,8 +242,9 @@ impl Releaser {
         }
         for (i, &(start, end)) in consumed.iter().enumerate() {
             let from = self.done[i].max(start);
-            // release in steps of at least 8 MiB
-            if end > from + (8 << 20) {
+            // release in steps of at least 2 MiB (a madvise call per step;
+            // per stream, so a trace of N CPUs keeps up to N steps mapped)
+            if end > from + RELEASE_STEP {
                 map.release(from, end);
                 self.done[i] = end;
             }
