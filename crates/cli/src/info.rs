@@ -11,7 +11,7 @@ use crate::out::{warn_all, Out, Outcome};
 use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_core::model::{Format, Record, RecordSource};
 use tracemux_ftrace::format::parse_header_page;
-use tracemux_open::{map, sniff, Kind};
+use tracemux_open::{map, sniff, Kind, Mapped, Releaser};
 use tracemux_tracedat::file::SECTION_COMPRESSED;
 use tracemux_tracedat::inspect::{cpu_chunks, section_block_sizes, section_name};
 use tracemux_tracedat::options::describe;
@@ -42,7 +42,8 @@ pub fn run(path: &Path, strict: bool) -> Result<Outcome> {
     out.buf().extend_from_slice(s.as_bytes());
     out.flush()?;
     let mut s = String::new();
-    let damage = events(&mut s, &t, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let damage =
+        events(&mut s, &t, &data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
     s.push_str("\nDamage\n");
     if damage.is_empty() {
         s.push_str("  none\n");
@@ -401,7 +402,8 @@ pub fn stats(path: &Path, strict: bool) -> Result<Outcome> {
     let data = map(path)?;
     let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
     let mut s = String::new();
-    let damage = events(&mut s, &t, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let damage =
+        events(&mut s, &t, &data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
     let mut out = Out::new();
     out.buf()
         .extend_from_slice(s.strip_prefix('\n').unwrap_or(&s).as_bytes());
@@ -412,6 +414,7 @@ pub fn stats(path: &Path, strict: bool) -> Result<Outcome> {
 fn events(
     s: &mut String,
     t: &TraceDat<'_>,
+    data: &Mapped,
     strict: bool,
 ) -> tracemux_core::Result<Vec<tracemux_core::Error>> {
     let opts = ReadOptions {
@@ -427,7 +430,11 @@ fn events(
     let mut lost_known = 0u64;
     let mut lost_unknown = 0u64;
     let mut damage = Vec::new();
+    // the pages read are dropped as the reading goes (flat memory)
+    let mut releaser = Releaser::default();
+    let mut n = 0u64;
     while let Some(rec) = reader.next_record()? {
+        n += 1;
         match rec {
             Record::Event(ev) => {
                 all.add(ev.ts);
@@ -444,6 +451,9 @@ fn events(
                 }
             }
             Record::Damage(e) => damage.push(e),
+        }
+        if n % 65536 == 0 {
+            releaser.release(data, &reader.consumed());
         }
     }
     let usecs = tracecmd_usecs(t);
