@@ -73,7 +73,7 @@ impl Default for WriteOptions {
             zstd_level: 3,
             batch_rows: 8192,
             row_group_rows: 1 << 20,
-            memory_budget: 24 << 20,
+            memory_budget: 8 << 20,
             events_table: true,
             source: Vec::new(),
         }
