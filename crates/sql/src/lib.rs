@@ -25,6 +25,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Context, Result};
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::TableReference;
 use datafusion::execution::context::SessionContext;
 use datafusion::physical_plan::SendableRecordBatchStream;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig};
@@ -75,7 +76,9 @@ pub fn register_trace(ctx: &SessionContext, opener: Arc<dyn Opener>) -> Result<(
             schema,
             visited: Default::default(),
         };
-        ctx.register_table(name.as_str(), Arc::new(t))?;
+        // as named (`bare`: a name such as `dummy__HG` is not folded to
+        // lower case, so that `"dummy__HG"` finds it)
+        ctx.register_table(TableReference::bare(name.as_str()), Arc::new(t))?;
     }
     sched::register(ctx, opener, &meta)?;
     Ok(())
@@ -105,15 +108,19 @@ pub async fn register_parquet(ctx: &SessionContext, dir: &Path) -> Result<Vec<St
             .ok_or_else(|| anyhow!("{}: not UTF-8", p.display()))?;
         if p.is_file() {
             if let Some(name) = file.strip_suffix(".parquet") {
-                ctx.register_parquet(name, path, ParquetReadOptions::default())
-                    .await
-                    .with_context(|| p.display().to_string())?;
+                ctx.register_parquet(
+                    TableReference::bare(name),
+                    path,
+                    ParquetReadOptions::default(),
+                )
+                .await
+                .with_context(|| p.display().to_string())?;
                 names.push(name.to_string());
             }
         } else if p.is_dir() && !file.starts_with('_') {
             let opts = ParquetReadOptions::default()
                 .table_partition_cols(vec![("trace".to_string(), DataType::Utf8)]);
-            ctx.register_parquet(file, &format!("{path}/"), opts)
+            ctx.register_parquet(TableReference::bare(file), &format!("{path}/"), opts)
                 .await
                 .with_context(|| p.display().to_string())?;
             names.push(file.to_string());

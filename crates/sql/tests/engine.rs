@@ -147,3 +147,23 @@ fn projection_decodes_only_the_named_fields() {
     assert_eq!(e.decoded_values(t).unwrap(), Some(n + 2 * n0 + 11 * n));
     assert_eq!(e.decoded_values("sched_slice").unwrap(), None);
 }
+
+/// Every table of a trace answers under its own name, upper-case letters
+/// kept (perf's CTF has an event class `dummy:HG`: table `dummy__HG`).
+#[test]
+fn tables_by_their_exact_names() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/ctf/perf-data-convert-sched/trace");
+    let e = Engine::new().unwrap();
+    let paths = Arc::new(Paths {
+        paths: vec![p],
+        strict: false,
+    });
+    e.add_trace(paths.clone()).unwrap();
+    let listed = rows(&e, "tables");
+    assert!(listed.iter().any(|t| t == "dummy__HG"), "{listed:?}");
+    for t in &listed {
+        let n = rows(&e, &format!("SELECT count(*) FROM \"{t}\""));
+        assert_eq!(n.len(), 1, "{t}");
+    }
+}
