@@ -465,3 +465,26 @@ fn oracle_results_stored() {
     assert!(text.contains("mutation field: detected"));
     assert!(text.contains("hive dataset of 3 traces: OK"));
 }
+
+/// The stored result of tests/sql/check-sql.sh (`tracemux sql` against
+/// DuckDB on the Parquet output; it needs the feature `sql` and DuckDB,
+/// so it is not run here): every fixture's queries agreed, and the big
+/// trace's query gave the same rows.
+#[test]
+fn sql_oracle_results_stored() {
+    let p = common::repo_root().join("tests/fixtures/sql/oracle.txt");
+    let text = std::fs::read_to_string(p).expect("tests/fixtures/sql/oracle.txt");
+    for name in [
+        "tracedat-v7-clock-global",
+        "ctf-perf-data-convert-sched",
+        "uftrace-pg-threads-fork",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} missing"));
+        assert!(line.contains(": OK ("), "{line}");
+    }
+    assert!(!text.contains("FAIL") && !text.contains("DIFFERENT"));
+    assert!(text.contains("results: same rows"));
+}
