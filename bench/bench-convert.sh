@@ -15,7 +15,9 @@
 #   tracemux convert --to ctf   (every format)          vs babeltrace2 convert (CTF inputs)
 #   tracemux convert --to jsonl
 #   tracemux convert --to tracedat --file-version 7     (trace.dat inputs)
-#   tracemux convert --to parquet                       (every format)
+#   tracemux convert --to parquet [--no-events-table]   (every format)
+#                                                       vs LISA's trace-dump parquet (trace.dat
+#                                                       inputs, when TRACE_DUMP=path is set)
 #   tracemux convert --to perfetto (and --compress), --to chrome (every format)
 #                                                       vs uftrace dump --chrome (uftrace inputs)
 # The CTF outputs are read back by babeltrace2 and their event counts compared.
@@ -74,6 +76,23 @@ for t in "${traces[@]}"; do
     tmp=$(run conv-tm-pq "$tm" convert -q --to parquet -o "$out/conv-tm-pq" "$t")
     line "$events" "$label" "tracemux convert --to parquet" "$tmp"
     echo "   parquet output: $(du -sm "$out/conv-tm-pq" | cut -f1) MB in $(find "$out/conv-tm-pq" -name '*.parquet' | wc -l) tables" | tee -a "$out/$results-results.txt"
+    rm -rf "$out/conv-tm-pq"
+    tmq=$(run conv-tm-pqc "$tm" convert -q --to parquet --no-events-table -o "$out/conv-tm-pqc" "$t")
+    line "$events" "$label" "tracemux ... --no-events-table" "$tmq"
+    echo "   parquet output without events: $(du -sm "$out/conv-tm-pqc" | cut -f1) MB" | tee -a "$out/$results-results.txt"
+    rm -rf "$out/conv-tm-pqc"
+    # LISA's trace-dump (ARM-software/lisa tools/trace-parser, built
+    # elsewhere): TRACE_DUMP=path, trace.dat inputs only; it writes the
+    # class tables into the current directory
+    if [ -n "${TRACE_DUMP:-}" ] && "$tm" info "$t" 2>/dev/null | grep -q 'trace.dat'; then
+        rm -rf "$out/conv-lisa" && mkdir -p "$out/conv-lisa"
+        lisa=$(cd "$out/conv-lisa" && run conv-lisa "$TRACE_DUMP" parquet --trace "$t" \
+            --trace-format tracedat --compression zstd)
+        line "$events" "$label" "LISA trace-dump parquet (zstd)" "$lisa"
+        echo "   LISA output: $(du -sm "$out/conv-lisa" | cut -f1) MB" | tee -a "$out/$results-results.txt"
+        verdict "tracemux --no-events-table vs LISA trace-dump parquet" conv-lisa "$lisa" conv-tm-pqc "$tmq"
+        rm -rf "$out/conv-lisa"
+    fi
     tmf=$(run conv-tm-pf "$tm" convert -q --force --to perfetto -o "$out/conv-tm.pftrace" "$t")
     line "$events" "$label" "tracemux convert --to perfetto" "$tmf"
     tmz=$(run conv-tm-pfz "$tm" convert -q --force --to perfetto --compress -o "$out/conv-tm-z.pftrace" "$t")
