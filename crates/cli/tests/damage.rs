@@ -93,7 +93,44 @@ fn trim(b: &[u8]) -> &[u8] {
     &b[n..]
 }
 
-fn check_file(dir: &std::path::Path, cuts: usize) {
+/// Where a cut is most likely to find a reader off guard: `spread` offsets
+/// spread over the file, plus its boundaries: every section start (v7),
+/// every CPU's data start and end, and for uncompressed ring-buffer data
+/// each page's start, the end of its header and its last byte (the first
+/// `PAGES` pages of each CPU).
+fn cuts(data: &[u8], spread: usize) -> Vec<usize> {
+    const PAGES: u64 = 48;
+    let mut v: Vec<usize> = (0..spread)
+        .map(|k| (data.len() as u64 * k as u64 / spread as u64) as usize)
+        .collect();
+    let t = TraceDat::parse(data, false).expect("intact file parses");
+    let mut at = |o: u64| v.push(o.min(data.len() as u64) as usize);
+    for s in &t.sections {
+        at(s.offset);
+    }
+    for b in &t.buffers {
+        let page = b.page_size.max(1) as u64;
+        let header = 8 + u64::from(t.long_size);
+        for c in &b.cpus {
+            at(c.offset);
+            at(c.offset + c.size);
+            if b.compressed || b.latency {
+                continue;
+            }
+            for k in 0..(c.size / page).min(PAGES) {
+                let start = c.offset + k * page;
+                at(start);
+                at(start + header);
+                at(start + page - 1);
+            }
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn check_file(dir: &std::path::Path, spread: usize) {
     let data = std::fs::read(dir.join("trace.dat")).unwrap();
     let full = render(&data).expect("intact file reads");
     assert_eq!(
@@ -102,8 +139,7 @@ fn check_file(dir: &std::path::Path, cuts: usize) {
         "{}: intact file reports damage",
         dir.display()
     );
-    for k in 0..cuts {
-        let cut = (data.len() as u64 * k as u64 / cuts as u64) as usize;
+    for cut in cuts(&data, spread) {
         let Some(got) = render(&data[..cut]) else {
             continue;
         };
@@ -153,8 +189,10 @@ fn check_file(dir: &std::path::Path, cuts: usize) {
 
 #[test]
 fn truncated_files() {
-    let dirs = fixture_dirs("tracedat");
-    assert!(!dirs.is_empty());
+    // recorded traces, and the synthetic files written from the format's
+    // description (big-endian, 4-byte longs, 8 KiB pages, instances, latency)
+    let dirs = [fixture_dirs("tracedat"), fixture_dirs("synthetic")].concat();
+    assert!(dirs.len() > 30);
     for d in dirs {
         check_file(&d, 200);
     }
@@ -174,7 +212,7 @@ impl Rng {
 #[test]
 fn corrupted_files() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
-    for d in fixture_dirs("tracedat") {
+    for d in [fixture_dirs("tracedat"), fixture_dirs("synthetic")].concat() {
         let data = std::fs::read(d.join("trace.dat")).unwrap();
         for round in 0..30 {
             let mut bad = data.clone();

@@ -4,13 +4,14 @@
 //! a trace made by the fixture writer)
 //! truncated at several points and with bytes flipped or zeroed, then
 //! `report --json` and `convert --to ctf --reencode` run on it. Neither may
-//! panic or hang (exit 0, or 1 with the damage reported); JSON output stays
-//! one object per line.
+//! panic or hang (exit 0, or 1 with the damage reported, within a minute);
+//! JSON output stays one object per line; no run's peak RSS passes 64 MB.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use common::repo_root;
 
@@ -58,21 +59,68 @@ fn damages(len: usize) -> Vec<Damage> {
     v
 }
 
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tracemux"))
+/// How long one run may take before it counts as a hang (the machine may
+/// be busy; a healthy run of these small traces takes well under a second).
+const HANG: Duration = Duration::from_secs(60);
+
+/// Run the CLI with its output in files (no pipe to drain), killing it
+/// when it takes longer than [`HANG`]: `None` then.
+fn run(args: &[&str], scratch: &Path) -> Option<std::process::Output> {
+    let out = scratch.join("stdout");
+    let err = scratch.join("stderr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tracemux"))
         .env("TZ", "UTC")
         .args(args)
-        .output()
-        .expect("tracemux runs")
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("tracemux runs");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if start.elapsed() > HANG {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Some(std::process::Output {
+        status,
+        stdout: std::fs::read(&out).unwrap(),
+        stderr: std::fs::read(&err).unwrap(),
+    })
 }
 
-/// The files to damage in a trace (relative to it), and how to name the
-/// trace on the command line (relative to its copy).
-fn case(trace: &Path, files: &[&str]) -> (PathBuf, Vec<String>) {
-    (
-        trace.to_path_buf(),
-        files.iter().map(|s| s.to_string()).collect(),
-    )
+/// The largest peak RSS of the children this process has waited for, in
+/// bytes (Linux counts `ru_maxrss` in KiB). The one `unsafe` of the tests:
+/// std has no safe way to ask for it.
+#[allow(unsafe_code)]
+fn children_peak_rss() -> u64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) };
+    assert_eq!(rc, 0);
+    ru.ru_maxrss as u64 * 1024
+}
+
+/// A trace to damage: its path, files copied over it first (relative path,
+/// source), and the files to damage (relative to it; `""`: the trace is
+/// one file).
+struct Case {
+    trace: PathBuf,
+    overlay: Vec<(&'static str, PathBuf)>,
+    files: Vec<&'static str>,
+}
+
+fn case(trace: PathBuf, files: &[&'static str]) -> Case {
+    Case {
+        trace,
+        overlay: Vec::new(),
+        files: files.to_vec(),
+    }
 }
 
 #[test]
@@ -82,13 +130,24 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
     let uft = f.join("uftrace/recorded/pg-args-types/uftrace.data");
     let ltt = common::ltt_trace("damage");
     let cases = [
-        case(&f.join("tracedat/v7-instance-B/trace.dat"), &[""]),
+        case(f.join("tracedat/v7-instance-B/trace.dat"), &[""]),
+        // big-endian, version 6, uncompressed pages
+        case(f.join("synthetic/be-v6/trace.dat"), &[""]),
         case(
-            &ctf,
+            ctf.clone(),
             &["ust/uid/0/64-bit/metadata", "ust/uid/0/64-bit/ch0_0"],
         ),
+        // the same streams described by CTF 2 metadata
+        Case {
+            trace: ctf,
+            overlay: vec![(
+                "ust/uid/0/64-bit/metadata",
+                f.join("ctf2/translated/lttng-ust-uid/ust/uid/0/64-bit/metadata"),
+            )],
+            files: vec!["ust/uid/0/64-bit/metadata"],
+        },
         case(
-            &uft,
+            uft,
             &[
                 "info",
                 "task.txt",
@@ -98,23 +157,37 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
                 "perf-cpu0.dat",
             ],
         ),
-        case(&ltt, &["cpu_0", "cpu_1", "control/facilities_0"]),
+        // kernel data of a `uftrace record -k` directory
+        case(
+            f.join("uftrace/kernel/pg-dlopen-k/uftrace.data"),
+            &["kernel_header", "kernel-cpu0.dat", "kallsyms"],
+        ),
+        case(ltt, &["cpu_0", "cpu_1", "control/facilities_0"]),
     ];
     let tmp = std::env::temp_dir().join(format!("tracemux-damage-model-{}", std::process::id()));
     let mut runs = 0;
     let mut fails = Vec::new();
-    for (trace, files) in &cases {
+    for Case {
+        trace,
+        overlay,
+        files,
+    } in &cases
+    {
         for file in files {
-            let orig = if file.is_empty() {
-                std::fs::read(trace).unwrap()
-            } else {
-                std::fs::read(trace.join(file)).unwrap()
+            let source = match overlay.iter().find(|(rel, _)| rel == file) {
+                Some((_, src)) => src.clone(),
+                None if file.is_empty() => trace.clone(),
+                None => trace.join(file),
             };
+            let orig = std::fs::read(source).unwrap();
             for (name, cut, patch) in damages(orig.len()) {
                 let _ = std::fs::remove_dir_all(&tmp);
                 std::fs::create_dir_all(&tmp).unwrap();
                 let copy = tmp.join("t");
                 copy_tree(trace, &copy);
+                for (rel, src) in overlay {
+                    std::fs::copy(src, copy.join(rel)).unwrap();
+                }
                 let target = if file.is_empty() {
                     copy.clone()
                 } else {
@@ -134,19 +207,26 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
                 std::fs::write(&target, &b).unwrap();
                 let what = format!("{} {file} {name}", trace.display());
                 let c = copy.to_str().unwrap();
-                let json = run(&["report", "--json", c]);
+                let json = run(&["report", "--json", c], &tmp);
                 let out = tmp.join("out");
-                let conv = run(&[
-                    "convert",
-                    "-q",
-                    "--reencode",
-                    "--to",
-                    "ctf",
-                    "-o",
-                    out.to_str().unwrap(),
-                    c,
-                ]);
+                let conv = run(
+                    &[
+                        "convert",
+                        "-q",
+                        "--reencode",
+                        "--to",
+                        "ctf",
+                        "-o",
+                        out.to_str().unwrap(),
+                        c,
+                    ],
+                    &tmp,
+                );
                 runs += 2;
+                let (Some(json), Some(conv)) = (json, conv) else {
+                    fails.push(format!("{what}: no result within {HANG:?}"));
+                    continue;
+                };
                 for (cmd, o) in [("report --json", &json), ("convert", &conv)] {
                     let code = o.status.code();
                     let err = String::from_utf8_lossy(&o.stderr);
@@ -175,5 +255,11 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
         fails.len(),
         fails.join("\n")
     );
-    assert!(runs > 100);
+    assert!(runs > 300);
+    let peak = children_peak_rss();
+    assert!(
+        peak > 0 && peak <= 64 << 20,
+        "a damaged input took {} MB of memory",
+        peak >> 20
+    );
 }

@@ -88,8 +88,19 @@ fn truncation_case(trace: &str, rel_stream: &str, meta_rel: &str, step: usize) {
     let work = scratch(&trace.replace('/', "_"));
     copy_tree(&src, &work);
     let target = work.join(rel_stream);
-    let mut cut = 1;
-    while cut < data.len() {
+    // every `step` bytes, and at, just before and just after every packet end
+    let mut cuts: Vec<usize> = (1..data.len()).step_by(step).collect();
+    for &e in &ends {
+        let e = e as usize;
+        cuts.extend(
+            [e.saturating_sub(1), e, e + 1]
+                .iter()
+                .filter(|&&c| c > 0 && c < data.len()),
+        );
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    for cut in cuts {
         std::fs::write(&target, &data[..cut]).unwrap();
         let (r, out) = run(&work, false);
         assert!(r.is_ok(), "lenient run failed at cut {cut}: {r:?}");
@@ -118,7 +129,6 @@ fn truncation_case(trace: &str, rel_stream: &str, meta_rel: &str, step: usize) {
             let (rs, _) = run(&work, true);
             assert!(rs.is_err(), "strict run accepted a cut at {cut}");
         }
-        cut += step;
     }
     let _ = std::fs::remove_dir_all(&work);
 }
