@@ -9,6 +9,7 @@ mod manual;
 mod model;
 mod native;
 mod out;
+mod parallel;
 mod report;
 mod report_args;
 mod select;

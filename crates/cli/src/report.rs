@@ -209,6 +209,46 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
             v
         })
         .collect();
+    // one file in a trace-cmd view whose lines depend on the lines before
+    // only through the comm column: printed on several threads
+    let threads = crate::parallel::threads();
+    if threads > 1
+        && tds.len() == 1
+        && own_prefix
+        && !plan.ts_diff
+        && !a.wants_json()
+        && a.style.is_none_or(|s| s == Style::TraceCmd)
+    {
+        let view = crate::parallel::View {
+            time: time_of(t),
+            raw: a.raw,
+            latency: a.latency,
+            endian: t.endian,
+        };
+        // classes printed in order: those that look ahead or carry state
+        let serial: Vec<bool> = (0..lookahead[0].len().max(1 << 16))
+            .map(|id| {
+                metas[0]
+                    .classes
+                    .get(id as u32)
+                    .and_then(|c| c.printer.as_ref())
+                    .is_some_and(|p| p.wants_next() || p.stateful())
+            })
+            .collect();
+        let mut reader = readers.swap_remove(0);
+        let damaged = crate::parallel::report(
+            path,
+            &maps[0],
+            &mut reader,
+            &metas[0],
+            view,
+            &serial,
+            threads,
+            &mut out,
+            &mut |m, ev| sel.keep(0, m, ev),
+        )?;
+        return Ok(Outcome::damaged_if(damaged));
+    }
     let mut babeltrace = (a.style == Some(Style::Babeltrace))
         .then(tracemux_render::babeltrace::BabeltracePrinter::new);
     let mut damaged = false;

@@ -497,6 +497,26 @@ pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
     fn wants_next(&self) -> bool {
         false
     }
+    /// Whether the pretty view of an event depends on the events of this
+    /// class printed before it (the function plugin's call-stack indent):
+    /// such events are printed in order, on one thread.
+    fn stateful(&self) -> bool {
+        false
+    }
+    /// How many times printing has changed something that holds for the
+    /// rest of the run (libtraceevent's sticky flags: a field printed once
+    /// as an array is never a string again; a bprint format that failed
+    /// fails from then on). Printing on several threads gives one thread's
+    /// bytes as long as this stays 0.
+    fn sticky_changes(&self) -> u64 {
+        0
+    }
+    /// The sticky flags as they are now, for [`ClassPrinter::set_sticky`].
+    fn sticky(&self) -> Vec<bool> {
+        Vec::new()
+    }
+    /// Put the sticky flags back as [`ClassPrinter::sticky`] gave them.
+    fn set_sticky(&self, _flags: &[bool]) {}
     /// Hand every field of the record to `v`, for classes whose fields
     /// are not at fixed offsets (returns `false` when not implemented: the
     /// caller then uses the class's [`FieldDef`]s).

@@ -99,6 +99,58 @@ impl CommTable {
     }
 }
 
+/// The task columns a printer left out ([`TraceCmdPrinter::defer_task_columns`])
+/// and the comms it would have registered, for [`TaskColumns::stitch`].
+#[derive(Debug, Default)]
+pub struct Deferred {
+    pub cols: Vec<TaskCol>,
+    pub regs: Vec<(i32, Box<[u8]>)>,
+}
+
+/// One task column left out: where it goes in the text, for which task and
+/// CPU, and the registrations of its event (`regs[previous end..regs_end]`).
+#[derive(Debug, Clone, Copy)]
+pub struct TaskCol {
+    pub at: usize,
+    pub pid: i32,
+    pub cpu: u32,
+    pub regs_end: usize,
+}
+
+/// The sequential half of a pretty view printed on several threads: the
+/// comm table, and the task columns written from it in event order.
+#[derive(Debug, Default)]
+pub struct TaskColumns {
+    comms: Option<CommTable>,
+    latency: bool,
+}
+
+impl TaskColumns {
+    pub fn new(latency: bool) -> Self {
+        TaskColumns {
+            comms: None,
+            latency,
+        }
+    }
+
+    /// Append `text` to `out` with the columns `d` left out written in, and
+    /// the comms registered, in the order one printer would have done both.
+    pub fn stitch(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, text: &[u8], d: &Deferred) {
+        let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
+        let (mut from, mut reg) = (0, 0);
+        for c in &d.cols {
+            out.extend_from_slice(&text[from..c.at]);
+            from = c.at;
+            task_column(out, comms.find(c.pid), c.pid, c.cpu, self.latency);
+            for (pid, comm) in &d.regs[reg..c.regs_end] {
+                comms.register(*pid, comm);
+            }
+            reg = c.regs_end;
+        }
+        out.extend_from_slice(&text[from..]);
+    }
+}
+
 /// Where the latency columns come from (the common fields of the event
 /// with the lowest id, as libtraceevent takes them).
 #[derive(Debug, Clone, Default)]
@@ -150,6 +202,9 @@ pub struct TraceCmdPrinter {
     /// The comm column of the pretty view (built on first use).
     comms: Option<CommTable>,
     effects: RefCell<Effects>,
+    /// Task columns left for [`TaskColumns::stitch`] (printing on several
+    /// threads); `None`: written here.
+    deferred: Option<Deferred>,
 }
 
 impl TraceCmdPrinter {
@@ -171,7 +226,25 @@ impl TraceCmdPrinter {
             lat: LatencyFields::default(),
             comms: None,
             effects: RefCell::new(Effects::default()),
+            deferred: None,
         }
+    }
+
+    /// Leave the task column of the pretty view (the comm, which depends
+    /// on every event before) out of the text, and keep the comms the
+    /// events register, for [`TaskColumns::stitch`]; collect them with
+    /// [`TraceCmdPrinter::take_deferred`].
+    pub fn defer_task_columns(&mut self) {
+        self.deferred = Some(Deferred::default());
+    }
+
+    /// The task columns left out since the last call (positions in the
+    /// text written since then).
+    pub fn take_deferred(&mut self) -> Deferred {
+        self.deferred
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Show trace-cmd's latency columns (`report -l`) in the pretty view.
@@ -259,19 +332,20 @@ impl TraceCmdPrinter {
             });
             return false;
         };
-        let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
-        let comm = comms.find(ev.pid);
+        match self.deferred.as_mut() {
+            Some(d) => d.cols.push(TaskCol {
+                at: out.len(),
+                pid: ev.pid,
+                cpu: ev.cpu,
+                regs_end: d.regs.len(),
+            }),
+            None => {
+                let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
+                task_column(out, comms.find(ev.pid), ev.pid, ev.cpu, self.latency);
+            }
+        }
         if self.latency {
-            // "%8.8s-%-5d %3d"
-            let c = &comm[..comm.len().min(8)];
-            str_right(out, c, 8);
-            out.push(b'-');
-            dec_left(out, ev.pid, 5);
-            out.push(b' ');
-            dec_pad(out, ev.cpu, 3, b' ');
             self.write_latency(out, ev);
-        } else {
-            write_task(out, comm, ev.pid, ev.cpu);
         }
         self.write_time_and_name(out, ev.ts, &class.name);
         let mut consumed = false;
@@ -296,9 +370,16 @@ impl TraceCmdPrinter {
                 let eff = self.effects.get_mut();
                 consumed = eff.consumed_next;
                 if !eff.comms.is_empty() {
-                    let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
-                    for (pid, c) in eff.comms() {
-                        comms.register(pid, c);
+                    if let Some(d) = self.deferred.as_mut() {
+                        d.regs.extend(eff.comms().map(|(pid, c)| (pid, c.into())));
+                        if let Some(col) = d.cols.last_mut() {
+                            col.regs_end = d.regs.len();
+                        }
+                    } else {
+                        let comms = self.comms.get_or_insert_with(|| CommTable::new(meta));
+                        for (pid, c) in eff.comms() {
+                            comms.register(pid, c);
+                        }
                     }
                 }
             }
@@ -419,18 +500,12 @@ impl TraceCmdPrinter {
                 .get(p)
                 .map_or(b"<...>".as_slice(), |c| c.as_bytes()),
         };
+        task_column(out, comm, ev.pid, ev.cpu, self.latency);
         if self.latency {
-            // "%8.8s-%-5d %3d" and the raw flags
-            str_right(out, &comm[..comm.len().min(8)], 8);
-            out.push(b'-');
-            dec_left(out, ev.pid, 5);
-            out.push(b' ');
-            dec_pad(out, ev.cpu, 3, b' ');
+            // and the raw flags
             out.extend_from_slice(b"-0x");
             let flags = self.raw_flags(ev);
             crate::fmt::hex(out, flags as u32 as u64);
-        } else {
-            write_task(out, comm, ev.pid, ev.cpu);
         }
         self.write_time_and_name(out, ev.ts, &class.name);
         let start = out.len();
@@ -445,6 +520,20 @@ impl TraceCmdPrinter {
             out.pop();
         }
         out.push(b'\n');
+    }
+}
+
+/// The task column of the pretty view: `%16s-%-5d [%03d]`, or with the
+/// latency columns `%8.8s-%-5d %3d`.
+fn task_column(out: &mut Vec<u8>, comm: &[u8], pid: i32, cpu: u32, latency: bool) {
+    if latency {
+        str_right(out, &comm[..comm.len().min(8)], 8);
+        out.push(b'-');
+        dec_left(out, pid, 5);
+        out.push(b' ');
+        dec_pad(out, cpu, 3, b' ');
+    } else {
+        write_task(out, comm, pid, cpu);
     }
 }
 

@@ -322,6 +322,8 @@ struct Stream<'a> {
     /// File offset where this stream's data starts.
     file_start: u64,
     buf: Vec<u8>,
+    /// Counts the chunks decompressed into `buf` (tells them apart).
+    serial: u64,
     /// Offset in the block of the next page to load.
     next_page: usize,
     /// Current page: data area range in the block, and iteration state.
@@ -372,6 +374,7 @@ impl<'a> Stream<'a> {
         let input = table.bytes(csize as usize)?;
         self.region_base = off;
         self.next_page = 0;
+        self.serial += 1;
         dec.decompress(
             *codec,
             input,
@@ -496,6 +499,27 @@ impl<'a> Stream<'a> {
     }
 }
 
+/// The block an event's bytes were cut from.
+pub enum EventBytes<'a, 'r> {
+    /// A CPU's region of the file: lives as long as the file.
+    Mapped(&'a [u8]),
+    /// A decompressed chunk, owned by the reader until it moves on: copy it
+    /// to keep it. (`stream`, `serial`) names one chunk of the trace.
+    Chunk {
+        stream: u32,
+        serial: u64,
+        bytes: &'r [u8],
+    },
+}
+
+/// The bytes a printer is given for the record at `start..start + len` of
+/// `block` (its [`Event::ext`]): libtraceevent may read past the record
+/// (static arrays), into the following bytes of its buffer, so up to 64 KiB
+/// of them.
+pub fn ext_of(block: &[u8], start: usize, len: usize) -> &[u8] {
+    &block[start..block.len().min(start + len + 65536).max(start + len)]
+}
+
 /// Events of every buffer and CPU of a trace.dat, in trace-cmd's order:
 /// smallest timestamp first; on a tie the earlier buffer (top-level first,
 /// then instances in file order), then the lower CPU.
@@ -559,6 +583,7 @@ impl<'a> Reader<'a> {
                         region_base: c.offset,
                         file_start: c.offset,
                         buf: Vec::new(),
+                        serial: 0,
                         next_page: 0,
                         page_data: (0, 0),
                         page_base: 0,
@@ -693,6 +718,24 @@ impl<'a> Reader<'a> {
         Some(&s.block()[start..start + len])
     }
 
+    /// Where the bytes of the event [`RecordSource::next_record`] returned
+    /// last live, and its payload's range in them (`start`, `len`), so that
+    /// another thread can print it later: see [`EventBytes`].
+    pub fn last_event_bytes(&self) -> Option<(EventBytes<'a, '_>, usize, usize)> {
+        let i = self.last?;
+        let s = &self.streams[i];
+        let (_, start, len) = s.cur?;
+        let bytes = match s.src {
+            Source::Mapped => EventBytes::Mapped(s.region),
+            Source::Chunked { .. } => EventBytes::Chunk {
+                stream: i as u32,
+                serial: s.serial,
+                bytes: &s.buf,
+            },
+        };
+        Some((bytes, start, len))
+    }
+
     /// Take the record [`Reader::peek_same_buffer`] returned: it will not
     /// be returned by `next_record` (nor the lost-events marker before it).
     pub fn consume_peeked(&mut self) {
@@ -767,10 +810,7 @@ impl RecordSource for Reader<'_> {
         let s = &self.streams[i];
         let (_, start, len) = s.cur.expect("selected stream has an event");
         let data = &s.block()[start..start + len];
-        // libtraceevent may read past the record (static arrays), into the
-        // following bytes of its buffer: give the printer up to 64 KiB of them.
-        let blk = s.block();
-        let ext = &blk[start..blk.len().min(start + len + 65536).max(start + len)];
+        let ext = ext_of(s.block(), start, len);
         let type_id = self.endian.read_uint(data, 2).unwrap_or(0) as u32;
         let pid = self
             .endian

@@ -189,7 +189,9 @@ impl FtracePrinter {
                 if failed {
                     // libtraceevent marks the event failed (for the
                     // following records; this one still prints)
-                    self.bprint_failed.store(true, Ordering::Relaxed);
+                    if !self.bprint_failed.swap(true, Ordering::Relaxed) {
+                        self.sticky_changes.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
                 let f = Arc::new(f);
                 self.bprint_cache

@@ -36,7 +36,7 @@ mod tests;
 mod bprint;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use tracemux_core::model::{ClassPrinter, FieldDef, FieldFlags, PrintCtx};
@@ -114,6 +114,8 @@ pub struct FtracePrinter {
     /// A bprint format failed to parse: libtraceevent then marks the event
     /// failed for the rest of the run.
     bprint_failed: AtomicBool,
+    /// Changes of `not_string` and `bprint_failed` so far.
+    sticky_changes: AtomicU64,
     /// Parsed bprint formats by (printk address, number of arguments).
     bprint_cache: Mutex<HashMap<(u64, usize), Arc<bprint::BprintFmt>>>,
     /// The arguments of the bprint record being printed (reused).
@@ -214,6 +216,7 @@ impl FtracePrinter {
             plugin: None,
             is_bprint: false,
             bprint_failed: AtomicBool::new(false),
+            sticky_changes: AtomicU64::new(0),
             bprint_cache: Mutex::new(HashMap::new()),
             bprint_args: Mutex::new(Vec::new()),
         }
@@ -392,7 +395,9 @@ impl FtracePrinter {
                     put_hex2(out, b);
                 }
                 out.push(b']');
-                self.not_string[i].store(true, Ordering::Relaxed);
+                if !self.not_string[i].swap(true, Ordering::Relaxed) {
+                    self.sticky_changes.fetch_add(1, Ordering::Relaxed);
+                }
             }
             return;
         }
@@ -524,5 +529,34 @@ impl ClassPrinter for FtracePrinter {
         self.plugin
             .as_ref()
             .is_some_and(|p| p.kind() == Kind::FgraphEntry)
+    }
+
+    fn stateful(&self) -> bool {
+        self.plugin
+            .as_ref()
+            .is_some_and(|p| p.kind() == Kind::Function)
+    }
+
+    fn sticky_changes(&self) -> u64 {
+        self.sticky_changes.load(Ordering::Relaxed)
+    }
+
+    fn sticky(&self) -> Vec<bool> {
+        let mut v: Vec<bool> = self
+            .not_string
+            .iter()
+            .map(|f| f.load(Ordering::Relaxed))
+            .collect();
+        v.push(self.bprint_failed.load(Ordering::Relaxed));
+        v
+    }
+
+    fn set_sticky(&self, flags: &[bool]) {
+        for (f, &on) in self.not_string.iter().zip(flags) {
+            f.store(on, Ordering::Relaxed);
+        }
+        if let Some(&on) = flags.get(self.not_string.len()) {
+            self.bprint_failed.store(on, Ordering::Relaxed);
+        }
     }
 }

@@ -1,0 +1,551 @@
+//! `report` of one trace.dat in trace-cmd's views, printed on several
+//! threads with the bytes one thread prints.
+//!
+//! The calling thread reads and selects the events in order and hands them
+//! out in batches (where each event's bytes live, not the bytes: a mapped
+//! file region is shared, a decompressed chunk is copied once); workers
+//! print the batches, each with its own printer; the calling thread takes
+//! the texts back in order. What one event's text depends on from the events
+//! before it is the comm of the pretty view's task column (the sched
+//! plugin registers comms as it prints): the workers leave that column
+//! out, and the calling thread writes it in, in order
+//! ([`TaskColumns::stitch`]). The rest of a printer's state stays within a
+//! batch (a lost-events line and the event after it go together). From the
+//! first event whose printer looks at the next record (function graph),
+//! the calling thread prints every event itself, as one thread does. Views
+//! with state across events beyond that (`--ts-diff`, several files or
+//! instances with their prefixes) are printed on one thread by the caller.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+
+use crate::out::{warn, Out};
+use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
+use tracemux_core::Endian;
+use tracemux_open::{Mapped, Releaser};
+use tracemux_render::tracecmd::{Deferred, TaskColumns, TimeFormat, TraceCmdPrinter};
+use tracemux_tracedat::reader::{ext_of, EventBytes, Reader};
+
+/// Threads to print with: `TRACEMUX_THREADS` when set (1 turns printing on
+/// several threads off), else the number of cores (at most 16).
+pub fn threads() -> usize {
+    std::env::var("TRACEMUX_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .clamp(1, 16)
+}
+
+/// Events per batch: large enough that handing a batch over costs little
+/// next to printing it, small enough that the batches in flight stay a
+/// few MB. `TRACEMUX_BATCH` overrides it (tests use tiny batches, so that
+/// the small fixtures cross many batch boundaries).
+fn batch_events() -> usize {
+    std::env::var("TRACEMUX_BATCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(4096)
+        .max(1)
+}
+
+/// Batches a worker may have waiting for it, and printed texts waiting for
+/// the calling thread.
+const QUEUE: usize = 2;
+
+/// How the events are printed.
+#[derive(Clone, Copy)]
+pub struct View {
+    pub time: TimeFormat,
+    pub raw: bool,
+    pub latency: bool,
+    /// The byte order of the file.
+    pub endian: Endian,
+}
+
+/// The bytes events are cut from: a region of the mapped file, or a copy of
+/// a decompressed chunk.
+enum Block<'m> {
+    Mapped(&'m [u8]),
+    Chunk(Arc<[u8]>),
+}
+
+impl Block<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Block::Mapped(b) => b,
+            Block::Chunk(b) => b,
+        }
+    }
+}
+
+/// One event, located in a block of its batch, or a lost-events line.
+enum Item {
+    Event {
+        ts: u64,
+        stream: u32,
+        cpu: u32,
+        type_id: u32,
+        pid: i32,
+        block: u32,
+        start: usize,
+        len: usize,
+    },
+    Lost(Lost),
+}
+
+#[derive(Default)]
+struct Batch<'m> {
+    blocks: Vec<Block<'m>>,
+    items: Vec<Item>,
+}
+
+/// A printed batch: its text and the task columns left out of it, the batch
+/// itself (to print again), and the sticky changes of the workers'
+/// printers when it was done (see [`ClassPrinter::sticky_changes`]).
+///
+/// [`ClassPrinter::sticky_changes`]: tracemux_core::model::ClassPrinter::sticky_changes
+struct Printed<'m> {
+    text: Vec<u8>,
+    deferred: Deferred,
+    batch: Batch<'m>,
+    sticky: u64,
+}
+
+/// Print `batch` with `p` into a text and the task columns it left out.
+fn print(
+    p: &mut TraceCmdPrinter,
+    meta: &TraceMeta,
+    view: View,
+    batch: &Batch<'_>,
+) -> (Vec<u8>, Deferred) {
+    let mut text = Vec::with_capacity(batch.items.len() * 128);
+    for item in &batch.items {
+        match *item {
+            Item::Lost(l) => p.write_lost(&mut text, meta, &l),
+            Item::Event {
+                ts,
+                stream,
+                cpu,
+                type_id,
+                pid,
+                block,
+                start,
+                len,
+            } => {
+                let blk = batch.blocks[block as usize].bytes();
+                let ev = Event {
+                    ts,
+                    stream,
+                    cpu,
+                    type_id,
+                    class: meta.classes.get(type_id),
+                    pid,
+                    data: &blk[start..start + len],
+                    ext: ext_of(blk, start, len),
+                    endian: view.endian,
+                    file_pos: 0,
+                    tape: None,
+                    raw_ts: None,
+                };
+                if view.raw {
+                    p.write_raw(&mut text, meta, &ev, ev.ext);
+                } else {
+                    p.write_pretty(&mut text, meta, &ev, None);
+                }
+            }
+        }
+    }
+    (text, p.take_deferred())
+}
+
+/// The sticky flags of the printers of `meta`, per class.
+fn sticky(meta: &TraceMeta) -> Vec<Vec<bool>> {
+    meta.classes
+        .iter()
+        .map(|c| c.printer.as_ref().map(|p| p.sticky()).unwrap_or_default())
+        .collect()
+}
+
+/// Put the sticky flags of the printers of `meta` back as [`sticky`] gave them.
+fn set_sticky(meta: &TraceMeta, flags: &[Vec<bool>]) {
+    for (c, f) in meta.classes.iter().zip(flags) {
+        if let Some(p) = c.printer.as_ref() {
+            p.set_sticky(f);
+        }
+    }
+}
+
+/// Sticky flags changed by the printers of `meta` so far.
+fn sticky_changes(meta: &TraceMeta) -> u64 {
+    meta.classes
+        .iter()
+        .filter_map(|c| c.printer.as_ref())
+        .map(|p| p.sticky_changes())
+        .sum()
+}
+
+/// The workers and the batches in flight, in order.
+struct Pool<'m, 'f> {
+    to: Vec<SyncSender<Batch<'m>>>,
+    from: Vec<Receiver<Printed<'m>>>,
+    /// Workers holding a batch, oldest first, with what the reader had
+    /// read when the batch was sent (its bytes may go once it is printed).
+    inflight: VecDeque<(usize, Vec<(u64, u64)>)>,
+    next: usize,
+    view: View,
+    cols: TaskColumns,
+    /// The calling thread prints every event itself (from the first event
+    /// that looks ahead).
+    here: bool,
+    /// The sticky changes of the printers (`meta`'s) that the batches in
+    /// flight may have seen, and the flags then: a batch that ends with
+    /// more changes may have seen flags set by batches after it. When one
+    /// does, the workers finish what they hold, the flags are put back, and
+    /// the batches in flight are printed again here, in order; then the
+    /// workers go on.
+    sticky: u64,
+    flags: Vec<Vec<bool>>,
+    /// The calling thread's printer.
+    mine: Option<TraceCmdPrinter>,
+    map: &'f Mapped,
+    releaser: Releaser,
+}
+
+impl<'m> Pool<'m, '_> {
+    /// Hand `batch` to the next worker, first taking back a printed batch
+    /// when every queue is full.
+    fn send(
+        &mut self,
+        batch: Batch<'m>,
+        consumed: Vec<(u64, u64)>,
+        out: &mut Out,
+        meta: &TraceMeta,
+    ) -> Result<()> {
+        if batch.items.is_empty() {
+            return Ok(());
+        }
+        if self.inflight.len() >= self.to.len() * QUEUE {
+            self.take(out, meta)?;
+        }
+        if self.here {
+            return self.print_here(&batch, out, meta);
+        }
+        let w = self.next;
+        self.next = (w + 1) % self.to.len();
+        if self.to[w].send(batch).is_err() {
+            bail!("a printing thread stopped");
+        }
+        self.inflight.push_back((w, consumed));
+        Ok(())
+    }
+
+    /// Print `batch` on this thread.
+    fn print_here(&mut self, batch: &Batch<'_>, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+        let view = self.view;
+        let p = self.mine.get_or_insert_with(|| printer(meta, view));
+        let (text, deferred) = print(p, meta, view, batch);
+        self.cols.stitch(out.buf(), meta, &text, &deferred);
+        out.maybe_flush()?;
+        Ok(())
+    }
+
+    /// Take back the oldest printed batch and write it; when it may have
+    /// seen a sticky flag set too early, print it and every batch after it
+    /// again, here.
+    fn take(&mut self, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+        let Some((w, consumed)) = self.inflight.pop_front() else {
+            return Ok(());
+        };
+        let Ok(p) = self.from[w].recv() else {
+            bail!("a printing thread stopped");
+        };
+        // Drop what was read before this batch was sent from memory (not
+        // earlier: a page dropped while a worker reads it comes back, and
+        // then would stay).
+        self.releaser.release(self.map, &consumed);
+        if p.sticky == self.sticky {
+            self.cols.stitch(out.buf(), meta, &p.text, &p.deferred);
+            out.maybe_flush()?;
+            return Ok(());
+        }
+        // collect what the workers hold, so that nothing prints meanwhile
+        let mut again = vec![p.batch];
+        while let Some((w, consumed)) = self.inflight.pop_front() {
+            let Ok(p) = self.from[w].recv() else {
+                bail!("a printing thread stopped");
+            };
+            self.releaser.release(self.map, &consumed);
+            again.push(p.batch);
+        }
+        set_sticky(meta, &self.flags);
+        for b in &again {
+            self.print_here(b, out, meta)?;
+        }
+        self.sticky = sticky_changes(meta);
+        self.flags = sticky(meta);
+        Ok(())
+    }
+
+    /// Write every batch in flight.
+    fn drain(&mut self, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+        while !self.inflight.is_empty() {
+            self.take(out, meta)?;
+        }
+        Ok(())
+    }
+}
+
+/// Print the events of `reader` (one trace.dat, `map` its file) as
+/// `report`'s trace-cmd views do, on `threads` worker threads; `meta` is
+/// the reader's, `serial[type id]` the classes whose pretty view must be
+/// printed in order ([`ClassPrinter::wants_next`], [`ClassPrinter::stateful`]),
+/// `keep` the selection. Returns whether damage was reported.
+///
+/// [`ClassPrinter::wants_next`]: tracemux_core::model::ClassPrinter::wants_next
+/// [`ClassPrinter::stateful`]: tracemux_core::model::ClassPrinter::stateful
+#[allow(clippy::too_many_arguments)]
+pub fn report(
+    path: &std::path::Path,
+    map: &Mapped,
+    reader: &mut Reader<'_>,
+    meta: &TraceMeta,
+    view: View,
+    serial: &[bool],
+    threads: usize,
+    out: &mut Out,
+    keep: &mut dyn FnMut(&TraceMeta, &Event<'_>) -> bool,
+) -> Result<bool> {
+    std::thread::scope(|sc| {
+        let mut pool = Pool {
+            to: Vec::new(),
+            from: Vec::new(),
+            inflight: VecDeque::new(),
+            next: 0,
+            view,
+            cols: TaskColumns::new(view.latency),
+            here: false,
+            sticky: sticky_changes(meta),
+            flags: sticky(meta),
+            mine: None,
+            map,
+            releaser: Releaser::default(),
+        };
+        // A batch whose printing may have seen a sticky flag set (by
+        // itself or by any later batch) ends after it was set, and says so;
+        // it is then printed again with printers that have changed nothing.
+        for _ in 0..threads {
+            let (tx, rx) = sync_channel::<Batch<'_>>(QUEUE);
+            let (ptx, prx) = sync_channel::<Printed<'_>>(QUEUE);
+            sc.spawn(move || {
+                let mut p = printer(meta, view);
+                for batch in rx {
+                    let (text, deferred) = print(&mut p, meta, view, &batch);
+                    let sticky = sticky_changes(meta);
+                    let done = Printed {
+                        text,
+                        deferred,
+                        batch,
+                        sticky,
+                    };
+                    if ptx.send(done).is_err() {
+                        break;
+                    }
+                }
+            });
+            pool.to.push(tx);
+            pool.from.push(prx);
+        }
+        let res = feed(path, reader, meta, serial, out, keep, &mut pool);
+        // the workers end when their queues close
+        pool.to.clear();
+        res
+    })
+}
+
+/// A printer of `view` that leaves the task columns to [`TaskColumns`].
+fn printer(meta: &TraceMeta, view: View) -> TraceCmdPrinter {
+    let mut p = TraceCmdPrinter::new(meta, view.time);
+    if view.latency {
+        p.set_latency(meta, true);
+    }
+    if !view.raw {
+        p.defer_task_columns();
+    }
+    p
+}
+
+/// The calling thread's part of [`report`].
+fn feed<'m>(
+    path: &std::path::Path,
+    reader: &mut Reader<'m>,
+    meta: &TraceMeta,
+    serial: &[bool],
+    out: &mut Out,
+    keep: &mut dyn FnMut(&TraceMeta, &Event<'_>) -> bool,
+    pool: &mut Pool<'m, '_>,
+) -> Result<bool> {
+    let batch_len = batch_events();
+    let mut batch = Batch::default();
+    // per stream: the chunk copied last ((serial, bytes)), and the block
+    // index of the stream's bytes in the current batch
+    let mut chunks: Vec<Option<(u64, Arc<[u8]>)>> = Vec::new();
+    let mut in_batch: Vec<Option<u32>> = Vec::new();
+    let mut pending: Option<Lost> = None;
+    let mut damaged = false;
+    let view = pool.view;
+    let mut text: Vec<u8> = Vec::new();
+    let mut held: Vec<u8> = Vec::new();
+    let mut n: u64 = 0;
+    loop {
+        n += 1;
+        if pool.here && n % 65536 == 0 {
+            pool.releaser.release(pool.map, &reader.consumed());
+        }
+        let rec = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                pool.send(std::mem::take(&mut batch), reader.consumed(), out, meta)?;
+                pool.drain(out, meta)?;
+                out.flush()?;
+                bail!("{}: {}", path.display(), e);
+            }
+        };
+        let ev = match rec {
+            Record::Event(ev) => ev,
+            Record::Lost(l) => {
+                pending = Some(l);
+                continue;
+            }
+            Record::Damage(e) => {
+                pool.send(std::mem::take(&mut batch), reader.consumed(), out, meta)?;
+                in_batch.iter_mut().for_each(|b| *b = None);
+                pool.drain(out, meta)?;
+                out.flush()?;
+                warn(path, &e);
+                damaged = true;
+                continue;
+            }
+        };
+        // trace-cmd prints a loss marker only with the event after it
+        let lost = pending.take();
+        if !keep(meta, &ev) {
+            continue;
+        }
+        let (ts, stream, cpu, type_id, pid) = (ev.ts, ev.stream, ev.cpu, ev.type_id, ev.pid);
+        let in_order = !view.raw && serial.get(type_id as usize).copied().unwrap_or(false);
+        if in_order && !pool.here {
+            pool.send(std::mem::take(&mut batch), Vec::new(), out, meta)?;
+            pool.drain(out, meta)?;
+            pool.here = true;
+        }
+        if pool.here {
+            let p = pool.mine.get_or_insert_with(|| printer(meta, view));
+            let looks_ahead = meta
+                .classes
+                .get(type_id)
+                .and_then(|c| c.printer.as_ref())
+                .is_some_and(|c| c.wants_next());
+            text.clear();
+            if let Some(l) = lost {
+                p.write_lost(&mut text, meta, &l);
+            }
+            if view.raw {
+                p.write_raw(&mut text, meta, &ev, ev.ext);
+            } else if !looks_ahead {
+                p.write_pretty(&mut text, meta, &ev, None);
+            } else {
+                // (function graph entries: trace-cmd looks at the next
+                // record of the buffer to print leaf functions on one line)
+                held.clear();
+                held.extend_from_slice(&ev.ext[..ev.ext.len().min(ev.data.len() + 256)]);
+                let copy = Event {
+                    class: meta.classes.get(type_id),
+                    data: &held[..ev.data.len()],
+                    ext: &held,
+                    endian: view.endian,
+                    file_pos: 0,
+                    tape: None,
+                    raw_ts: None,
+                    ts,
+                    stream,
+                    cpu,
+                    type_id,
+                    pid,
+                };
+                let next = reader.peek_same_buffer(stream);
+                if p.write_pretty(&mut text, meta, &copy, next) {
+                    reader.consume_peeked();
+                }
+            }
+            let deferred = p.take_deferred();
+            pool.cols.stitch(out.buf(), meta, &text, &deferred);
+            out.maybe_flush()?;
+            continue;
+        }
+        let Some((bytes, start, len)) = reader.last_event_bytes() else {
+            bail!("{}: the reader lost its event", path.display());
+        };
+        let s = stream as usize;
+        if in_batch.len() <= s {
+            in_batch.resize(s + 1, None);
+            chunks.resize(s + 1, None);
+        }
+        let block = match (in_batch[s], bytes) {
+            (Some(b), EventBytes::Mapped(_)) => b,
+            (Some(b), EventBytes::Chunk { serial, .. })
+                if chunks[s].as_ref().is_some_and(|c| c.0 == serial) =>
+            {
+                b
+            }
+            (_, bytes) => {
+                let blk = match bytes {
+                    EventBytes::Mapped(region) => Block::Mapped(region),
+                    EventBytes::Chunk { serial, bytes, .. } => {
+                        let c = match &chunks[s] {
+                            Some((have, c)) if *have == serial => c.clone(),
+                            _ => {
+                                let c: Arc<[u8]> = bytes.into();
+                                chunks[s] = Some((serial, c.clone()));
+                                c
+                            }
+                        };
+                        Block::Chunk(c)
+                    }
+                };
+                batch.blocks.push(blk);
+                let b = (batch.blocks.len() - 1) as u32;
+                in_batch[s] = Some(b);
+                b
+            }
+        };
+        if let Some(l) = lost {
+            batch.items.push(Item::Lost(l));
+        }
+        batch.items.push(Item::Event {
+            ts,
+            stream,
+            cpu,
+            type_id,
+            pid,
+            block,
+            start,
+            len,
+        });
+        if batch.items.len() >= batch_len {
+            pool.send(std::mem::take(&mut batch), reader.consumed(), out, meta)?;
+            in_batch.iter_mut().for_each(|b| *b = None);
+        }
+    }
+    pool.send(batch, Vec::new(), out, meta)?;
+    pool.drain(out, meta)?;
+    out.flush()?;
+    Ok(damaged)
+}
