@@ -8,6 +8,10 @@
 #   trace-cmd: `apt-get install trace-cmd`; ~1 GB free disk), with the
 #   recipe of the corpus' tools/record-big.sh: sched/irq/timer/syscall
 #   events under load, -b 20000, file version 6, then converted to v7+zstd.
+# Each of `report -R` and `report`, written to a file and to /dev/null:
+# BENCH_RUNS (5) alternating runs of tracemux and trace-cmd, medians of wall
+# seconds and peak RSS; events/s and MB/s of trace data from the medians.
+# The outputs are compared once (identical or not).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -38,36 +42,64 @@ fi
 cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
 tm=$root/target/bench-lto/tracemux
 
-# run NAME CMD...: wall seconds and peak RSS (KiB) of CMD, output to /dev/null
+# run NAME DEST CMD...: wall seconds and peak RSS (KiB) of CMD, its output
+# to DEST (a file in bench/out, or /dev/null)
 run() {
-    local name=$1; shift
-    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > "$out/$name.out" 2> "$out/$name.err" || true
+    local name=$1 dest=$2; shift 2
+    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > "$dest" 2> "$out/$name.err" || true
     read -r wall rss < "$out/time.txt"
     echo "$wall $rss"
 }
 
-printf "%-22s %-26s %10s %12s %14s %12s\n" trace command events seconds "events/s" "peak RSS MB" | tee "$out/results.txt"
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+runs=${BENCH_RUNS:-5}
+printf "%-22s %-20s %-9s %10s %9s %10s %9s %8s\n" trace command to events "median s" "events/s" "MB/s" "RSS MB" \
+    | tee "$out/results.txt"
 for t in "${traces[@]}"; do
     name=$(basename "$t")
     size=$(du -m "$t" | cut -f1)
     for mode in "-R" ""; do
-    same=""
-    for tool in tracemux trace-cmd; do
-        cmd="$tool report${mode:+ $mode}"
-        if [ "$tool" = tracemux ]; then
-            r=$(run tm "$tm" report $mode "$t")
-            events=$(($(grep -vc '^=>' "$out/tm.out") - 1))
-        else
-            command -v trace-cmd > /dev/null || continue
-            r=$(run tc trace-cmd report $mode -i "$t")
-            events=$(($(grep -vc '^=>' "$out/tc.out") - 1))
-            if cmp -s "$out/tm.out" "$out/tc.out"; then same="identical output"; else same="OUTPUT DIFFERS"; fi
+        # the outputs, once, compared (by checksum: they are GBs)
+        events=$(("$tm" report $mode "$t" 2> /dev/null || true) | grep -vc '^=>')
+        events=$((events - 1))
+        same="not compared (no trace-cmd)"
+        if command -v trace-cmd > /dev/null; then
+            a=$(("$tm" report $mode "$t" 2> /dev/null || true) | sha1sum)
+            b=$((trace-cmd report $mode -i "$t" 2> /dev/null || true) | sha1sum)
+            if [ "$a" = "$b" ]; then same="identical output"; else same="OUTPUT DIFFERS"; fi
         fi
-        read -r wall rss <<< "$r"
-        eps=$(awk -v e="$events" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
-        printf "%-22s %-26s %10s %12s %14s %12s\n" "$name (${size}MB)" "$cmd" "$events" "$wall" "$eps" \
-            "$((rss / 1024))" | tee -a "$out/results.txt"
-    done
-    echo "   tracemux vs trace-cmd (report${mode:+ $mode}): ${same:-not compared}" | tee -a "$out/results.txt"
+        for dest in file null; do
+            declare -A walls=() rsss=()
+            # alternating runs: tracemux, trace-cmd, tracemux, ...
+            for _ in $(seq "$runs"); do
+                for tool in tracemux trace-cmd; do
+                    [ "$tool" = trace-cmd ] && ! command -v trace-cmd > /dev/null && continue
+                    d=/dev/null
+                    [ "$dest" = file ] && d=$out/report.out
+                    if [ "$tool" = tracemux ]; then
+                        r=$(run tm "$d" "$tm" report $mode "$t")
+                    else
+                        r=$(run tc "$d" trace-cmd report $mode -i "$t")
+                    fi
+                    read -r wall rss <<< "$r"
+                    walls[$tool]+="$wall "
+                    rsss[$tool]+="$rss "
+                done
+            done
+            for tool in tracemux trace-cmd; do
+                [ -n "${walls[$tool]:-}" ] || continue
+                wall=$(tr ' ' '\n' <<< "${walls[$tool]}" | grep . | median)
+                rss=$(tr ' ' '\n' <<< "${rsss[$tool]}" | grep . | median)
+                eps=$(awk -v e="$events" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
+                mbs=$(awk -v m="$size" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.0f", m/w; else print "-" }')
+                printf "%-22s %-20s %-9s %10s %9s %10s %9s %8s\n" "$name (${size}MB)" "$tool report${mode:+ $mode}" \
+                    "$dest" "$events" "$wall" "$eps" "$mbs" "$((${rss%.*} / 1024))" | tee -a "$out/results.txt"
+            done
+            unset walls rsss
+        done
+        rm -f "$out/report.out"
+        echo "   report${mode:+ $mode}: ${same} ($runs alternating runs each, medians)" | tee -a "$out/results.txt"
     done
 done

@@ -129,6 +129,7 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
         clock_offset_s: a.clock_offset.unwrap_or(0),
         clock_offset_ns: a.clock_offset_ns.unwrap_or(0),
         strict: a.strict,
+        threads: crate::parallel::env_threads(),
         ..Default::default()
     };
     if let Some(n) = &a.names {
