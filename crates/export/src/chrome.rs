@@ -23,7 +23,8 @@ use tracemux_core::model::{visit_fields, Event, Format, Lost, PrintCtx, TraceMet
 use tracemux_core::typed::Scope;
 
 use crate::perfetto::is_kernel_trace;
-use crate::tree::{json_str, Tree};
+use crate::tree::Tree;
+use tracemux_core::json::json_str;
 
 /// The pseudo-process holding one thread per CPU (CPU slices from
 /// `sched_switch`): above any Linux pid.

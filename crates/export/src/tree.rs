@@ -6,6 +6,7 @@
 //! for variants, `null` for an absent optional, `{"value","labels"}` for
 //! enumerations; byte blobs as arrays of numbers).
 
+use tracemux_core::json::json_str;
 use tracemux_core::model::{Base, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -259,28 +260,6 @@ impl Tree {
             }
         }
     }
-}
-
-/// A JSON string literal (invalid UTF-8 bytes as U+FFFD).
-pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    for ch in String::from_utf8_lossy(s).chars() {
-        match ch {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            c if (c as u32) < 0x20 => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes());
-            }
-            c => {
-                let mut b = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
 }
 
 impl FieldVisitor for Tree {
