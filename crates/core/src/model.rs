@@ -147,6 +147,18 @@ impl<'t> Value<'t> {
             _ => None,
         }
     }
+
+    /// A scalar as the raw bits of an unsigned integer (signed values as
+    /// two's complement, `true` as 1, floats truncated); 0 for the others.
+    pub fn raw_u64(&self) -> u64 {
+        match *self {
+            Value::Unsigned(x) => x,
+            Value::Signed(x) => x as u64,
+            Value::Bool(b) => b as u64,
+            Value::Float(f) => f as i64 as u64,
+            _ => 0,
+        }
+    }
 }
 
 /// Sign-extend the low `size` bytes of `v`.
