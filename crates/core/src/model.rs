@@ -544,6 +544,21 @@ pub struct EventClass {
 }
 
 impl EventClass {
+    /// A class described by its typed schema alone (no fixed layout, no
+    /// print format, no printer): what CTF and uftrace readers make.
+    pub fn with_schema(id: u32, system: &str, name: &str, schema: ClassSchema) -> EventClass {
+        EventClass {
+            id,
+            system: system.to_string(),
+            name: name.to_string(),
+            common_fields: Vec::new(),
+            fields: Vec::new(),
+            print_fmt: String::new(),
+            printer: None,
+            schema: Some(std::sync::Arc::new(schema)),
+        }
+    }
+
     /// The typed schema of this class: the one its reader gave, else one
     /// derived from the fixed layout ([`FieldDef::field_type`]): the
     /// `common_*` fields as the common context, the others as the payload.

@@ -218,16 +218,7 @@ fn class(
     let mut s = ClassSchema::default();
     s.push(Scope::CommonContext, common);
     s.push(Scope::Payload, payload);
-    EventClass {
-        id,
-        system: system.to_string(),
-        name: name.to_string(),
-        common_fields: Vec::new(),
-        fields: Vec::new(),
-        print_fmt: String::new(),
-        printer: None,
-        schema: Some(Arc::new(s)),
-    }
+    EventClass::with_schema(id, system, name, s)
 }
 
 /// The event ids the recording defines (see the module docs), in class
