@@ -544,14 +544,7 @@ impl<'j> Lowerer<'j> {
         sc: &StreamClass,
         ph: Option<&StructClass>,
     ) -> Res<()> {
-        let mut earlier = [
-            ph,
-            sc.packet_context.as_ref(),
-            sc.event_header.as_ref(),
-            sc.event_common_context.as_ref(),
-            None,
-            None,
-        ];
+        let mut earlier = sc.scope_roots(ph);
         let clock = sc.default_clock;
         let spec = self.scope(
             v,

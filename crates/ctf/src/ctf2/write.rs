@@ -542,14 +542,7 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
     for sc in &tc.stream_classes {
         let mut w = W {
             ctf1,
-            roots: [
-                ph,
-                sc.packet_context.as_ref(),
-                sc.event_header.as_ref(),
-                sc.event_common_context.as_ref(),
-                None,
-                None,
-            ],
+            roots: sc.scope_roots(ph),
             clock: sc.default_clock,
         };
         let mut s = format!("{{\"type\": \"data-stream-class\", \"id\": {}", sc.id);
