@@ -37,21 +37,9 @@ fn unsupported(msg: String) -> Error {
 /// A JSON string literal.
 fn js(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{1e}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::writer::push_quoted(&mut out, s, |out, c| {
+        let _ = write!(out, "\\u{c:04x}");
+    });
     out
 }
 
