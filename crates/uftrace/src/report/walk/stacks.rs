@@ -350,16 +350,10 @@ impl<'d> Stacks<'d> {
     /// Mutable `fstack_get` (grows the array to `idx`).
     #[inline]
     pub fn get_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
-        if idx < 0 || idx >= self.max_stack || !self.tasks[ti].has_stack {
+        if idx >= self.max_stack || !self.tasks[ti].has_stack {
             return None;
         }
-        let blank = self.blank;
-        let t = &mut self.tasks[ti];
-        let i = idx as usize;
-        if i >= t.stack.len() {
-            t.stack.resize(i + 1, blank);
-        }
-        Some(&mut t.stack[i])
+        self.raw_mut(ti, idx)
     }
 
     /// Frame `idx` without bounds against `max_stack` (uftrace's
