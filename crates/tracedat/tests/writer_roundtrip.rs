@@ -5,6 +5,7 @@
 
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{Record, RecordSource};
+use tracemux_testkit::Rng;
 use tracemux_tracedat::options::{OptionId, TimeShift, TimeShiftCpu, Tsc2Nsec};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::writer::{
@@ -203,20 +204,6 @@ fn expect(f: &TraceFile, c: Correction) -> Vec<Got> {
         }
     }
     merge(streams)
-}
-
-/// A deterministic pseudo-random generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A stream exercising every record type: short and long events, small
