@@ -371,6 +371,21 @@ impl<'d> Stacks<'d> {
         Some(&mut t.stack[i])
     }
 
+    /// Frame `idx` of task `ti` ends `delta` after it began: that is its
+    /// total time (its children's time is at most that), and its parent's
+    /// children took `delta` more.
+    fn end_frame(&mut self, ti: usize, idx: i32, delta: u64) {
+        if let Some(f) = self.raw_mut(ti, idx) {
+            f.total_time = delta;
+            f.child_time = f.child_time.min(delta);
+        }
+        if idx > 0 {
+            if let Some(p) = self.raw_mut(ti, idx - 1) {
+                p.child_time = p.child_time.wrapping_add(delta);
+            }
+        }
+    }
+
     /// Time and address of task `ti`'s last record (`task->rstack`): the
     /// last perf record read, for a task whose last record was one.
     pub fn rstack(&self, ti: usize) -> (u64, u64) {
@@ -537,15 +552,7 @@ impl<'d> Stacks<'d> {
                     delta = 0;
                 }
                 f.valid = false;
-                f.total_time = delta;
-                if f.child_time > f.total_time {
-                    f.child_time = f.total_time;
-                }
-                if sc > 1 {
-                    if let Some(p) = self.raw_mut(ti, idx - 1) {
-                        p.child_time = p.child_time.wrapping_add(delta);
-                    }
-                }
+                self.end_frame(ti, idx, delta);
             }
             Kind::Lost => {
                 let t = &mut self.tasks[ti];
@@ -560,15 +567,7 @@ impl<'d> Stacks<'d> {
                             lost_time = f.total_time.wrapping_add(1);
                         }
                         let delta = lost_time.wrapping_sub(f.total_time);
-                        f.total_time = delta;
-                        if f.child_time > f.total_time {
-                            f.child_time = f.total_time;
-                        }
-                        if i > 0 {
-                            if let Some(p) = self.raw_mut(ti, i - 1) {
-                                p.child_time = p.child_time.wrapping_add(delta);
-                            }
-                        }
+                        self.end_frame(ti, i, delta);
                     }
                     if i == i32::MIN {
                         break;
