@@ -198,12 +198,8 @@ fn bprint_has_no_segments() {
     let (_, p) = event(
         "ftrace",
         "bprint",
-        &[
-            "unsigned long ip; 8 8 0",
-            "const char * fmt; 16 8 0",
-            "u32 buf[]; 24 0 0",
-        ],
-        "\"%ps: %s\", (void *)REC->ip, REC->fmt",
+        test_util::BPRINT_FIELDS,
+        test_util::BPRINT_FMT,
     );
     assert!(!p.failed());
     assert!(p.print_fmt().segments.is_none());
