@@ -173,6 +173,25 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
 }
 
 impl FieldDef {
+    /// A field that holds one value (not an array) of `size` bytes.
+    pub fn scalar(
+        name: impl Into<String>,
+        type_name: impl Into<String>,
+        offset: u32,
+        size: u32,
+        flags: FieldFlags,
+    ) -> FieldDef {
+        FieldDef {
+            name: name.into(),
+            type_name: type_name.into(),
+            offset,
+            size,
+            flags,
+            array_len: 0,
+            elem_size: size,
+        }
+    }
+
     /// The typed field class of this fixed-layout field, as
     /// [`FieldDef::value`] decodes it: character data is a string,
     /// arrays of 1/2/4/8-byte elements (static or `__data_loc`) are integer
