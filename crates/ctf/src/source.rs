@@ -763,29 +763,13 @@ impl<'t> CtfSource<'t> {
             }
             i += 1;
         }
-        let mut best: Option<(usize, i64)> = None;
-        for &s in &self.active {
-            let Some(m) = self.streams[s].head else {
-                continue;
-            };
-            let ts = m.ts.unwrap_or(self.last_returned);
-            match best {
-                None => best = Some((s, ts)),
-                Some((b, bts)) => {
-                    if ts < bts
-                        || (ts == bts
-                            && crate::mux::compare(
-                                self.traces,
-                                &self.rank,
-                                self.head(s),
-                                self.head(b),
-                            ) < 0)
-                    {
-                        best = Some((s, ts));
-                    }
-                }
-            }
-        }
+        let heads = self.active.iter().filter_map(|&s| {
+            let m = self.streams[s].head?;
+            Some((s, m.ts.unwrap_or(self.last_returned)))
+        });
+        let best = crate::mux::earliest(heads, |a, b| {
+            crate::mux::compare(self.traces, &self.rank, self.head(a), self.head(b))
+        });
         let Some((s, ts)) = best else {
             return Ok(None);
         };

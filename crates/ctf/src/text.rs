@@ -1541,22 +1541,16 @@ impl<'t> Printer<'t> {
             }
             i += 1;
         }
-        let mut best: Option<(usize, i64)> = None;
-        for &s in active.iter() {
-            let m = &rts[s].queue[0];
-            let ts = m.ts.unwrap_or(self.last_returned);
-            match best {
-                None => best = Some((s, ts)),
-                Some((b, bts)) => {
-                    if ts < bts
-                        || (ts == bts
-                            && self.compare(traces, (&rts[s], m), (&rts[b], &rts[b].queue[0])) < 0)
-                    {
-                        best = Some((s, ts));
-                    }
-                }
-            }
-        }
+        let heads = active
+            .iter()
+            .map(|&s| (s, rts[s].queue[0].ts.unwrap_or(self.last_returned)));
+        let best = crate::mux::earliest(heads, |a, b| {
+            self.compare(
+                traces,
+                (&rts[a], &rts[a].queue[0]),
+                (&rts[b], &rts[b].queue[0]),
+            )
+        });
         let Some((s, ts)) = best else {
             return Ok(None);
         };
