@@ -7,7 +7,7 @@
 //! enumerations; byte blobs as arrays of numbers).
 
 use tracemux_core::json::json_str;
-use tracemux_core::model::{Base, Value};
+use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
 /// What a node holds.
@@ -42,6 +42,18 @@ pub struct Node {
     pub end: u32,
 }
 
+/// Write all of `buf` to `out`, count it in `written`, and empty `buf`.
+pub(crate) fn write_out(
+    out: &mut impl std::io::Write,
+    buf: &mut Vec<u8>,
+    written: &mut u64,
+) -> std::io::Result<()> {
+    out.write_all(buf)?;
+    *written += buf.len() as u64;
+    buf.clear();
+    Ok(())
+}
+
 /// The tree of one event.
 #[derive(Debug, Default)]
 pub struct Tree {
@@ -54,6 +66,12 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// The values of `ev`, in place of what the tree held.
+    pub fn collect(&mut self, meta: &TraceMeta, ev: &Event<'_>) {
+        self.clear();
+        visit_fields(ev, &PrintCtx::of(meta, ev), self);
+    }
+
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.text.clear();
