@@ -248,15 +248,7 @@ fn sched_switch() -> EventClass {
         "sched",
         "sched_switch",
         372,
-        &[
-            "char prev_comm[16]; 8 16 0",
-            "pid_t prev_pid; 24 4 1",
-            "int prev_prio; 28 4 1",
-            "long prev_state; 32 8 1",
-            "char next_comm[16]; 40 16 0",
-            "pid_t next_pid; 56 4 1",
-            "int next_prio; 60 4 1",
-        ],
+        test_util::SCHED_SWITCH_FIELDS,
         "\"prev_comm=%s\", REC->prev_comm",
     )
 }
