@@ -141,40 +141,37 @@ fn common_context() -> Vec<FieldSchema> {
     ]
 }
 
-fn function_fields() -> Vec<FieldSchema> {
-    vec![
+/// The schema of a function entry or exit: the task context, then the
+/// function's address and name and `values`.
+fn function_schema(values: FieldSchema) -> ClassSchema {
+    let mut s = ClassSchema::default();
+    s.push(Scope::CommonContext, common_context());
+    let p = vec![
         FieldSchema::new("addr", FieldType::Int(IntType::hex(64, false))),
         FieldSchema::new("name", FieldType::Str),
-    ]
+        values,
+    ];
+    s.push(Scope::Payload, p);
+    s
 }
 
 /// The schema of `uftrace:entry`.
 pub fn entry_schema() -> ClassSchema {
-    let mut s = ClassSchema::default();
-    s.push(Scope::CommonContext, common_context());
-    let mut p = function_fields();
-    p.push(FieldSchema::new(
+    function_schema(FieldSchema::new(
         "args",
         FieldType::Array {
             elem: Box::new(value_type()),
             len: ArrayLen::Dynamic,
         },
-    ));
-    s.push(Scope::Payload, p);
-    s
+    ))
 }
 
 /// The schema of `uftrace:exit`.
 pub fn exit_schema() -> ClassSchema {
-    let mut s = ClassSchema::default();
-    s.push(Scope::CommonContext, common_context());
-    let mut p = function_fields();
-    p.push(FieldSchema::new(
+    function_schema(FieldSchema::new(
         "retval",
         FieldType::Optional(Box::new(value_type())),
-    ));
-    s.push(Scope::Payload, p);
-    s
+    ))
 }
 
 /// Payload fields of an event id (`None`: the generic `{id, data}`).
