@@ -629,24 +629,17 @@ fn write_value(
             t.variant_end();
         }
         ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Ptr => {
-            let (prefix, base) = match s.fmt {
-                ArgFmt::Auto | ArgFmt::Sint => ("s", Base::Dec),
-                ArgFmt::Uint => ("u", Base::Dec),
-                _ => ("x", Base::Hex),
+            // the options of 1-, 2-, 4- and 8-byte values
+            let (signed, options, base) = match s.fmt {
+                ArgFmt::Auto | ArgFmt::Sint => (true, ["s8", "s16", "s32", "s64"], Base::Dec),
+                ArgFmt::Uint => (false, ["u8", "u16", "u32", "u64"], Base::Dec),
+                _ => (false, ["x8", "x16", "x32", "x64"], Base::Hex),
             };
-            let opt = match (prefix, size) {
-                ("s", 1) => "s8",
-                ("s", 2) => "s16",
-                ("s", 4) => "s32",
-                ("s", 8) => "s64",
-                ("u", 1) => "u8",
-                ("u", 2) => "u16",
-                ("u", 4) => "u32",
-                ("u", 8) => "u64",
-                ("x", 1) => "x8",
-                ("x", 2) => "x16",
-                ("x", 4) => "x32",
-                ("x", 8) => "x64",
+            let opt = match size {
+                1 => options[0],
+                2 => options[1],
+                4 => options[2],
+                8 => options[3],
                 _ => "raw",
             };
             let raw = read_uint(d, size, endian);
@@ -662,7 +655,7 @@ fn write_value(
                     Base::Dec,
                     Value::Bytes(d.get(..size).unwrap_or(d)),
                 );
-            } else if prefix == "s" {
+            } else if signed {
                 leaf(t, opt, base, Value::Signed(sext(raw, size)));
             } else {
                 leaf(t, opt, base, Value::Unsigned(raw));
