@@ -34,6 +34,13 @@ enum Got {
 fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
     let t = TraceDat::parse(bytes, true).expect("parse");
     let mut r = Reader::new(&t, opts).expect("reader");
+    // stream index -> buffer name
+    let meta = r.meta().clone();
+    let name = |s: u32| {
+        meta.buffers[meta.streams[s as usize].buffer as usize]
+            .name
+            .clone()
+    };
     let mut v = Vec::new();
     loop {
         let rec = r.next_record().expect("record");
@@ -41,13 +48,13 @@ fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
         let got = match rec {
             Record::Event(e) => Got::Event {
                 ts: e.ts,
-                buffer: String::new() + &e.stream.to_string(),
+                buffer: name(e.stream),
                 cpu: e.cpu,
                 payload: e.data.to_vec(),
             },
             Record::Lost(l) => Got::Lost {
                 ts: l.ts,
-                buffer: l.stream.to_string(),
+                buffer: name(l.stream),
                 cpu: l.cpu,
                 count: l.count,
             },
@@ -55,38 +62,7 @@ fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
         };
         v.push(got);
     }
-    // stream index -> buffer name
-    let meta = r.meta();
-    let name = |s: &str| {
-        let i: usize = s.parse().unwrap();
-        meta.buffers[meta.streams[i].buffer as usize].name.clone()
-    };
-    v.into_iter()
-        .map(|g| match g {
-            Got::Event {
-                ts,
-                buffer,
-                cpu,
-                payload,
-            } => Got::Event {
-                ts,
-                buffer: name(&buffer),
-                cpu,
-                payload,
-            },
-            Got::Lost {
-                ts,
-                buffer,
-                cpu,
-                count,
-            } => Got::Lost {
-                ts,
-                buffer: name(&buffer),
-                cpu,
-                count,
-            },
-        })
-        .collect()
+    v
 }
 
 /// The corrections trace-cmd applies (TSC2NSEC, then the summed offsets).
