@@ -431,22 +431,32 @@ fn tsc2nsec_offset_and_date() {
     }
 }
 
-#[test]
-fn latency_text_round_trips() {
-    // longer than one 40960-byte compression chunk
+/// Latency-format text longer than two 40960-byte compression chunks.
+fn latency_text() -> Vec<u8> {
     let text: Vec<u8> = (0..3000)
         .flat_map(|i| format!("  <idle>-0  0d... {i:5}us : func_{i} <-caller\n").into_bytes())
         .collect();
     assert!(text.len() > 2 * 40960);
+    text
+}
+
+/// A file whose data is latency text.
+fn latency_file(version: u32, endian: Endian, comp: Compression, text: &[u8]) -> Vec<u8> {
+    let mut f = TraceFile::new(version, endian);
+    f.compression = comp;
+    f.data = TraceData::Latency {
+        clock: "local".into(),
+        text: text.to_vec(),
+    };
+    f.to_bytes().unwrap()
+}
+
+#[test]
+fn latency_text_round_trips() {
+    let text = latency_text();
     for (version, comp) in [(6, Compression::None), (7, Compression::None)] {
         for endian in [Endian::Little, Endian::Big] {
-            let mut f = TraceFile::new(version, endian);
-            f.compression = comp;
-            f.data = TraceData::Latency {
-                clock: "local".into(),
-                text: text.clone(),
-            };
-            let bytes = f.to_bytes().unwrap();
+            let bytes = latency_file(version, endian, comp, &text);
             let t = TraceDat::parse(&bytes, true).unwrap();
             assert_eq!(t.kind, DataKind::Latency);
             assert_eq!(
@@ -468,17 +478,9 @@ fn latency_text_round_trips() {
 /// for the compressed size and the text is lost (damage, or garbage).
 #[test]
 fn compressed_latency_text_round_trips() {
-    let text: Vec<u8> = (0..3000)
-        .flat_map(|i| format!("  <idle>-0  0d... {i:5}us : func_{i} <-caller\n").into_bytes())
-        .collect();
+    let text = latency_text();
     for comp in [Compression::Zstd, Compression::Zlib] {
-        let mut f = TraceFile::new(7, Endian::Little);
-        f.compression = comp;
-        f.data = TraceData::Latency {
-            clock: "local".into(),
-            text: text.clone(),
-        };
-        let bytes = f.to_bytes().unwrap();
+        let bytes = latency_file(7, Endian::Little, comp, &text);
         let t = TraceDat::parse(&bytes, false).unwrap();
         assert!(t.damage.is_empty(), "{:?}", t.damage);
         assert_eq!(t.latency_text.as_deref(), Some(&text[..]), "{comp:?}");
