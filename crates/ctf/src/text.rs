@@ -128,6 +128,22 @@ pub struct TextOptions {
 }
 
 impl TextOptions {
+    /// Set the babeltrace2 option `flag` (`--clock-cycles`,
+    /// `--clock-seconds`, `--clock-date`, `--clock-gmt`, `--no-delta`);
+    /// false when `flag` is not one of them.
+    pub fn set_flag(&mut self, flag: &str) -> bool {
+        let on = match flag {
+            "--clock-cycles" => &mut self.clock_cycles,
+            "--clock-seconds" => &mut self.clock_seconds,
+            "--clock-date" => &mut self.clock_date,
+            "--clock-gmt" => &mut self.clock_gmt,
+            "--no-delta" => &mut self.no_delta,
+            _ => return false,
+        };
+        *on = true;
+        true
+    }
+
     /// Apply a `--names` list (`all`, `none`, `payload`/`args`/`arg`,
     /// `context`/`ctx`, `scope`, `header`), as babeltrace2 does: naming
     /// items starts from none.
