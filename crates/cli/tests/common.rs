@@ -17,16 +17,10 @@ pub fn fixture_dirs(kind: &str) -> Vec<PathBuf> {
     let local = repo_root().join("tests/fixtures").join(kind);
     let shared = repo_root().join("../shared/corpus").join(kind);
     for base in [local, shared] {
-        let Ok(rd) = std::fs::read_dir(&base) else {
-            continue;
-        };
-        let mut v: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("trace.dat").exists())
-            .collect();
-        v.sort();
-        for d in v {
+        for d in tracemux_testkit::sorted_entries(&base) {
+            if !d.join("trace.dat").exists() {
+                continue;
+            }
             let name = d.file_name().unwrap().to_string_lossy().into_owned();
             if seen.insert(name) {
                 dirs.push(d);
@@ -54,15 +48,21 @@ pub fn event_count(dir: &Path) -> Option<u64> {
     text.rsplit([' ', ':']).next()?.trim().parse().ok()
 }
 
+/// The number after `prefix` on the first line of `tracemux stats`
+/// output that starts with it (`events `, `lost events `).
+pub fn stats_number(text: &str, prefix: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix(prefix))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}
+
 /// The CTF fixtures with babeltrace2's outputs (`trace/` and
 /// `exit-codes.txt`), sorted.
 pub fn ctf_dirs() -> Vec<PathBuf> {
     let root = repo_root().join("tests/fixtures/ctf");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| rd.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let mut v = tracemux_testkit::sorted_entries(&root);
     v.retain(|p| p.join("trace").is_dir() && p.join("exit-codes.txt").exists());
-    v.sort();
     v
 }
 
@@ -117,24 +117,7 @@ pub fn assert_no_failures(failures: &[String], what: &str) {
     );
 }
 
-/// First differing line, for readable failures.
-pub fn first_diff(want: &[u8], got: &[u8]) -> String {
-    let w: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
-    let g: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
-    for i in 0..w.len().max(g.len()) {
-        let a = w.get(i).copied().unwrap_or(b"<missing>");
-        let b = g.get(i).copied().unwrap_or(b"<missing>");
-        if a != b {
-            return format!(
-                "line {}:\n  want: {}\n  got:  {}",
-                i + 1,
-                String::from_utf8_lossy(a),
-                String::from_utf8_lossy(b)
-            );
-        }
-    }
-    "identical".into()
-}
+pub use tracemux_testkit::first_diff;
 
 /// An LTT trace made by the fixture writer (no recorder survives).
 pub fn ltt_trace(tag: &str) -> PathBuf {

@@ -56,18 +56,18 @@ fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
     let root = common::repo_root();
     let expected = root.join("tests/fixtures/convert");
     let mut v = Vec::new();
-    for kind in ["tracedat", "synthetic"] {
-        let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures").join(kind)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-        dirs.sort();
-        for d in dirs {
-            let name = format!("{kind}-{}", d.file_name().unwrap().to_string_lossy());
-            if d.join("trace.dat").exists() && expected.join(format!("{name}.cksum")).exists() {
-                v.push((name, d.join("trace.dat")));
+    // the traces `inner` of the fixtures in `dir` that have a stored
+    // output, named `PREFIX-FIXTURE`
+    let add = |v: &mut Vec<(String, PathBuf)>, prefix: &str, dir: &str, inner: &str| {
+        for d in tracemux_testkit::sorted_entries(&root.join("tests/fixtures").join(dir)) {
+            let name = format!("{prefix}-{}", d.file_name().unwrap().to_string_lossy());
+            if d.join(inner).exists() && expected.join(format!("{name}.cksum")).exists() {
+                v.push((name, d.join(inner)));
             }
         }
+    };
+    for kind in ["tracedat", "synthetic"] {
+        add(&mut v, kind, kind, "trace.dat");
     }
     if expected.join("ltt-hand-built.cksum").exists() {
         let src = root.join("tests/fixtures/ltt/hand-built");
@@ -82,33 +82,16 @@ fn fixtures(scratch: &Path) -> Vec<(String, PathBuf)> {
     // uftrace: `args` (an array of variants) and `retval` (an optional
     // of a variant) in the structures the writer puts around them
     for kind in ["recorded", "corpus"] {
-        let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures/uftrace").join(kind)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-        dirs.sort();
-        for d in dirs {
-            let name = format!(
-                "uftrace-{kind}-{}",
-                d.file_name().unwrap().to_string_lossy()
-            );
-            if d.join("uftrace.data").is_dir() && expected.join(format!("{name}.cksum")).exists() {
-                v.push((name, d.join("uftrace.data")));
-            }
-        }
+        add(
+            &mut v,
+            &format!("uftrace-{kind}"),
+            &format!("uftrace/{kind}"),
+            "uftrace.data",
+        );
     }
     // CTF sources (against babeltrace2's output of the original:
     // `convert_ctf_from_ctf`; here against its output of the conversion)
-    if let Ok(rd) = std::fs::read_dir(root.join("tests/fixtures/ctf")) {
-        let mut dirs: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-        dirs.sort();
-        for d in dirs {
-            let name = format!("ctf-{}", d.file_name().unwrap().to_string_lossy());
-            if d.join("trace").is_dir() && expected.join(format!("{name}.cksum")).exists() {
-                v.push((name, d.join("trace")));
-            }
-        }
-    }
+    add(&mut v, "ctf", "ctf", "trace");
     v
 }
 

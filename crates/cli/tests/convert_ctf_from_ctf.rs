@@ -15,31 +15,7 @@
 mod common;
 
 use common::{reference, repo_root, tracemux};
-
-/// A line with the text of every string literal removed.
-fn without_strings(l: &str) -> String {
-    let mut out = String::with_capacity(l.len());
-    let mut inside = false;
-    let mut escaped = false;
-    for c in l.chars() {
-        if inside {
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                inside = false;
-                out.push(c);
-            }
-            continue;
-        }
-        if c == '"' {
-            inside = true;
-        }
-        out.push(c);
-    }
-    out
-}
+use tracemux_testkit::without_strings;
 
 /// `convert -q ARGS -o TMP SRC`, then `report TMP`: its output.
 fn convert_and_report(src: &std::path::Path, args: &[&str], tag: &str) -> Vec<u8> {

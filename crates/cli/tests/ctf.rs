@@ -67,10 +67,7 @@ fn stats_counts_every_event() {
         let want = common::event_count(&dir).unwrap();
         let out = common::tracemux(&["stats", "trace"], &dir);
         let text = String::from_utf8_lossy(&out.stdout);
-        let got: u64 = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("events "))
-            .and_then(|v| v.trim().parse().ok())
+        let got = common::stats_number(&text, "events ")
             .unwrap_or_else(|| panic!("{}: {text}", dir.display()));
         assert_eq!(got, want, "{}", dir.display());
     }

@@ -139,16 +139,23 @@ fn dump_arguments() {
     assert!(!err.status.success());
 }
 
+/// The bytes of the first trace of [`dirs`] and a scratch directory
+/// `name` to write damaged copies of it in; `None` without traces.
+fn first_trace_in(name: &str) -> Option<(Vec<u8>, PathBuf)> {
+    let d = dirs().into_iter().next()?;
+    let data = std::fs::read(d.join("trace.dat")).unwrap();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&tmp).unwrap();
+    Some((data, tmp))
+}
+
 /// A cut file: what is printed is what the intact file prints up to where
 /// the cut is met, the damage is on stderr and the exit status is 1.
 #[test]
 fn dump_truncated() {
-    let Some(d) = dirs().into_iter().next() else {
+    let Some((data, tmp)) = first_trace_in("dump-truncated") else {
         return;
     };
-    let data = std::fs::read(d.join("trace.dat")).unwrap();
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dump-truncated");
-    std::fs::create_dir_all(&tmp).unwrap();
     std::fs::write(tmp.join("trace.dat"), &data).unwrap();
     let full = tracemux(&["dump", "trace.dat", "--all"], &tmp);
     assert!(full.status.success());
@@ -261,12 +268,9 @@ fn info_states_the_facts() {
 
 #[test]
 fn info_reports_damage() {
-    let Some(d) = dirs().into_iter().next() else {
+    let Some((data, tmp)) = first_trace_in("info-truncated") else {
         return;
     };
-    let data = std::fs::read(d.join("trace.dat")).unwrap();
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("info-truncated");
-    std::fs::create_dir_all(&tmp).unwrap();
     std::fs::write(tmp.join("trace.dat"), &data[..data.len() - 5000]).unwrap();
     let out = tracemux(&["info", "trace.dat"], &tmp);
     assert_eq!(out.status.code(), Some(1));

@@ -110,13 +110,7 @@ fn every_format_validates() {
         checked += 1;
     }
     let _ = std::fs::remove_dir_all(&ltt);
-    assert!(
-        fails.is_empty(),
-        "{} of {} traces fail:\n{}",
-        fails.len(),
-        all.len(),
-        fails.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&fails, all.len(), "traces fail");
     // one of each format at least
     for kind in ["tracedat/", "ctf/", "uftrace/", "ltt/"] {
         assert!(

@@ -105,34 +105,25 @@ fn options_trace_cmd_ignores() {
     check(&dir("instance"), &|n| n == "R");
 }
 
-#[test]
-fn filters_cpus_irqs_pids_match_trace_cmd() {
-    check(&dir("sched-irq"), &|_| true);
+/// One test a fixture directory: every case of it matches trace-cmd.
+macro_rules! every_case_matches {
+    ($($test:ident: $dir:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check(&dir($dir), &|_| true);
+            }
+        )*
+    };
 }
 
-#[test]
-fn metadata_listings_match_trace_cmd() {
-    check(&dir("v6"), &|_| true);
-}
-
-#[test]
-fn instances_match_trace_cmd() {
-    check(&dir("instance"), &|_| true);
-}
-
-#[test]
-fn several_files_match_trace_cmd() {
-    check(&dir("two-files"), &|_| true);
-}
-
-#[test]
-fn host_and_guest_files_match_trace_cmd() {
-    check(&dir("host-guest"), &|_| true);
-}
-
-#[test]
-fn stack_traces_and_lost_events_match_trace_cmd() {
-    check(&dir("corpus"), &|_| true);
+every_case_matches! {
+    filters_cpus_irqs_pids_match_trace_cmd: "sched-irq",
+    metadata_listings_match_trace_cmd: "v6",
+    instances_match_trace_cmd: "instance",
+    several_files_match_trace_cmd: "two-files",
+    host_and_guest_files_match_trace_cmd: "host-guest",
+    stack_traces_and_lost_events_match_trace_cmd: "corpus",
 }
 
 #[test]

@@ -18,19 +18,11 @@ fn stats_counts_every_event() {
             .output()
             .expect("run tracemux");
         let text = String::from_utf8_lossy(&out.stdout);
-        let got: u64 = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("events "))
-            .and_then(|v| v.trim().parse().ok())
+        let got = common::stats_number(&text, "events ")
             .unwrap_or_else(|| panic!("{}: no events line in\n{text}", dir.display()));
         // the corpus count is of report -R lines, which include one line per
         // lost-events marker
-        let markers: u64 = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("lost events "))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+        let markers = common::stats_number(&text, "lost events ").unwrap_or(0);
         assert_eq!(got + markers, want, "{}", dir.display());
         checked += 1;
     }

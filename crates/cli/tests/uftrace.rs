@@ -40,20 +40,11 @@ fn commands(dir: &Path) -> Vec<(String, String, Vec<String>)> {
 
 fn fixture_dirs() -> Vec<PathBuf> {
     let root = common::repo_root().join("tests/fixtures/uftrace");
-    let mut dirs = Vec::new();
-    for set in ["corpus", "recorded", "kernel"] {
-        let Ok(rd) = std::fs::read_dir(root.join(set)) else {
-            continue;
-        };
-        let mut v: Vec<PathBuf> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.join("uftrace.data").is_dir())
-            .collect();
-        v.sort();
-        dirs.extend(v);
-    }
-    dirs
+    ["corpus", "recorded", "kernel"]
+        .iter()
+        .flat_map(|set| tracemux_testkit::sorted_entries(&root.join(set)))
+        .filter(|p| p.join("uftrace.data").is_dir())
+        .collect()
 }
 
 /// The chrome `recorded_time` line replaced by its key.

@@ -16,17 +16,7 @@ fn tracemux(args: &[&str]) -> (Vec<u8>, Vec<u8>, i32) {
 }
 
 fn recordings() -> Vec<PathBuf> {
-    let root = common::repo_root().join("tests/fixtures/uftrace");
-    let mut v = Vec::new();
-    for group in ["corpus", "recorded"] {
-        let mut ds: Vec<PathBuf> = std::fs::read_dir(root.join(group))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("uftrace.data").is_dir())
-            .collect();
-        ds.sort();
-        v.extend(ds);
-    }
+    let v = tracemux_testkit::uftrace_recordings();
     assert!(v.len() >= 11);
     v
 }

@@ -1,7 +1,7 @@
 //! A bounds-checked byte cursor. No method panics: every read checks the
 //! remaining length first and returns an [`Error`] that names the section and
 //! the absolute offset. And [`put_small`], the writers' append of short
-//! byte strings.
+//! byte strings, and [`put_nonfinite`], glibc's text of NaN and infinities.
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -238,6 +238,24 @@ impl<'a> Cursor<'a> {
     pub fn cstring(&mut self) -> Result<String> {
         self.cstr().map(|b| String::from_utf8_lossy(b).into_owned())
     }
+}
+
+/// Append glibc's `printf` text of a NaN or an infinity (`nan`, `-nan`,
+/// `inf`, `-inf`) and return true; return false, appending nothing, for a
+/// finite `v`.
+pub fn put_nonfinite(out: &mut Vec<u8>, v: f64) -> bool {
+    if v.is_nan() {
+        out.extend_from_slice(if v.is_sign_negative() {
+            b"-nan"
+        } else {
+            b"nan"
+        });
+    } else if v.is_infinite() {
+        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
+    } else {
+        return false;
+    }
+    true
 }
 
 /// Append a short byte string to `out` (a loop beats a `memcpy` call for

@@ -21,6 +21,7 @@
 pub mod bytes;
 pub mod error;
 pub mod ident;
+pub mod json;
 pub mod localtime;
 pub mod merge;
 pub mod model;

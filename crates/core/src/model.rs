@@ -147,6 +147,18 @@ impl<'t> Value<'t> {
             _ => None,
         }
     }
+
+    /// A scalar as the raw bits of an unsigned integer (signed values as
+    /// two's complement, `true` as 1, floats truncated); 0 for the others.
+    pub fn raw_u64(&self) -> u64 {
+        match *self {
+            Value::Unsigned(x) => x,
+            Value::Signed(x) => x as u64,
+            Value::Bool(b) => b as u64,
+            Value::Float(f) => f as i64 as u64,
+            _ => 0,
+        }
+    }
 }
 
 /// Sign-extend the low `size` bytes of `v`.
@@ -161,6 +173,25 @@ pub fn sign_extend(v: u64, size: usize) -> i64 {
 }
 
 impl FieldDef {
+    /// A field that holds one value (not an array) of `size` bytes.
+    pub fn scalar(
+        name: impl Into<String>,
+        type_name: impl Into<String>,
+        offset: u32,
+        size: u32,
+        flags: FieldFlags,
+    ) -> FieldDef {
+        FieldDef {
+            name: name.into(),
+            type_name: type_name.into(),
+            offset,
+            size,
+            flags,
+            array_len: 0,
+            elem_size: size,
+        }
+    }
+
     /// The typed field class of this fixed-layout field, as
     /// [`FieldDef::value`] decodes it: character data is a string,
     /// arrays of 1/2/4/8-byte elements (static or `__data_loc`) are integer
@@ -552,6 +583,21 @@ pub struct EventClass {
 }
 
 impl EventClass {
+    /// A class described by its typed schema alone (no fixed layout, no
+    /// print format, no printer): what CTF and uftrace readers make.
+    pub fn with_schema(id: u32, system: &str, name: &str, schema: ClassSchema) -> EventClass {
+        EventClass {
+            id,
+            system: system.to_string(),
+            name: name.to_string(),
+            common_fields: Vec::new(),
+            fields: Vec::new(),
+            print_fmt: String::new(),
+            printer: None,
+            schema: Some(std::sync::Arc::new(schema)),
+        }
+    }
+
     /// The typed schema of this class: the one its reader gave, else one
     /// derived from the fixed layout ([`FieldDef::field_type`]): the
     /// `common_*` fields as the common context, the others as the payload.

@@ -4,20 +4,28 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Task (command) names by pid, as recorded (ftrace saved_cmdlines,
-/// uftrace task.txt...).
-#[derive(Debug, Clone, Default)]
-pub struct TaskTable {
-    map: HashMap<i32, String>,
+/// Texts by a number: task names by pid ([`TaskTable`]), printk formats by
+/// address ([`PrintkTable`]).
+#[derive(Debug, Clone)]
+pub struct TextTable<K> {
+    map: HashMap<K, String>,
 }
 
-impl TaskTable {
-    pub fn insert(&mut self, pid: i32, comm: impl Into<String>) {
-        self.map.insert(pid, comm.into());
+impl<K> Default for TextTable<K> {
+    fn default() -> Self {
+        TextTable {
+            map: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Copy + Eq + Ord + std::hash::Hash> TextTable<K> {
+    pub fn insert(&mut self, key: K, text: impl Into<String>) {
+        self.map.insert(key, text.into());
     }
     #[inline]
-    pub fn get(&self, pid: i32) -> Option<&str> {
-        self.map.get(&pid).map(|s| s.as_str())
+    pub fn get(&self, key: K) -> Option<&str> {
+        self.map.get(&key).map(|s| s.as_str())
     }
     pub fn len(&self) -> usize {
         self.map.len()
@@ -25,13 +33,17 @@ impl TaskTable {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
-    /// All entries sorted by pid.
-    pub fn sorted(&self) -> Vec<(i32, &str)> {
-        let mut v: Vec<_> = self.map.iter().map(|(&p, c)| (p, c.as_str())).collect();
+    /// All entries sorted by key.
+    pub fn sorted(&self) -> Vec<(K, &str)> {
+        let mut v: Vec<_> = self.map.iter().map(|(&k, t)| (k, t.as_str())).collect();
         v.sort_unstable_by_key(|e| e.0);
         v
     }
 }
+
+/// Task (command) names by pid, as recorded (ftrace saved_cmdlines,
+/// uftrace task.txt...).
+pub type TaskTable = TextTable<i32>;
 
 /// One symbol: start address, name, and the module it belongs to (if any).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,28 +151,4 @@ mod tests {
 
 /// Format strings of `trace_printk()` call sites by address (ftrace
 /// `printk_formats`), used by `bprint` events that store only the address.
-#[derive(Debug, Clone, Default)]
-pub struct PrintkTable {
-    map: HashMap<u64, String>,
-}
-
-impl PrintkTable {
-    pub fn insert(&mut self, addr: u64, fmt: impl Into<String>) {
-        self.map.insert(addr, fmt.into());
-    }
-    pub fn get(&self, addr: u64) -> Option<&str> {
-        self.map.get(&addr).map(|s| s.as_str())
-    }
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-    /// All entries sorted by address.
-    pub fn sorted(&self) -> Vec<(u64, &str)> {
-        let mut v: Vec<_> = self.map.iter().map(|(&a, f)| (a, f.as_str())).collect();
-        v.sort_unstable_by_key(|e| e.0);
-        v
-    }
-}
+pub type PrintkTable = TextTable<u64>;

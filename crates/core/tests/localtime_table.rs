@@ -56,10 +56,5 @@ fn glibc_table() {
     }
     assert!(rows >= 300, "only {rows} rows");
     assert!(files >= 10, "only {files} zone files");
-    assert!(
-        bad.is_empty(),
-        "{} of {rows} rows differ:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, rows, "rows differ");
 }

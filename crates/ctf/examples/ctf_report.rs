@@ -16,11 +16,7 @@ fn main() {
         };
         let mut val = || v.clone().or_else(|| args.next()).unwrap_or_default();
         match k.as_str() {
-            "--clock-cycles" => o.clock_cycles = true,
-            "--clock-seconds" => o.clock_seconds = true,
-            "--clock-date" => o.clock_date = true,
-            "--clock-gmt" => o.clock_gmt = true,
-            "--no-delta" => o.no_delta = true,
+            k if o.set_flag(k) => {}
             "--strict" => o.strict = true,
             "--names" => o.set_names(&val()).expect("names"),
             "--fields" => o.set_fields(&val()).expect("fields"),

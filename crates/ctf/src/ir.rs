@@ -216,6 +216,23 @@ impl StreamClass {
     pub fn event_class(&self, id: u64) -> Option<&EventClass> {
         self.event_classes.iter().find(|e| e.id == id)
     }
+
+    /// The root field classes of the six scopes as far as the stream class
+    /// knows them (indexed by [`Scope`]): `packet_header` (the trace's), its
+    /// own three, and `None` for an event record's two.
+    pub fn scope_roots<'a>(
+        &'a self,
+        packet_header: Option<&'a StructClass>,
+    ) -> [Option<&'a StructClass>; 6] {
+        [
+            packet_header,
+            self.packet_context.as_ref(),
+            self.event_header.as_ref(),
+            self.event_common_context.as_ref(),
+            None,
+            None,
+        ]
+    }
 }
 
 /// An event record class.

@@ -63,6 +63,27 @@ pub(crate) fn trace_ranks(traces: &[Trace]) -> Vec<u32> {
     rank
 }
 
+/// Of the candidate streams `(stream, head time)`, the one whose head
+/// comes first: the earliest time, ties broken by `compare` (negative:
+/// its first stream first), the first candidate among equals.
+pub(crate) fn earliest(
+    candidates: impl IntoIterator<Item = (usize, i64)>,
+    compare: impl Fn(usize, usize) -> i64,
+) -> Option<(usize, i64)> {
+    let mut best: Option<(usize, i64)> = None;
+    for (s, ts) in candidates {
+        match best {
+            None => best = Some((s, ts)),
+            Some((b, bts)) => {
+                if ts < bts || (ts == bts && compare(s, b) < 0) {
+                    best = Some((s, ts));
+                }
+            }
+        }
+    }
+    best
+}
+
 /// babeltrace2's `common_muxing_compare_messages` for two stream heads
 /// with the same time (negative: `a` first).
 pub(crate) fn compare(traces: &[Trace], rank: &[u32], a: Head, b: Head) -> i64 {

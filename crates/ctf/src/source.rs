@@ -29,7 +29,6 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use tracemux_core::model::{
     Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, Format, Lost, Record, RecordSource,
@@ -626,16 +625,12 @@ impl<'t> CtfSource<'t> {
                 for ec in &sc.event_classes {
                     let full = ec.name.as_deref().unwrap_or("<unknown>");
                     let (system, name) = full.split_once(':').unwrap_or(("", full));
-                    classes.push(EventClass {
-                        id: next_id,
-                        system: system.to_string(),
-                        name: name.to_string(),
-                        common_fields: Vec::new(),
-                        fields: Vec::new(),
-                        print_fmt: String::new(),
-                        printer: None,
-                        schema: Some(Arc::new(class_schema(sc, ec))),
-                    });
+                    classes.push(EventClass::with_schema(
+                        next_id,
+                        system,
+                        name,
+                        class_schema(sc, ec),
+                    ));
                     next_id += 1;
                 }
             }
@@ -768,29 +763,13 @@ impl<'t> CtfSource<'t> {
             }
             i += 1;
         }
-        let mut best: Option<(usize, i64)> = None;
-        for &s in &self.active {
-            let Some(m) = self.streams[s].head else {
-                continue;
-            };
-            let ts = m.ts.unwrap_or(self.last_returned);
-            match best {
-                None => best = Some((s, ts)),
-                Some((b, bts)) => {
-                    if ts < bts
-                        || (ts == bts
-                            && crate::mux::compare(
-                                self.traces,
-                                &self.rank,
-                                self.head(s),
-                                self.head(b),
-                            ) < 0)
-                    {
-                        best = Some((s, ts));
-                    }
-                }
-            }
-        }
+        let heads = self.active.iter().filter_map(|&s| {
+            let m = self.streams[s].head?;
+            Some((s, m.ts.unwrap_or(self.last_returned)))
+        });
+        let best = crate::mux::earliest(heads, |a, b| {
+            crate::mux::compare(self.traces, &self.rank, self.head(a), self.head(b))
+        });
         let Some((s, ts)) = best else {
             return Ok(None);
         };

@@ -128,6 +128,22 @@ pub struct TextOptions {
 }
 
 impl TextOptions {
+    /// Set the babeltrace2 option `flag` (`--clock-cycles`,
+    /// `--clock-seconds`, `--clock-date`, `--clock-gmt`, `--no-delta`);
+    /// false when `flag` is not one of them.
+    pub fn set_flag(&mut self, flag: &str) -> bool {
+        let on = match flag {
+            "--clock-cycles" => &mut self.clock_cycles,
+            "--clock-seconds" => &mut self.clock_seconds,
+            "--clock-date" => &mut self.clock_date,
+            "--clock-gmt" => &mut self.clock_gmt,
+            "--no-delta" => &mut self.no_delta,
+            _ => return false,
+        };
+        *on = true;
+        true
+    }
+
     /// Apply a `--names` list (`all`, `none`, `payload`/`args`/`arg`,
     /// `context`/`ctx`, `scope`, `header`), as babeltrace2 does: naming
     /// items starts from none.
@@ -1541,22 +1557,16 @@ impl<'t> Printer<'t> {
             }
             i += 1;
         }
-        let mut best: Option<(usize, i64)> = None;
-        for &s in active.iter() {
-            let m = &rts[s].queue[0];
-            let ts = m.ts.unwrap_or(self.last_returned);
-            match best {
-                None => best = Some((s, ts)),
-                Some((b, bts)) => {
-                    if ts < bts
-                        || (ts == bts
-                            && self.compare(traces, (&rts[s], m), (&rts[b], &rts[b].queue[0])) < 0)
-                    {
-                        best = Some((s, ts));
-                    }
-                }
-            }
-        }
+        let heads = active
+            .iter()
+            .map(|&s| (s, rts[s].queue[0].ts.unwrap_or(self.last_returned)));
+        let best = crate::mux::earliest(heads, |a, b| {
+            self.compare(
+                traces,
+                (&rts[a], &rts[a].queue[0]),
+                (&rts[b], &rts[b].queue[0]),
+            )
+        });
         let Some((s, ts)) = best else {
             return Ok(None);
         };

@@ -4,15 +4,8 @@
 use std::path::{Path, PathBuf};
 
 fn case_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.join("trace/metadata").is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
+    let mut out = tracemux_testkit::sorted_entries(root);
+    out.retain(|p| p.join("trace/metadata").is_file());
     out
 }
 
@@ -25,13 +18,7 @@ fn check(root: &Path) -> usize {
             bad.push(format!("{}: {e}", d.display()));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} failed:\n{}",
-        bad.len(),
-        dirs.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, dirs.len(), "failed");
     dirs.len()
 }
 
@@ -155,13 +142,7 @@ fn check_twins(ctf1: &Path, ctf2: &Path) -> usize {
             ));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} differ:\n{}",
-        bad.len(),
-        pairs.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, pairs.len(), "differ");
     pairs.len()
 }
 
@@ -278,12 +259,7 @@ fn check_roundtrip(dirs: &[PathBuf]) -> usize {
             ));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {n} failed:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, n, "failed");
     n
 }
 

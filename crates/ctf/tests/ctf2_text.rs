@@ -68,10 +68,5 @@ fn translated_traces_print_like_babeltrace2() {
     }
     let _ = std::fs::remove_dir_all(&scratch_root);
     assert!(checked >= 56, "only {checked} variants checked");
-    assert!(
-        bad.is_empty(),
-        "{} of {checked} differ:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, checked, "differ");
 }

@@ -43,12 +43,7 @@ fn every_trace_every_variant() {
         }
     }
     assert!(checked >= 3 * 56, "only {checked} variants checked");
-    assert!(
-        bad.is_empty(),
-        "{} of {checked} differ:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, checked, "differ");
 }
 
 /// The stream names in warnings are the absolute paths of the stream files.

@@ -36,27 +36,7 @@ fn norm(out: &[u8]) -> Vec<String> {
                 (Some(a), Some(b)) if b > a => format!("{}{}", &l[..a], &l[b + 1..]),
                 _ => l.to_string(),
             };
-            let mut s = String::new();
-            let mut q = false;
-            let mut esc = false;
-            for c in l.chars() {
-                if q {
-                    if esc {
-                        esc = false;
-                    } else if c == '\\' {
-                        esc = true;
-                    } else if c == '"' {
-                        q = false;
-                        s.push('"');
-                    }
-                    continue;
-                }
-                if c == '"' {
-                    q = true;
-                }
-                s.push(c);
-            }
-            s
+            tracemux_testkit::without_strings(&l)
         })
         .collect()
 }

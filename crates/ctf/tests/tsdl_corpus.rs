@@ -30,11 +30,5 @@ fn corpus_metadata_parses() {
             bad.push(format!("{}: {e}", f.display()));
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} of {} failed:\n{}",
-        bad.len(),
-        files.len(),
-        bad.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&bad, files.len(), "failed");
 }

@@ -19,11 +19,12 @@
 
 use std::io::Write;
 
-use tracemux_core::model::{visit_fields, Event, Format, Lost, PrintCtx, TraceMeta};
+use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_core::typed::Scope;
 
-use crate::perfetto::is_kernel_trace;
-use crate::tree::{json_str, Tree};
+use crate::perfetto::{is_kernel_trace, uftrace_pid};
+use crate::tree::{write_out, Tree};
+use tracemux_core::json::json_str;
 
 /// The pseudo-process holding one thread per CPU (CPU slices from
 /// `sched_switch`): above any Linux pid.
@@ -62,11 +63,7 @@ fn ts(out: &mut Vec<u8>, ns: u64) {
 impl<W: Write> ChromeWriter<W> {
     /// Start the JSON object and name the trace's tasks.
     pub fn new(meta: &TraceMeta, out: W) -> std::io::Result<Self> {
-        let uftrace_pid = if meta.format == Some(Format::Uftrace) {
-            meta.tasks.sorted().first().map(|t| t.0)
-        } else {
-            None
-        };
+        let uftrace_pid = uftrace_pid(meta);
         let mut w = ChromeWriter {
             out,
             buf: Vec::with_capacity(1 << 16),
@@ -133,18 +130,14 @@ impl<W: Write> ChromeWriter<W> {
 
     fn drain(&mut self) -> std::io::Result<()> {
         if self.buf.len() >= 1 << 16 {
-            self.out.write_all(&self.buf)?;
-            self.stats.bytes += self.buf.len() as u64;
-            self.buf.clear();
+            write_out(&mut self.out, &mut self.buf, &mut self.stats.bytes)?;
         }
         Ok(())
     }
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
-        self.tree.clear();
-        let ctx = PrintCtx::of(meta, ev);
-        visit_fields(ev, &ctx, &mut self.tree);
+        self.tree.collect(meta, ev);
         self.last_ts = self.last_ts.max(ev.ts);
         let (sys, name) = ev
             .class
@@ -311,9 +304,7 @@ impl<W: Write> ChromeWriter<W> {
             }
         }
         self.buf.extend_from_slice(b"\n]}\n");
-        self.out.write_all(&self.buf)?;
-        self.stats.bytes += self.buf.len() as u64;
-        self.buf.clear();
+        write_out(&mut self.out, &mut self.buf, &mut self.stats.bytes)?;
         self.out.flush()?;
         Ok((self.out, self.stats))
     }

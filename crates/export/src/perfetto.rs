@@ -20,11 +20,11 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use prost::Message;
-use tracemux_core::model::{visit_fields, Event, Format, Lost, PrintCtx, TraceMeta};
+use tracemux_core::model::{Event, Format, Lost, TraceMeta};
 use tracemux_core::typed::Scope;
 
 use crate::proto::*;
-use crate::tree::{Kind, Tree};
+use crate::tree::{write_out, Kind, Tree};
 
 /// Events per `FtraceEventBundle` before it is written.
 pub const BUNDLE_EVENTS: usize = 1000;
@@ -195,6 +195,16 @@ pub struct PerfettoWriter<W: Write> {
     stats: PerfettoStats,
 }
 
+/// The process of a uftrace recording (its first task), whose threads its
+/// tasks are; `None` for other traces.
+pub(crate) fn uftrace_pid(meta: &TraceMeta) -> Option<i32> {
+    if meta.format == Some(Format::Uftrace) {
+        meta.tasks.sorted().first().map(|t| t.0)
+    } else {
+        None
+    }
+}
+
 /// Whether a trace's events go to ftrace bundles: trace.dat, and CTF
 /// traces of the kernel (LTTng's `domain = kernel`, or perf's converted
 /// sched events).
@@ -224,11 +234,7 @@ impl<W: Write> PerfettoWriter<W> {
 
     /// [`PerfettoWriter::new`] with options.
     pub fn with_options(meta: &TraceMeta, out: W, opts: PerfettoOptions) -> std::io::Result<Self> {
-        let uftrace_pid = if meta.format == Some(Format::Uftrace) {
-            meta.tasks.sorted().first().map(|t| t.0)
-        } else {
-            None
-        };
+        let uftrace_pid = uftrace_pid(meta);
         let mut w = PerfettoWriter {
             out,
             opts,
@@ -324,17 +330,12 @@ impl<W: Write> PerfettoWriter<W> {
     }
 
     fn drain(&mut self) -> std::io::Result<()> {
-        self.out.write_all(&self.buf)?;
-        self.stats.bytes += self.buf.len() as u64;
-        self.buf.clear();
-        Ok(())
+        write_out(&mut self.out, &mut self.buf, &mut self.stats.bytes)
     }
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
-        self.tree.clear();
-        let ctx = PrintCtx::of(meta, ev);
-        visit_fields(ev, &ctx, &mut self.tree);
+        self.tree.collect(meta, ev);
         let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
         if self.kernel && !uftrace {
             self.ftrace(meta, ev)

@@ -6,7 +6,8 @@
 //! for variants, `null` for an absent optional, `{"value","labels"}` for
 //! enumerations; byte blobs as arrays of numbers).
 
-use tracemux_core::model::{Base, Value};
+use tracemux_core::json::json_str;
+use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
 /// What a node holds.
@@ -41,6 +42,18 @@ pub struct Node {
     pub end: u32,
 }
 
+/// Write all of `buf` to `out`, count it in `written`, and empty `buf`.
+pub(crate) fn write_out(
+    out: &mut impl std::io::Write,
+    buf: &mut Vec<u8>,
+    written: &mut u64,
+) -> std::io::Result<()> {
+    out.write_all(buf)?;
+    *written += buf.len() as u64;
+    buf.clear();
+    Ok(())
+}
+
 /// The tree of one event.
 #[derive(Debug, Default)]
 pub struct Tree {
@@ -53,6 +66,12 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// The values of `ev`, in place of what the tree held.
+    pub fn collect(&mut self, meta: &TraceMeta, ev: &Event<'_>) {
+        self.clear();
+        visit_fields(ev, &PrintCtx::of(meta, ev), self);
+    }
+
     pub fn clear(&mut self) {
         self.nodes.clear();
         self.text.clear();
@@ -259,28 +278,6 @@ impl Tree {
             }
         }
     }
-}
-
-/// A JSON string literal (invalid UTF-8 bytes as U+FFFD).
-pub fn json_str(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    for ch in String::from_utf8_lossy(s).chars() {
-        match ch {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            c if (c as u32) < 0x20 => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes());
-            }
-            c => {
-                let mut b = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
 }
 
 impl FieldVisitor for Tree {

@@ -8,15 +8,7 @@ use tracemux_core::model::{ClassTable, Event, EventClass, FieldDef, FieldFlags};
 use tracemux_core::tables::Symbol;
 
 fn f(name: &str, offset: u32, size: u32, flags: u32) -> FieldDef {
-    FieldDef {
-        name: name.into(),
-        type_name: String::new(),
-        offset,
-        size,
-        flags: FieldFlags(flags),
-        array_len: 0,
-        elem_size: size,
-    }
+    FieldDef::scalar(name, "", offset, size, FieldFlags(flags))
 }
 
 const S: u32 = FieldFlags::SIGNED;

@@ -56,49 +56,36 @@ pub fn parse_kallsyms(text: &[u8], out: &mut SymbolTable) -> Option<usize> {
     stopped
 }
 
+/// Call `parse` on every non-empty line of `text` (invalid UTF-8
+/// replaced); the number of lines it refused (returned `None` for).
+fn parse_lines(text: &[u8], mut parse: impl FnMut(&str) -> Option<()>) -> usize {
+    text.split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .filter(|line| parse(&String::from_utf8_lossy(line)).is_none())
+        .count()
+}
+
 /// Parse `printk_formats` text (`0xADDR : "FORMAT"` lines). The format is
 /// stored with its quotes removed (the escapes are kept as written).
 pub fn parse_printk(text: &[u8], out: &mut PrintkTable) -> usize {
-    let mut bad = 0;
-    for line in text.split(|&b| b == b'\n') {
-        if line.is_empty() {
-            continue;
-        }
-        let line = String::from_utf8_lossy(line);
-        let Some((addr, fmt)) = line.split_once(" : ") else {
-            bad += 1;
-            continue;
-        };
-        let Some(addr) = hex(addr) else {
-            bad += 1;
-            continue;
-        };
+    parse_lines(text, |line| {
+        let (addr, fmt) = line.split_once(" : ")?;
+        let addr = hex(addr)?;
         let fmt = fmt.trim();
         let fmt = fmt.strip_prefix('"').unwrap_or(fmt);
         let fmt = fmt.strip_suffix('"').unwrap_or(fmt);
         out.insert(addr, fmt);
-    }
-    bad
+        Some(())
+    })
 }
 
 /// Parse `saved_cmdlines` text (`PID COMM` lines; COMM may contain spaces).
 pub fn parse_cmdlines(text: &[u8], out: &mut TaskTable) -> usize {
-    let mut bad = 0;
-    for line in text.split(|&b| b == b'\n') {
-        if line.is_empty() {
-            continue;
-        }
-        let line = String::from_utf8_lossy(line);
-        let Some((pid, comm)) = line.split_once(' ') else {
-            bad += 1;
-            continue;
-        };
-        match pid.trim().parse::<i32>() {
-            Ok(pid) => out.insert(pid, comm),
-            Err(_) => bad += 1,
-        }
-    }
-    bad
+    parse_lines(text, |line| {
+        let (pid, comm) = line.split_once(' ')?;
+        out.insert(pid.trim().parse::<i32>().ok()?, comm);
+        Some(())
+    })
 }
 
 #[cfg(test)]

@@ -128,15 +128,13 @@ fn fixed_fields(specs: &[FieldSpec], alignment: u8) -> Vec<FieldDef> {
         if f.kind == FieldKind::Signed {
             flags |= FieldFlags::SIGNED;
         }
-        defs.push(FieldDef {
-            name: f.name.clone(),
-            type_name: format!("{}{}", if flags != 0 { "s" } else { "u" }, size * 8),
-            offset: off as u32,
-            size: size as u32,
-            flags: FieldFlags(flags),
-            array_len: 0,
-            elem_size: size as u32,
-        });
+        defs.push(FieldDef::scalar(
+            f.name.clone(),
+            format!("{}{}", if flags != 0 { "s" } else { "u" }, size * 8),
+            off as u32,
+            size as u32,
+            FieldFlags(flags),
+        ));
         off += size;
     }
     defs

@@ -8,6 +8,7 @@ use tracemux_ltt::trace::{FileBytes, Merged};
 use tracemux_ltt::tracefile::Item;
 use tracemux_ltt::writer::{Arg, Built, TraceDesc};
 use tracemux_ltt::Trace;
+use tracemux_testkit::Rng;
 
 const BS: usize = 256;
 
@@ -447,17 +448,6 @@ fn facilities_truncated_at_every_offset() {
     }
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
 #[test]
 fn random_damage_never_panics() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -470,17 +460,17 @@ fn random_damage_never_panics() {
         let b0 = desc(big).build().unwrap();
         for _ in 0..rounds {
             let mut b = b0.clone();
-            let n = 1 + rng.next() % 8;
+            let n = 1 + rng.next_u64() % 8;
             for _ in 0..n {
-                let f = (rng.next() % b.files.len() as u64) as usize;
+                let f = (rng.next_u64() % b.files.len() as u64) as usize;
                 let data = &mut b.files[f].1;
                 if data.is_empty() {
                     continue;
                 }
-                let at = (rng.next() % data.len() as u64) as usize;
-                match rng.next() % 4 {
-                    0 => data[at] = rng.next() as u8,
-                    1 => data[at] ^= 1 << (rng.next() % 8),
+                let at = (rng.next_u64() % data.len() as u64) as usize;
+                match rng.next_u64() % 4 {
+                    0 => data[at] = rng.next_u64() as u8,
+                    1 => data[at] ^= 1 << (rng.next_u64() % 8),
                     2 => data.truncate(at),
                     _ => data[at] = 0xff,
                 }

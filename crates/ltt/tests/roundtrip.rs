@@ -342,49 +342,46 @@ fn clock_options() {
     d.push(0, 1000 + 5, e, vec![Arg::U(1)]);
     d.push(0, 1000 + 86_400_000_000_007, e, vec![Arg::U(2)]);
     let trace = d.build().unwrap().open(true).unwrap();
-    let run = |o: ReportOptions<'_>| {
+    let run = |o: &ReportOptions<'_>| {
         let mut out = Vec::new();
-        report_trace(&trace, &o, &mut out, &mut Vec::new()).unwrap();
+        report_trace(&trace, o, &mut out, &mut Vec::new()).unwrap();
         String::from_utf8(out).unwrap()
     };
-    let sec = run(ReportOptions {
+    let seconds = ReportOptions {
         clock_seconds: true,
         ..Default::default()
-    });
-    assert!(
-        sec.ends_with(
-            "[1213000000.000000005] (+0.000000005) f:e: { cpu_id = 0 }, { v = 1 }\n\
-         [1213086400.000000007] (+86400.000000002) f:e: { cpu_id = 0 }, { v = 2 }\n"
-        ),
-        "{sec}"
-    );
-    let cyc = run(ReportOptions {
+    };
+    let cycles = ReportOptions {
         clock_cycles: true,
         ..Default::default()
-    });
-    assert!(
-        cyc.ends_with(
-            "[00000000000000001005] (+000000000005) f:e: { cpu_id = 0 }, { v = 1 }\n\
-         [00000086400000001007] (+86400000000002) f:e: { cpu_id = 0 }, { v = 2 }\n"
-        ),
-        "{cyc}"
-    );
-    let date = run(ReportOptions {
+    };
+    let date = ReportOptions {
         clock_date: true,
         no_delta: true,
         ..Default::default()
-    });
-    assert!(
-        date.ends_with(
-            "[2008-06-09 08:26:40.000000005] f:e: { cpu_id = 0 }, { v = 1 }\n\
-         [2008-06-10 08:26:40.000000007] f:e: { cpu_id = 0 }, { v = 2 }\n"
+    };
+    // (options, the last two lines)
+    for (o, want) in [
+        (
+            &seconds,
+            "[1213000000.000000005] (+0.000000005) f:e: { cpu_id = 0 }, { v = 1 }\n\
+             [1213086400.000000007] (+86400.000000002) f:e: { cpu_id = 0 }, { v = 2 }\n",
         ),
-        "{date}"
-    );
-    let first = run(ReportOptions {
-        clock_cycles: true,
-        ..Default::default()
-    });
+        (
+            &cycles,
+            "[00000000000000001005] (+000000000005) f:e: { cpu_id = 0 }, { v = 1 }\n\
+             [00000086400000001007] (+86400000000002) f:e: { cpu_id = 0 }, { v = 2 }\n",
+        ),
+        (
+            &date,
+            "[2008-06-09 08:26:40.000000005] f:e: { cpu_id = 0 }, { v = 1 }\n\
+             [2008-06-10 08:26:40.000000007] f:e: { cpu_id = 0 }, { v = 2 }\n",
+        ),
+    ] {
+        let got = run(o);
+        assert!(got.ends_with(want), "{got}");
+    }
+    let first = run(&cycles);
     assert!(first.starts_with("[00000000000000001000] (+????????????) core:marker_id"));
 }
 

@@ -704,18 +704,9 @@ fn scalar(
     v: &Value<'_>,
     labels: Option<&[&str]>,
 ) {
-    let as_u = |v: &Value<'_>| -> u64 {
-        match *v {
-            Value::Unsigned(x) => x,
-            Value::Signed(x) => x as u64,
-            Value::Bool(b) => b as u64,
-            Value::Float(f) => f as i64 as u64,
-            _ => 0,
-        }
-    };
     match ty {
         Some(FieldType::Int(it)) => {
-            let raw = as_u(v);
+            let raw = v.raw_u64();
             let (u, s) = (trunc(raw, it.bits), sext(raw, it.bits));
             let len = int_bits(it.bits);
             let base = it.base;
@@ -747,7 +738,7 @@ fn scalar(
                 write(out);
             }
         }
-        Some(FieldType::Bool) => dec(out, as_u(v) & 0xff),
+        Some(FieldType::Bool) => dec(out, v.raw_u64() & 0xff),
         Some(FieldType::Float { bits }) => {
             let f = match *v {
                 Value::Float(f) => f,

@@ -98,16 +98,7 @@ pub fn fmt_g(v: f64) -> String {
 
 /// Append `v` formatted as `%g`.
 pub fn push_g(out: &mut Vec<u8>, v: f64) {
-    if v.is_nan() {
-        out.extend_from_slice(if v.is_sign_negative() {
-            b"-nan"
-        } else {
-            b"nan"
-        });
-        return;
-    }
-    if v.is_infinite() {
-        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
+    if tracemux_core::bytes::put_nonfinite(out, v) {
         return;
     }
     if v == 0.0 {
@@ -139,14 +130,7 @@ pub fn push_g(out: &mut Vec<u8>, v: f64) {
         let start = out.len();
         out.extend_from_slice(&e[..epos]);
         strip_zeros(out, start);
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let a = x.unsigned_abs();
-        if a < 10 {
-            out.push(b'0');
-        }
-        let mut b = itoa::Buffer::new();
-        out.extend_from_slice(b.format(a).as_bytes());
+        put_exponent(out, x);
     }
 }
 
@@ -239,16 +223,21 @@ fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
             out.push(b'.');
             out.extend_from_slice(&d[1..n]);
         }
-        out.push(b'e');
-        out.push(if x < 0 { b'-' } else { b'+' });
-        let e = x.unsigned_abs();
-        if e < 10 {
-            out.push(b'0');
-        }
-        let mut b = itoa::Buffer::new();
-        out.extend_from_slice(b.format(e).as_bytes());
+        put_exponent(out, x);
     }
     true
+}
+
+/// C's exponent of `%e`/`%g`: `e`, the sign, at least two digits.
+fn put_exponent(out: &mut Vec<u8>, x: i32) {
+    out.push(b'e');
+    out.push(if x < 0 { b'-' } else { b'+' });
+    let a = x.unsigned_abs();
+    if a < 10 {
+        out.push(b'0');
+    }
+    let mut b = itoa::Buffer::new();
+    out.extend_from_slice(b.format(a).as_bytes());
 }
 
 fn strip_zeros(out: &mut Vec<u8>, start: usize) {

@@ -52,6 +52,10 @@ fn concat(schema: &SchemaRef, b: &[RecordBatch]) -> RecordBatch {
     arrow_select::concat::concat_batches(schema, b).unwrap()
 }
 
+fn column_names(schema: &SchemaRef) -> Vec<String> {
+    schema.fields().iter().map(|f| f.name().clone()).collect()
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("tracemux-scan-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -165,13 +169,11 @@ fn projection_decodes_only_what_is_asked() {
     let (some, s) = scan(rel, &spec);
     assert_eq!(s.visited(), rows as u64, "one value a row");
     let b = concat(&s.schema(), &some);
-    let names: Vec<_> = b
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    assert_eq!(names, ["ts", "next_pid"], "the table's order");
+    assert_eq!(
+        column_names(&b.schema()),
+        ["ts", "next_pid"],
+        "the table's order"
+    );
     let a = concat(&full.schema(), &all);
     assert_eq!(b.column(0), a.column_by_name("ts").unwrap());
     assert_eq!(b.column(1), a.column_by_name("next_pid").unwrap());
@@ -250,13 +252,10 @@ fn filters_limit_and_batches() {
 fn events_lost_and_errors() {
     let rel = "tracedat/v7-lost-events";
     let (lost, s) = scan(rel, &ScanSpec::table("lost"));
-    let names: Vec<_> = s
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| f.name().clone())
-        .collect();
-    assert_eq!(names, ["ts", "cpu", "pid", "comm", "count"]);
+    assert_eq!(
+        column_names(&s.schema()),
+        ["ts", "cpu", "pid", "comm", "count"]
+    );
     let lost = concat(&s.schema(), &lost);
     assert!(lost.num_rows() > 0);
     assert_eq!(

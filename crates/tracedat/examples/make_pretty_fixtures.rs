@@ -714,12 +714,7 @@ fn allevents(src: &[u8], e: Endian) -> TraceFile {
     let mut f = TraceFile::new(7, e);
     f.cpus = 2;
     f.compression = Compression::Zstd;
-    f.ftrace_formats = t.ftrace_formats.iter().map(|c| c.to_vec()).collect();
-    f.systems = t
-        .systems
-        .iter()
-        .map(|(s, v)| (s.clone(), v.iter().map(|c| c.to_vec()).collect()))
-        .collect();
+    tracemux_tracedat::convert::copy_event_formats(&t, &mut f);
     // part of kallsyms: every 300th text symbol
     let mut ks = String::new();
     let mut syms = Vec::new();

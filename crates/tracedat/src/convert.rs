@@ -84,6 +84,16 @@ fn layout_option(id: OptionId) -> bool {
         || id.is_section_ref()
 }
 
+/// Copy the event formats of `t` (ftrace's own and every system's) into `f`.
+pub fn copy_event_formats(t: &TraceDat<'_>, f: &mut TraceFile) {
+    f.ftrace_formats = t.ftrace_formats.iter().map(|x| x.to_vec()).collect();
+    f.systems = t
+        .systems
+        .iter()
+        .map(|(s, v)| (s.clone(), v.iter().map(|x| x.to_vec()).collect()))
+        .collect();
+}
+
 /// A [`TraceFile`] with the metadata of `t` (no trace data): same byte
 /// order, long size, page size and `commit` size; every option but the
 /// layout ones, in order. Returns the ids of options that cannot be
@@ -101,12 +111,7 @@ pub fn trace_file_from(
     f.compression = compression;
     f.header_page = Some(t.header_page.to_vec());
     f.header_event = Some(t.header_event.to_vec());
-    f.ftrace_formats = t.ftrace_formats.iter().map(|x| x.to_vec()).collect();
-    f.systems = t
-        .systems
-        .iter()
-        .map(|(s, v)| (s.clone(), v.iter().map(|x| x.to_vec()).collect()))
-        .collect();
+    copy_event_formats(t, &mut f);
     f.kallsyms = t.kallsyms.to_vec();
     f.printk = t.printk.to_vec();
     f.cmdlines = t.cmdlines.to_vec();

@@ -11,7 +11,7 @@ use tracemux_core::error::{Error, Result};
 use tracemux_core::model::{
     BufferInfo, ClassTable, Event, Lost, Record, RecordSource, StreamInfo, TraceMeta,
 };
-use tracemux_ftrace::format::{parse_format, parse_header_page};
+use tracemux_ftrace::format::parse_format;
 use tracemux_ftrace::page::{next_in, PageLayout, PageState};
 use tracemux_ftrace::tables::{parse_cmdlines, parse_kallsyms, parse_printk};
 
@@ -558,24 +558,12 @@ impl<'a> Reader<'a> {
                 return Err(e.clone());
             }
         }
-        let hp = parse_header_page(&String::from_utf8_lossy(&t.header_page), t.long_size);
         let time = Arc::new(time);
         let mut streams = Vec::new();
         if t.kind == DataKind::Flyrecord {
             for b in t.buffers.iter() {
+                let layout = crate::convert::page_layout(t, b);
                 for c in &b.cpus {
-                    let layout = PageLayout {
-                        endian: t.endian,
-                        commit_size: hp.commit_size,
-                        data_offset: hp.data_offset,
-                        // trace-cmd reads the top buffer with the file
-                        // header's page size, instances with their own
-                        page_size: if b.name.is_empty() {
-                            t.page_size
-                        } else {
-                            b.page_size
-                        },
-                    };
                     let mut s = Stream {
                         cpu: c.cpu,
                         src: Source::Mapped,

@@ -13,15 +13,8 @@ use tracemux_tracedat::{DataKind, TraceDat};
 
 fn fixtures() -> Vec<PathBuf> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/synthetic");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&base)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.join("trace.dat").exists())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
+    let mut v = tracemux_testkit::sorted_entries(&base);
+    v.retain(|p| p.join("trace.dat").exists());
     v
 }
 

@@ -5,6 +5,7 @@
 
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{Record, RecordSource};
+use tracemux_testkit::Rng;
 use tracemux_tracedat::options::{OptionId, TimeShift, TimeShiftCpu, Tsc2Nsec};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::writer::{
@@ -33,6 +34,13 @@ enum Got {
 fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
     let t = TraceDat::parse(bytes, true).expect("parse");
     let mut r = Reader::new(&t, opts).expect("reader");
+    // stream index -> buffer name
+    let meta = r.meta().clone();
+    let name = |s: u32| {
+        meta.buffers[meta.streams[s as usize].buffer as usize]
+            .name
+            .clone()
+    };
     let mut v = Vec::new();
     loop {
         let rec = r.next_record().expect("record");
@@ -40,13 +48,13 @@ fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
         let got = match rec {
             Record::Event(e) => Got::Event {
                 ts: e.ts,
-                buffer: String::new() + &e.stream.to_string(),
+                buffer: name(e.stream),
                 cpu: e.cpu,
                 payload: e.data.to_vec(),
             },
             Record::Lost(l) => Got::Lost {
                 ts: l.ts,
-                buffer: l.stream.to_string(),
+                buffer: name(l.stream),
                 cpu: l.cpu,
                 count: l.count,
             },
@@ -54,38 +62,7 @@ fn read_all(bytes: &[u8], opts: &ReadOptions) -> Vec<Got> {
         };
         v.push(got);
     }
-    // stream index -> buffer name
-    let meta = r.meta();
-    let name = |s: &str| {
-        let i: usize = s.parse().unwrap();
-        meta.buffers[meta.streams[i].buffer as usize].name.clone()
-    };
-    v.into_iter()
-        .map(|g| match g {
-            Got::Event {
-                ts,
-                buffer,
-                cpu,
-                payload,
-            } => Got::Event {
-                ts,
-                buffer: name(&buffer),
-                cpu,
-                payload,
-            },
-            Got::Lost {
-                ts,
-                buffer,
-                cpu,
-                count,
-            } => Got::Lost {
-                ts,
-                buffer: name(&buffer),
-                cpu,
-                count,
-            },
-        })
-        .collect()
+    v
 }
 
 /// The corrections trace-cmd applies (TSC2NSEC, then the summed offsets).
@@ -203,20 +180,6 @@ fn expect(f: &TraceFile, c: Correction) -> Vec<Got> {
         }
     }
     merge(streams)
-}
-
-/// A deterministic pseudo-random generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// A stream exercising every record type: short and long events, small
@@ -468,22 +431,32 @@ fn tsc2nsec_offset_and_date() {
     }
 }
 
-#[test]
-fn latency_text_round_trips() {
-    // longer than one 40960-byte compression chunk
+/// Latency-format text longer than two 40960-byte compression chunks.
+fn latency_text() -> Vec<u8> {
     let text: Vec<u8> = (0..3000)
         .flat_map(|i| format!("  <idle>-0  0d... {i:5}us : func_{i} <-caller\n").into_bytes())
         .collect();
     assert!(text.len() > 2 * 40960);
+    text
+}
+
+/// A file whose data is latency text.
+fn latency_file(version: u32, endian: Endian, comp: Compression, text: &[u8]) -> Vec<u8> {
+    let mut f = TraceFile::new(version, endian);
+    f.compression = comp;
+    f.data = TraceData::Latency {
+        clock: "local".into(),
+        text: text.to_vec(),
+    };
+    f.to_bytes().unwrap()
+}
+
+#[test]
+fn latency_text_round_trips() {
+    let text = latency_text();
     for (version, comp) in [(6, Compression::None), (7, Compression::None)] {
         for endian in [Endian::Little, Endian::Big] {
-            let mut f = TraceFile::new(version, endian);
-            f.compression = comp;
-            f.data = TraceData::Latency {
-                clock: "local".into(),
-                text: text.clone(),
-            };
-            let bytes = f.to_bytes().unwrap();
+            let bytes = latency_file(version, endian, comp, &text);
             let t = TraceDat::parse(&bytes, true).unwrap();
             assert_eq!(t.kind, DataKind::Latency);
             assert_eq!(
@@ -505,17 +478,9 @@ fn latency_text_round_trips() {
 /// for the compressed size and the text is lost (damage, or garbage).
 #[test]
 fn compressed_latency_text_round_trips() {
-    let text: Vec<u8> = (0..3000)
-        .flat_map(|i| format!("  <idle>-0  0d... {i:5}us : func_{i} <-caller\n").into_bytes())
-        .collect();
+    let text = latency_text();
     for comp in [Compression::Zstd, Compression::Zlib] {
-        let mut f = TraceFile::new(7, Endian::Little);
-        f.compression = comp;
-        f.data = TraceData::Latency {
-            clock: "local".into(),
-            text: text.clone(),
-        };
-        let bytes = f.to_bytes().unwrap();
+        let bytes = latency_file(7, Endian::Little, comp, &text);
         let t = TraceDat::parse(&bytes, false).unwrap();
         assert!(t.damage.is_empty(), "{:?}", t.damage);
         assert_eq!(t.latency_text.as_deref(), Some(&text[..]), "{comp:?}");

@@ -70,15 +70,7 @@ fn print_escaped(out: &mut Vec<u8>, c: u8) {
 
 /// C `%f` of a double (6 decimals; `inf`/`nan` as glibc prints them).
 pub fn print_float(out: &mut Vec<u8>, v: f64) {
-    if v.is_nan() {
-        out.extend_from_slice(if v.is_sign_negative() {
-            b"-nan"
-        } else {
-            b"nan"
-        });
-    } else if v.is_infinite() {
-        out.extend_from_slice(if v < 0.0 { b"-inf" } else { b"inf" });
-    } else {
+    if !tracemux_core::bytes::put_nonfinite(out, v) {
         let _ = write!(out, "{v:.6}");
     }
 }

@@ -7,7 +7,7 @@
 //! the spec list of the function (in list order, each value aligned to 4
 //! bytes, the whole blob padded to 8).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::pattern::Pattern;
 
@@ -829,39 +829,28 @@ fn add_filter(
     setting: &FilterSetting<'_>,
 ) -> usize {
     let mut flags = tr.flags;
-    let mut auto_arg: Option<Trigger> = None;
-    let mut auto_ret: Option<Trigger> = None;
     let dbg = &mv.module.debug;
-    if flags & trig::ARGUMENT != 0 && tr.args.is_empty() {
-        if dbg.has_argspec() {
-            auto_arg = dbg
-                .args
-                .get(&sym.addr)
-                .and_then(|s| s.as_deref())
-                .and_then(|s| dwarf_trigger(s, trig::ARGUMENT, setting.lp64));
-        }
-        if auto_arg.is_none() {
-            auto_arg = setting.auto.args.get(&*sym.name).cloned();
-        }
-        if auto_arg.is_none() {
-            flags &= !trig::ARGUMENT;
-        }
-    }
-    if flags & trig::RETVAL != 0 && tr.args.is_empty() {
-        if dbg.has_argspec() {
-            auto_ret = dbg
-                .rets
-                .get(&sym.addr)
-                .and_then(|s| s.as_deref())
-                .and_then(|s| dwarf_trigger(s, trig::RETVAL, setting.lp64));
-        }
-        if auto_ret.is_none() {
-            auto_ret = setting.auto.rets.get(&*sym.name).cloned();
-        }
-        if auto_ret.is_none() {
-            flags &= !trig::RETVAL;
-        }
-    }
+    // The automatic spec of `flag` (arguments or return value) when the
+    // trigger asks for it without one: the debug info's, else the built-in
+    // one; without either, the flag is dropped.
+    let mut auto =
+        |flag: u32, dwarf: &HashMap<u64, Option<String>>, builtin: &BTreeMap<String, Trigger>| {
+            if flags & flag == 0 || !tr.args.is_empty() {
+                return None;
+            }
+            let found = dbg
+                .has_argspec()
+                .then(|| dwarf.get(&sym.addr)?.as_deref())
+                .flatten()
+                .and_then(|s| dwarf_trigger(s, flag, setting.lp64))
+                .or_else(|| builtin.get(&*sym.name).cloned());
+            if found.is_none() {
+                flags &= !flag;
+            }
+            found
+        };
+    let auto_arg = auto(trig::ARGUMENT, &dbg.args, &setting.auto.args);
+    let auto_ret = auto(trig::RETVAL, &dbg.rets, &setting.auto.rets);
     if flags == trig::AUTO_ARGS {
         return 0;
     }

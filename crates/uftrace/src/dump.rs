@@ -89,7 +89,9 @@ const INFO_NAMES: [&str; 14] = [
     "VERSION",
 ];
 
-fn mask_names(out: &mut Vec<u8>, mask: u64, names: &[&str]) {
+/// A header line of a bit mask: its value, then the names of its bits.
+fn mask_line(out: &mut Vec<u8>, label: &str, mask: u64, names: &[&str]) {
+    let _ = write!(out, "uftrace file header: {label:<14}= {mask:#x} (");
     let mut first = true;
     for (i, n) in names.iter().enumerate() {
         if mask & (1u64 << i) == 0 {
@@ -101,6 +103,7 @@ fn mask_names(out: &mut Vec<u8>, mask: u64, names: &[&str]) {
         out.extend_from_slice(n.as_bytes());
         first = false;
     }
+    out.extend_from_slice(b")\n");
 }
 
 fn header(out: &mut Vec<u8>, data: &UftraceData) {
@@ -127,20 +130,9 @@ fn header(out: &mut Vec<u8>, data: &UftraceData) {
         h.elf_class,
         if h.elf_class == 2 { "64" } else { "32" }
     );
-    let _ = write!(
-        out,
-        "uftrace file header: features      = {:#x} (",
-        h.feat_mask
-    );
-    mask_names(out, h.feat_mask, &FEAT_NAMES);
-    out.extend_from_slice(b")\n");
-    let _ = write!(
-        out,
-        "uftrace file header: info          = {:#x} (",
-        h.info_mask
-    );
-    mask_names(out, h.info_mask, &INFO_NAMES);
-    out.extend_from_slice(b")\n\n");
+    mask_line(out, "features", h.feat_mask, &FEAT_NAMES);
+    mask_line(out, "info", h.info_mask, &INFO_NAMES);
+    out.push(b'\n');
 }
 
 /// `%u.%09u  ` of a timestamp (seconds truncated to 32 bits, as uftrace).

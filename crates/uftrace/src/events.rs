@@ -97,20 +97,10 @@ pub fn data_text(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian, verbose: 
             }
         }
         id::READ_PMU_CACHE | id::DIFF_PMU_CACHE => {
-            let (r, m) = (u(0), u(1));
-            let _ = write!(out, "refers={p}{r} misses={p}{m}");
-            if diff {
-                let hit = 100.0 * r.wrapping_sub(m) as f64 / r as f64;
-                let _ = write!(out, " hit={hit:.2}%");
-            }
+            misses(out, p, "refers", u(0), u(1), diff.then_some("hit"));
         }
         id::READ_PMU_BRANCH | id::DIFF_PMU_BRANCH => {
-            let (b, m) = (u(0), u(1));
-            let _ = write!(out, "branch={p}{b} misses={p}{m}");
-            if diff {
-                let predict = 100.0 * b.wrapping_sub(m) as f64 / b as f64;
-                let _ = write!(out, " predict={predict:.2}%");
-            }
+            misses(out, p, "branch", u(0), u(1), diff.then_some("predict"));
         }
         id::WATCH_CPU => {
             let v = d
@@ -125,6 +115,16 @@ pub fn data_text(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian, verbose: 
         _ => return false,
     }
     true
+}
+
+/// A PMU count and its misses (`NAME=N misses=M`), and with `ratio` the
+/// share that did not miss (` RATIO=P%`).
+fn misses(out: &mut Vec<u8>, p: &str, name: &str, n: u64, m: u64, ratio: Option<&str>) {
+    let _ = write!(out, "{name}={p}{n} misses={p}{m}");
+    if let Some(ratio) = ratio {
+        let pct = 100.0 * n.wrapping_sub(m) as f64 / n as f64;
+        let _ = write!(out, " {ratio}={pct:.2}%");
+    }
 }
 
 /// User events declared in `events.txt` (`EVENT: <id> <provider>:<event>`).

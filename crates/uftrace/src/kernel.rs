@@ -357,14 +357,8 @@ pub fn parse(
             name: f.name.clone(),
         });
     }
-    let common_type = common_type.unwrap_or(FieldDef {
-        name: "common_type".into(),
-        type_name: "unsigned short".into(),
-        offset: 0,
-        size: 2,
-        flags: Default::default(),
-        array_len: 0,
-        elem_size: 2,
+    let common_type = common_type.unwrap_or_else(|| {
+        FieldDef::scalar("common_type", "unsigned short", 0, 2, Default::default())
     });
     let symbols = SymbolTable::default();
     let printk = PrintkTable::default();

@@ -141,40 +141,37 @@ fn common_context() -> Vec<FieldSchema> {
     ]
 }
 
-fn function_fields() -> Vec<FieldSchema> {
-    vec![
+/// The schema of a function entry or exit: the task context, then the
+/// function's address and name and `values`.
+fn function_schema(values: FieldSchema) -> ClassSchema {
+    let mut s = ClassSchema::default();
+    s.push(Scope::CommonContext, common_context());
+    let p = vec![
         FieldSchema::new("addr", FieldType::Int(IntType::hex(64, false))),
         FieldSchema::new("name", FieldType::Str),
-    ]
+        values,
+    ];
+    s.push(Scope::Payload, p);
+    s
 }
 
 /// The schema of `uftrace:entry`.
 pub fn entry_schema() -> ClassSchema {
-    let mut s = ClassSchema::default();
-    s.push(Scope::CommonContext, common_context());
-    let mut p = function_fields();
-    p.push(FieldSchema::new(
+    function_schema(FieldSchema::new(
         "args",
         FieldType::Array {
             elem: Box::new(value_type()),
             len: ArrayLen::Dynamic,
         },
-    ));
-    s.push(Scope::Payload, p);
-    s
+    ))
 }
 
 /// The schema of `uftrace:exit`.
 pub fn exit_schema() -> ClassSchema {
-    let mut s = ClassSchema::default();
-    s.push(Scope::CommonContext, common_context());
-    let mut p = function_fields();
-    p.push(FieldSchema::new(
+    function_schema(FieldSchema::new(
         "retval",
         FieldType::Optional(Box::new(value_type())),
-    ));
-    s.push(Scope::Payload, p);
-    s
+    ))
 }
 
 /// Payload fields of an event id (`None`: the generic `{id, data}`).
@@ -218,16 +215,7 @@ fn class(
     let mut s = ClassSchema::default();
     s.push(Scope::CommonContext, common);
     s.push(Scope::Payload, payload);
-    EventClass {
-        id,
-        system: system.to_string(),
-        name: name.to_string(),
-        common_fields: Vec::new(),
-        fields: Vec::new(),
-        print_fmt: String::new(),
-        printer: None,
-        schema: Some(Arc::new(s)),
-    }
+    EventClass::with_schema(id, system, name, s)
 }
 
 /// The event ids the recording defines (see the module docs), in class
@@ -641,24 +629,17 @@ fn write_value(
             t.variant_end();
         }
         ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Ptr => {
-            let (prefix, base) = match s.fmt {
-                ArgFmt::Auto | ArgFmt::Sint => ("s", Base::Dec),
-                ArgFmt::Uint => ("u", Base::Dec),
-                _ => ("x", Base::Hex),
+            // the options of 1-, 2-, 4- and 8-byte values
+            let (signed, options, base) = match s.fmt {
+                ArgFmt::Auto | ArgFmt::Sint => (true, ["s8", "s16", "s32", "s64"], Base::Dec),
+                ArgFmt::Uint => (false, ["u8", "u16", "u32", "u64"], Base::Dec),
+                _ => (false, ["x8", "x16", "x32", "x64"], Base::Hex),
             };
-            let opt = match (prefix, size) {
-                ("s", 1) => "s8",
-                ("s", 2) => "s16",
-                ("s", 4) => "s32",
-                ("s", 8) => "s64",
-                ("u", 1) => "u8",
-                ("u", 2) => "u16",
-                ("u", 4) => "u32",
-                ("u", 8) => "u64",
-                ("x", 1) => "x8",
-                ("x", 2) => "x16",
-                ("x", 4) => "x32",
-                ("x", 8) => "x64",
+            let opt = match size {
+                1 => options[0],
+                2 => options[1],
+                4 => options[2],
+                8 => options[3],
                 _ => "raw",
             };
             let raw = read_uint(d, size, endian);
@@ -674,7 +655,7 @@ fn write_value(
                     Base::Dec,
                     Value::Bytes(d.get(..size).unwrap_or(d)),
                 );
-            } else if prefix == "s" {
+            } else if signed {
                 leaf(t, opt, base, Value::Signed(sext(raw, size)));
             } else {
                 leaf(t, opt, base, Value::Unsigned(raw));

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use tracemux_testkit::{first_diff, sorted_entries};
 use tracemux_uftrace::chrome::{chrome, ChromeOptions};
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::flame::{flame_graph, FlameOptions};
@@ -33,27 +34,18 @@ fn demangler_ready() -> bool {
 
 /// Recording directories (those holding a `uftrace.data`).
 fn recordings() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for set in ["recorded", "corpus", "kernel"] {
-        let Ok(rd) = std::fs::read_dir(fixtures().join(set)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("uftrace.data/info").is_file())
-            .filter(|p| {
-                let cxx = p.ends_with("cxx-demangle");
-                if cxx && !demangler_ready() {
-                    eprintln!("skipping {} (no C++ demangler yet)", p.display());
-                }
-                !cxx || demangler_ready()
-            })
-            .collect();
-        dirs.sort();
-        v.extend(dirs);
-    }
-    v
+    ["recorded", "corpus", "kernel"]
+        .iter()
+        .flat_map(|set| sorted_entries(&fixtures().join(set)))
+        .filter(|p| p.join("uftrace.data/info").is_file())
+        .filter(|p| {
+            let cxx = p.ends_with("cxx-demangle");
+            if cxx && !demangler_ready() {
+                eprintln!("skipping {} (no C++ demangler yet)", p.display());
+            }
+            !cxx || demangler_ready()
+        })
+        .collect()
 }
 
 fn expected(dir: &Path, name: &str) -> Option<Vec<u8>> {
@@ -81,25 +73,6 @@ fn label(dir: &Path) -> String {
     )
 }
 
-/// First differing line, for the failure message.
-fn first_diff(got: &[u8], want: &[u8]) -> String {
-    let g: Vec<&[u8]> = got.split(|&b| b == b'\n').collect();
-    let w: Vec<&[u8]> = want.split(|&b| b == b'\n').collect();
-    for i in 0..g.len().max(w.len()) {
-        let a = g.get(i).copied().unwrap_or(b"<EOF>");
-        let b = w.get(i).copied().unwrap_or(b"<EOF>");
-        if a != b {
-            return format!(
-                "line {}:\n  got:  {}\n  want: {}",
-                i + 1,
-                String::from_utf8_lossy(a),
-                String::from_utf8_lossy(b)
-            );
-        }
-    }
-    String::from("(no line differs)")
-}
-
 struct Results {
     fails: Vec<String>,
     passes: usize,
@@ -111,7 +84,7 @@ impl Results {
             self.passes += 1;
         } else {
             self.fails
-                .push(format!("{what}: {}", first_diff(got, want)));
+                .push(format!("{what}: {}", first_diff(want, got)));
         }
     }
 

@@ -3,13 +3,9 @@
 //! `exit-codes.txt` is run and compared byte for byte with uftrace 0.13's
 //! output.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracemux_uftrace::replay::{replay, ReplayOptions};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace")
-}
 
 fn expected(dir: &Path, name: &str) -> Option<Vec<u8>> {
     let p = dir.join(format!("{name}.txt"));
@@ -97,25 +93,9 @@ fn run_dir(dir: &Path, failures: &mut Vec<String>, ran: &mut usize) {
 fn every_replay_and_info_reference() {
     let mut failures = Vec::new();
     let mut ran = 0;
-    for group in ["corpus", "recorded"] {
-        let Ok(rd) = std::fs::read_dir(root().join(group)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.join("uftrace.data").is_dir())
-            .collect();
-        dirs.sort();
-        for d in dirs {
-            run_dir(&d, &mut failures, &mut ran);
-        }
+    for d in tracemux_testkit::uftrace_recordings() {
+        run_dir(&d, &mut failures, &mut ran);
     }
     assert!(ran > 0);
-    assert!(
-        failures.is_empty(),
-        "{} of {ran} differ:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    tracemux_testkit::assert_all_passed(&failures, ran, "differ");
 }

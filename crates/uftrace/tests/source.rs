@@ -19,16 +19,7 @@ fn root() -> PathBuf {
 }
 
 fn recordings() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for group in ["corpus", "recorded"] {
-        let mut ds: Vec<PathBuf> = std::fs::read_dir(root().join(group))
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.join("uftrace.data").is_dir())
-            .collect();
-        ds.sort();
-        v.extend(ds);
-    }
+    let v = tracemux_testkit::uftrace_recordings();
     assert!(v.len() >= 11, "recordings: {v:?}");
     v
 }
@@ -325,43 +316,27 @@ fn argument_and_return_values_keep_their_types() {
     let data = open(&dir);
     let seen = collect(&data);
     let c = calls(&seen.texts);
-    let first = |name: &str| -> (String, String) {
-        let v = &c[name];
-        (v[0].clone(), v[1].clone())
-    };
-    // replay: i8(-128) = 127;
-    assert_eq!(first("i8"), ("(s8:-128)".into(), " = s8:127".into()));
-    assert_eq!(
-        first("i64"),
+    // (function, arguments and return value of its first call), as replay
+    // shows them: i8(-128) = 127; u32(0xffffffff) = 0; hex8(0xf) = 0xf0;
+    // chr('A') = 'B'; str("hello") = "ello"; flt(1.500000) = 3.000000;
+    // dbl(3.250000) = 0.812500;
+    for (name, args, ret) in [
+        ("i8", "(s8:-128)", " = s8:127"),
         (
-            "(s64:-9223372036854775808)".into(),
-            " = s64:9223372036854775807".into()
-        )
-    );
-    // u32(0xffffffff) = 0;
-    assert_eq!(first("u32"), ("(u32:4294967295)".into(), " = u32:0".into()));
-    assert_eq!(first("u8"), ("(u8:255)".into(), " = u8:0".into()));
-    // hex8(0xf) = 0xf0;
-    assert_eq!(first("hex8"), ("(x8:0xf)".into(), " = x8:0xf0".into()));
-    // chr('A') = 'B';
-    assert_eq!(
-        first("chr"),
-        ("(char:\"A\")".into(), " = char:\"B\"".into())
-    );
-    // str("hello") = "ello";
-    assert_eq!(
-        first("str"),
-        ("(str:\"hello\")".into(), " = str:\"ello\"".into())
-    );
-    // flt(1.500000) = 3.000000; dbl(3.250000) = 0.812500;
-    assert_eq!(
-        first("flt"),
-        ("(f32:1.500000)".into(), " = f32:3.000000".into())
-    );
-    assert_eq!(
-        first("dbl"),
-        ("(f64:3.250000)".into(), " = f64:0.812500".into())
-    );
+            "i64",
+            "(s64:-9223372036854775808)",
+            " = s64:9223372036854775807",
+        ),
+        ("u32", "(u32:4294967295)", " = u32:0"),
+        ("u8", "(u8:255)", " = u8:0"),
+        ("hex8", "(x8:0xf)", " = x8:0xf0"),
+        ("chr", "(char:\"A\")", " = char:\"B\""),
+        ("str", "(str:\"hello\")", " = str:\"ello\""),
+        ("flt", "(f32:1.500000)", " = f32:3.000000"),
+        ("dbl", "(f64:3.250000)", " = f64:0.812500"),
+    ] {
+        assert_eq!(c[name][..2], [args, ret], "{name}");
+    }
     // mixed(1, 2.500000, 3, 4.750000)
     assert_eq!(c["mixed"][0], "(s32:1, f32:2.500000, s64:3, f64:4.750000)");
     // paint(RED) = 0; rate(-3) = LOW; paint(WHITE|GREEN)

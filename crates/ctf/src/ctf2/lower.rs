@@ -166,20 +166,13 @@ impl<'j> Lowerer<'j> {
         if let Some(u) = v.get("uuid") {
             self.tc.uuid = Some(uuid_array(&c, u, &root.key("uuid"))?);
         }
-        if let Some(e) = v.get("extensions") {
-            let p = root.key("extensions");
-            for (ns, exts) in c.obj(e, &p)? {
-                let pn = p.key(ns);
-                if let Some((name, x)) = c.obj(exts, &pn)?.first() {
-                    return Err(c.unsupported(
-                        x,
-                        &pn.key(name),
-                        format!("the metadata requires extension `{ns}` / `{name}`"),
-                    ));
-                }
-            }
-        }
-        Ok(())
+        c.refuse_extensions(v, &root, |x, p, ns, name| {
+            c.unsupported(
+                x,
+                p,
+                format!("the metadata requires extension `{ns}` / `{name}`"),
+            )
+        })
     }
 
     fn alias(&mut self, v: &'j Value) -> Res<()> {
@@ -544,14 +537,7 @@ impl<'j> Lowerer<'j> {
         sc: &StreamClass,
         ph: Option<&StructClass>,
     ) -> Res<()> {
-        let mut earlier = [
-            ph,
-            sc.packet_context.as_ref(),
-            sc.event_header.as_ref(),
-            sc.event_common_context.as_ref(),
-            None,
-            None,
-        ];
+        let mut earlier = sc.scope_roots(ph);
         let clock = sc.default_clock;
         let spec = self.scope(
             v,

@@ -626,9 +626,10 @@ fn alias_errors() {
     assert!(e.msg.contains("must be a structure"), "{e}");
 }
 
-#[test]
-fn alias_expansion_is_bounded() {
-    // Each alias holds 16 of the previous one: 16^40 fields if expanded.
+/// Metadata whose event record payload is alias `a{n-1}` of a chain of `n`
+/// aliases: `a0` a `u8`, each next one a structure of `members` members of
+/// the previous one.
+fn alias_chain(n: usize, members: usize) -> Vec<u8> {
     let mut frags = vec![
         PRE.to_string(),
         format!(
@@ -636,8 +637,8 @@ fn alias_expansion_is_bounded() {
             u8le()
         ),
     ];
-    for i in 1..40 {
-        let ms: Vec<String> = (0..16)
+    for i in 1..n {
+        let ms: Vec<String> = (0..members)
             .map(|j| format!(r#"{{"name": "m{j}", "field-class": "a{}"}}"#, i - 1))
             .collect();
         frags.push(format!(
@@ -646,32 +647,25 @@ fn alias_expansion_is_bounded() {
         ));
     }
     frags.push(DSC.into());
-    frags.push(r#"{"type": "event-record-class", "payload-field-class": "a39"}"#.into());
+    frags.push(format!(
+        r#"{{"type": "event-record-class", "payload-field-class": "a{}"}}"#,
+        n - 1
+    ));
     let refs: Vec<&str> = frags.iter().map(String::as_str).collect();
-    let e = err(&meta(&refs));
+    meta(&refs)
+}
+
+#[test]
+fn alias_expansion_is_bounded() {
+    // Each alias holds 16 of the previous one: 16^40 fields if expanded.
+    let e = err(&alias_chain(40, 16));
     assert!(e.unsupported);
     assert!(e.msg.contains("too many field classes"), "{e}");
 }
 
 #[test]
 fn alias_nesting_is_bounded() {
-    let mut frags = vec![
-        PRE.to_string(),
-        format!(
-            r#"{{"type": "field-class-alias", "name": "a0", "field-class": {}}}"#,
-            u8le()
-        ),
-    ];
-    for i in 1..400 {
-        frags.push(format!(
-            r#"{{"type": "field-class-alias", "name": "a{i}", "field-class": {{"type": "structure", "member-classes": [{{"name": "m", "field-class": "a{}"}}]}}}}"#,
-            i - 1
-        ));
-    }
-    frags.push(DSC.into());
-    frags.push(r#"{"type": "event-record-class", "payload-field-class": "a399"}"#.into());
-    let refs: Vec<&str> = frags.iter().map(String::as_str).collect();
-    let e = err(&meta(&refs));
+    let e = err(&alias_chain(400, 1));
     assert!(e.msg.contains("nested deeper"), "{e}");
 }
 
@@ -1098,23 +1092,7 @@ fn written_metadata_reads_back() {
 
 #[test]
 fn too_deep_for_json_is_refused() {
-    let mut frags = vec![
-        PRE.to_string(),
-        format!(
-            r#"{{"type": "field-class-alias", "name": "a0", "field-class": {}}}"#,
-            u8le()
-        ),
-    ];
-    for i in 1..60 {
-        frags.push(format!(
-            r#"{{"type": "field-class-alias", "name": "a{i}", "field-class": {{"type": "structure", "member-classes": [{{"name": "m", "field-class": "a{}"}}]}}}}"#,
-            i - 1
-        ));
-    }
-    frags.push(DSC.into());
-    frags.push(r#"{"type": "event-record-class", "payload-field-class": "a59"}"#.into());
-    let refs: Vec<&str> = frags.iter().map(String::as_str).collect();
-    let tc = ok(&meta(&refs));
+    let tc = ok(&alias_chain(60, 1));
     let e = write_metadata(&tc).unwrap_err();
     assert!(e.to_string().contains("nested too deeply"), "{e}");
 }

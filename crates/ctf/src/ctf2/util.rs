@@ -223,6 +223,24 @@ impl Cx {
     /// No extension may be used outside the preamble (none can be declared:
     /// this reader supports none). Empty namespaces are fine.
     pub(crate) fn no_ext(&self, v: &Value, path: &JPath) -> Res<()> {
+        self.refuse_extensions(v, path, |x, p, ns, name| {
+            self.err(
+                x,
+                p,
+                format!("extension `{ns}` / `{name}` is not declared in the preamble"),
+            )
+        })
+    }
+
+    /// The first extension in the `extensions` object of `v`, if any, as
+    /// the error `refuse(its value, its path, namespace, name)` makes.
+    /// Empty namespaces are fine.
+    pub(crate) fn refuse_extensions(
+        &self,
+        v: &Value,
+        path: &JPath,
+        refuse: impl Fn(&Value, &JPath, &str, &str) -> Ctf2Error,
+    ) -> Res<()> {
         let Some(e) = v.get("extensions") else {
             return Ok(());
         };
@@ -230,11 +248,7 @@ impl Cx {
         for (ns, exts) in self.obj(e, &p)? {
             let pn = p.key(ns);
             if let Some((name, x)) = self.obj(exts, &pn)?.first() {
-                return Err(self.err(
-                    x,
-                    &pn.key(name),
-                    format!("extension `{ns}` / `{name}` is not declared in the preamble"),
-                ));
+                return Err(refuse(x, &pn.key(name), ns, name));
             }
         }
         Ok(())

@@ -37,21 +37,9 @@ fn unsupported(msg: String) -> Error {
 /// A JSON string literal.
 fn js(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{1e}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    crate::writer::push_quoted(&mut out, s, |out, c| {
+        let _ = write!(out, "\\u{c:04x}");
+    });
     out
 }
 
@@ -542,14 +530,7 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
     for sc in &tc.stream_classes {
         let mut w = W {
             ctf1,
-            roots: [
-                ph,
-                sc.packet_context.as_ref(),
-                sc.event_header.as_ref(),
-                sc.event_common_context.as_ref(),
-                None,
-                None,
-            ],
+            roots: sc.scope_roots(ph),
             clock: sc.default_clock,
         };
         let mut s = format!("{{\"type\": \"data-stream-class\", \"id\": {}", sc.id);

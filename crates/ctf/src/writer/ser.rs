@@ -186,21 +186,11 @@ impl Ser<'_> {
         }
     }
 
-    fn int_value(v: &Value<'_>) -> u64 {
-        match *v {
-            Value::Unsigned(x) => x,
-            Value::Signed(x) => x as u64,
-            Value::Bool(b) => b as u64,
-            Value::Float(f) => f as i64 as u64,
-            _ => 0,
-        }
-    }
-
     /// Write a leaf value into `node`.
     fn leaf(&mut self, node: u32, v: &Value<'_>) {
         let n = self.arena.nodes[node as usize];
         match n.kind {
-            Kind::Int(b) => put(self.out, Self::int_value(v), b),
+            Kind::Int(b) => put(self.out, v.raw_u64(), b),
             Kind::Float(b) => {
                 let f = match *v {
                     Value::Float(f) => f,

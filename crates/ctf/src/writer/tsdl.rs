@@ -21,21 +21,9 @@ use crate::ir::{
 
 /// A TSDL string literal.
 fn lit(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    super::push_quoted(out, s, |out, c| {
+        let _ = write!(out, "\\x{c:02x}");
+    });
 }
 
 fn uuid(u: &[u8; 16]) -> String {

@@ -212,11 +212,7 @@ pub fn options(args: &[&str]) -> Option<TextOptions> {
     for a in args {
         let (k, v) = a.split_once('=').unwrap_or((a, ""));
         match k {
-            "--clock-cycles" => o.clock_cycles = true,
-            "--clock-seconds" => o.clock_seconds = true,
-            "--clock-date" => o.clock_date = true,
-            "--clock-gmt" => o.clock_gmt = true,
-            "--no-delta" => o.no_delta = true,
+            k if o.set_flag(k) => {}
             "--names" => o.set_names(v).ok()?,
             "--fields" => o.set_fields(v).ok()?,
             "trace" => {}

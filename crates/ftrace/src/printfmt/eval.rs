@@ -1228,12 +1228,7 @@ mod tests {
     #[test]
     fn ipv6_compressed() {
         let mut o = Vec::new();
-        let mut a = [0u8; 16];
-        a[0] = 0x20;
-        a[1] = 0x01;
-        a[2] = 0x0d;
-        a[3] = 0xb8;
-        a[15] = 1;
+        let a = std::net::Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1).octets();
         print_ip6c(&mut o, &a);
         assert_eq!(o, b"2001:db8::1");
         o.clear();

@@ -187,12 +187,7 @@ fn pointer_extensions() {
         "\"%pM %pI4 %pI6c %pU %pS %ps %p %p\", REC->mac, REC->saddr, REC->daddr6, REC->uuid, REC->fn, REC->fn, REC->p, REC->fn",
     );
     let e = Env::new();
-    let mut v6 = [0u8; 16];
-    v6[0] = 0x20;
-    v6[1] = 0x01;
-    v6[2] = 0x0d;
-    v6[3] = 0xb8;
-    v6[15] = 1;
+    let v6 = std::net::Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 1).octets();
     let uuid: Vec<u8> = (0u8..16).collect();
     let d = rec(
         903,
@@ -253,15 +248,7 @@ fn sched_switch() -> EventClass {
         "sched",
         "sched_switch",
         372,
-        &[
-            "char prev_comm[16]; 8 16 0",
-            "pid_t prev_pid; 24 4 1",
-            "int prev_prio; 28 4 1",
-            "long prev_state; 32 8 1",
-            "char next_comm[16]; 40 16 0",
-            "pid_t next_pid; 56 4 1",
-            "int next_prio; 60 4 1",
-        ],
+        test_util::SCHED_SWITCH_FIELDS,
         "\"prev_comm=%s\", REC->prev_comm",
     )
 }
@@ -384,12 +371,8 @@ fn bprint_formats_come_from_the_printk_table() {
         "ftrace",
         "bprint",
         6,
-        &[
-            "unsigned long ip; 8 8 0",
-            "const char * fmt; 16 8 0",
-            "u32 buf[]; 24 0 0",
-        ],
-        "\"%ps: %s\", (void *)REC->ip, REC->fmt",
+        test_util::BPRINT_FIELDS,
+        test_util::BPRINT_FMT,
     );
     let mut e = Env::new();
     e.printk

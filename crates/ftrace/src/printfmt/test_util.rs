@@ -9,6 +9,25 @@ const COMMON: &str = "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\ts
 \tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n\
 \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
 
+/// The own fields of `sched:sched_switch`.
+pub const SCHED_SWITCH_FIELDS: &[&str] = &[
+    "char prev_comm[16]; 8 16 0",
+    "pid_t prev_pid; 24 4 1",
+    "int prev_prio; 28 4 1",
+    "long prev_state; 32 8 1",
+    "char next_comm[16]; 40 16 0",
+    "pid_t next_pid; 56 4 1",
+    "int next_prio; 60 4 1",
+];
+
+/// The own fields and print fmt of `ftrace:bprint` (trace_printk).
+pub const BPRINT_FIELDS: &[&str] = &[
+    "unsigned long ip; 8 8 0",
+    "const char * fmt; 16 8 0",
+    "u32 buf[]; 24 0 0",
+];
+pub const BPRINT_FMT: &str = "\"%ps: %s\", (void *)REC->ip, REC->fmt";
+
 /// The format file of event `name` (`id`) from compact field specs
 /// `"TYPE NAME; OFFSET SIZE SIGNED"`.
 pub fn format_text(name: &str, id: u32, fields: &[&str], print_fmt: &str) -> String {

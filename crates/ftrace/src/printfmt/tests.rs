@@ -198,12 +198,8 @@ fn bprint_has_no_segments() {
     let (_, p) = event(
         "ftrace",
         "bprint",
-        &[
-            "unsigned long ip; 8 8 0",
-            "const char * fmt; 16 8 0",
-            "u32 buf[]; 24 0 0",
-        ],
-        "\"%ps: %s\", (void *)REC->ip, REC->fmt",
+        test_util::BPRINT_FIELDS,
+        test_util::BPRINT_FMT,
     );
     assert!(!p.failed());
     assert!(p.print_fmt().segments.is_none());
@@ -281,15 +277,7 @@ fn sched_switch_prev_state_prints_raw() {
     let (_, p) = event(
         "events",
         "sched_switch",
-        &[
-            "char prev_comm[16]; 8 16 0",
-            "pid_t prev_pid; 24 4 1",
-            "int prev_prio; 28 4 1",
-            "long prev_state; 32 8 1",
-            "char next_comm[16]; 40 16 0",
-            "pid_t next_pid; 56 4 1",
-            "int next_prio; 60 4 1",
-        ],
+        test_util::SCHED_SWITCH_FIELDS,
         SCHED_SWITCH_FMT,
     );
     let d = record(

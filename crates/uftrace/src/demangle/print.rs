@@ -147,6 +147,19 @@ impl<'n, 'a> Printer<'n, 'a> {
     }
 
     /// Print one node, with the guards against runaway recursion.
+    /// `<ARGS>`, spaced so that no `<<` or `>>` appears.
+    fn template_args(&mut self, args: Id) {
+        if self.last() == b'<' {
+            self.ch(b' ');
+        }
+        self.ch(b'<');
+        self.comp(args);
+        if self.last() == b'>' {
+            self.ch(b' ');
+        }
+        self.ch(b'>');
+    }
+
     fn comp(&mut self, id: Id) {
         if self.error {
             return;
@@ -201,15 +214,7 @@ impl<'n, 'a> Printer<'n, 'a> {
                 let hold_cur = self.current_template.replace(id);
                 let hold = self.modifiers.take();
                 self.comp(name);
-                if self.last() == b'<' {
-                    self.ch(b' ');
-                }
-                self.ch(b'<');
-                self.comp(args);
-                if self.last() == b'>' {
-                    self.ch(b' ');
-                }
-                self.ch(b'>');
+                self.template_args(args);
                 self.modifiers = hold;
                 self.current_template = hold_cur;
             }
@@ -743,15 +748,7 @@ impl<'n, 'a> Printer<'n, 'a> {
         if let Node::Template(n, args) = *self.node(t) {
             self.comp(n);
             self.templates = hold_t;
-            if self.last() == b'<' {
-                self.ch(b' ');
-            }
-            self.ch(b'<');
-            self.comp(args);
-            if self.last() == b'>' {
-                self.ch(b' ');
-            }
-            self.ch(b'>');
+            self.template_args(args);
         } else {
             self.comp(t);
             self.templates = hold_t;

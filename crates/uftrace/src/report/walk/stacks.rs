@@ -350,16 +350,10 @@ impl<'d> Stacks<'d> {
     /// Mutable `fstack_get` (grows the array to `idx`).
     #[inline]
     pub fn get_mut(&mut self, ti: usize, idx: i32) -> Option<&mut FStack> {
-        if idx < 0 || idx >= self.max_stack || !self.tasks[ti].has_stack {
+        if idx >= self.max_stack || !self.tasks[ti].has_stack {
             return None;
         }
-        let blank = self.blank;
-        let t = &mut self.tasks[ti];
-        let i = idx as usize;
-        if i >= t.stack.len() {
-            t.stack.resize(i + 1, blank);
-        }
-        Some(&mut t.stack[i])
+        self.raw_mut(ti, idx)
     }
 
     /// Frame `idx` without bounds against `max_stack` (uftrace's
@@ -375,6 +369,21 @@ impl<'d> Stacks<'d> {
             t.stack.resize(i + 1, blank);
         }
         Some(&mut t.stack[i])
+    }
+
+    /// Frame `idx` of task `ti` ends `delta` after it began: that is its
+    /// total time (its children's time is at most that), and its parent's
+    /// children took `delta` more.
+    fn end_frame(&mut self, ti: usize, idx: i32, delta: u64) {
+        if let Some(f) = self.raw_mut(ti, idx) {
+            f.total_time = delta;
+            f.child_time = f.child_time.min(delta);
+        }
+        if idx > 0 {
+            if let Some(p) = self.raw_mut(ti, idx - 1) {
+                p.child_time = p.child_time.wrapping_add(delta);
+            }
+        }
     }
 
     /// Time and address of task `ti`'s last record (`task->rstack`): the
@@ -543,15 +552,7 @@ impl<'d> Stacks<'d> {
                     delta = 0;
                 }
                 f.valid = false;
-                f.total_time = delta;
-                if f.child_time > f.total_time {
-                    f.child_time = f.total_time;
-                }
-                if sc > 1 {
-                    if let Some(p) = self.raw_mut(ti, idx - 1) {
-                        p.child_time = p.child_time.wrapping_add(delta);
-                    }
-                }
+                self.end_frame(ti, idx, delta);
             }
             Kind::Lost => {
                 let t = &mut self.tasks[ti];
@@ -566,15 +567,7 @@ impl<'d> Stacks<'d> {
                             lost_time = f.total_time.wrapping_add(1);
                         }
                         let delta = lost_time.wrapping_sub(f.total_time);
-                        f.total_time = delta;
-                        if f.child_time > f.total_time {
-                            f.child_time = f.total_time;
-                        }
-                        if i > 0 {
-                            if let Some(p) = self.raw_mut(ti, i - 1) {
-                                p.child_time = p.child_time.wrapping_add(delta);
-                            }
-                        }
+                        self.end_frame(ti, i, delta);
                     }
                     if i == i32::MIN {
                         break;
