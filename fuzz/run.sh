@@ -3,8 +3,11 @@
 #
 # Runs each cargo-fuzz target (all when none is named) for MINUTES, one
 # after the other, on its corpus fuzz/corpus/TARGET (seeded from the
-# repository's fixtures when it is empty), then minimises the corpus
-# (`cargo fuzz cmin`) and prints executions, time and coverage per target.
+# repository's fixtures and the kept seeds fuzz/seeds/TARGET when it is
+# empty), then minimises the corpus (`cargo fuzz cmin`), keeps its smallest
+# inputs up to SEED_KB (200) kB in fuzz/seeds/TARGET (committed: they carry
+# the coverage of the runs so far to a fresh clone), and prints executions,
+# time and coverage per target.
 # A crash stops the campaign with a non-zero status; libFuzzer keeps the
 # input under fuzz/artifacts/TARGET/.
 #
@@ -239,6 +242,19 @@ PY
     esac
 }
 
+# Keep the smallest inputs of the minimised corpus, up to SEED_KB kB.
+keep_seeds() { # TARGET CORPUS
+    local dir=$FUZZ/seeds/$1 budget=$((${SEED_KB:-200} * 1024)) used=0 f size
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    while IFS= read -r f; do
+        size=$(stat -c %s "$2/$f")
+        [ $((used + size)) -gt "$budget" ] && break
+        cp "$2/$f" "$dir/$f"
+        used=$((used + size))
+    done < <(ls -S -r "$2")
+}
+
 SUMMARY=()
 status=0
 for t in "${TARGETS[@]}"; do
@@ -246,6 +262,9 @@ for t in "${TARGETS[@]}"; do
     mkdir -p "$corpus" "$FUZZ/artifacts/$t"
     if [ -z "$(ls -A "$corpus")" ]; then
         seed "$t" "$corpus"
+        if [ -d "$FUZZ/seeds/$t" ]; then
+            cp -r "$FUZZ/seeds/$t"/. "$corpus"/
+        fi
     fi
     log=$FUZZ/artifacts/$t/run.log
     echo "== $t: ${SECONDS_EACH}s, corpus $(ls "$corpus" | wc -l) inputs" >&2
@@ -269,7 +288,9 @@ for t in "${TARGETS[@]}"; do
     # minimise the corpus (cargo-fuzz merges it into a fresh one and swaps)
     cargo fuzz cmin -O "$t" "$corpus" -- -max_len="$(max_len "$t")" -timeout=25 \
         >"$FUZZ/artifacts/$t/cmin.log" 2>&1 || echo "$t: cmin failed (see artifacts/$t/cmin.log)" >&2
+    keep_seeds "$t" "$corpus"
     line="$line, corpus $(ls "$corpus" | wc -l) inputs / $(du -sk --apparent-size "$corpus" | cut -f1) kB"
+    line="$line, kept $(ls "$FUZZ/seeds/$t" | wc -l) seeds / $(du -sk --apparent-size "$FUZZ/seeds/$t" | cut -f1) kB"
     echo "$line" >&2
     SUMMARY+=("$line")
 done
