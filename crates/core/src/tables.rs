@@ -45,6 +45,10 @@ impl<K: Copy + Eq + Ord + std::hash::Hash> TextTable<K> {
 /// uftrace task.txt...).
 pub type TaskTable = TextTable<i32>;
 
+/// Format strings of `trace_printk()` call sites by address (ftrace
+/// `printk_formats`), used by `bprint` events that store only the address.
+pub type PrintkTable = TextTable<u64>;
+
 /// One symbol: start address, name, and the module it belongs to (if any).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symbol {
@@ -148,7 +152,3 @@ mod tests {
         assert!(t.exact(0x25).is_none());
     }
 }
-
-/// Format strings of `trace_printk()` call sites by address (ftrace
-/// `printk_formats`), used by `bprint` events that store only the address.
-pub type PrintkTable = TextTable<u64>;

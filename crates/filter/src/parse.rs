@@ -129,6 +129,18 @@ enum Val {
     True,
 }
 
+impl Val {
+    /// The operator a constant operand decides on its own: `true` an OR,
+    /// `false` an AND.
+    fn decides(self) -> OpKind {
+        if self == Val::True {
+            OpKind::Or
+        } else {
+            OpKind::And
+        }
+    }
+}
+
 /// The parser's output: the nodes and the root.
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
@@ -572,30 +584,16 @@ impl Parser<'_> {
             Node::Op { kind, left, right } => {
                 if kind != OpKind::Not {
                     let l = self.test_arg(arg, Self::child(left)?)?;
-                    match l {
-                        Val::Norm => {}
-                        Val::True => {
-                            if kind == OpKind::Or {
-                                return Ok(Val::True);
-                            }
-                            let r = self.test_arg(arg, Self::child(right)?)?;
-                            if r != Val::Norm {
-                                return Ok(r);
-                            }
-                            self.reparent(parent, arg, Self::child(right)?)?;
-                            return Ok(Val::Norm);
+                    if l != Val::Norm {
+                        if kind == l.decides() {
+                            return Ok(l);
                         }
-                        Val::False => {
-                            if kind == OpKind::And {
-                                return Ok(Val::False);
-                            }
-                            let r = self.test_arg(arg, Self::child(right)?)?;
-                            if r != Val::Norm {
-                                return Ok(r);
-                            }
-                            self.reparent(parent, arg, Self::child(right)?)?;
-                            return Ok(Val::Norm);
+                        let r = self.test_arg(arg, Self::child(right)?)?;
+                        if r != Val::Norm {
+                            return Ok(r);
                         }
+                        self.reparent(parent, arg, Self::child(right)?)?;
+                        return Ok(Val::Norm);
                     }
                 }
                 // the right side (re-read: the left one may have been reparented)
@@ -604,37 +602,25 @@ impl Parser<'_> {
                     _ => right,
                 };
                 let r = self.test_arg(arg, Self::child(right)?)?;
-                match r {
-                    Val::Norm => Ok(Val::Norm),
-                    Val::True => {
-                        if kind == OpKind::Or {
-                            return Ok(Val::True);
-                        }
-                        if kind == OpKind::Not {
-                            return Ok(Val::False);
-                        }
-                        let left = match self.node(arg) {
-                            Node::Op { left, .. } => *left,
-                            _ => None,
-                        };
-                        self.reparent(parent, arg, Self::child(left)?)?;
-                        Ok(Val::Norm)
-                    }
-                    Val::False => {
-                        if kind == OpKind::And {
-                            return Ok(Val::False);
-                        }
-                        if kind == OpKind::Not {
-                            return Ok(Val::True);
-                        }
-                        let left = match self.node(arg) {
-                            Node::Op { left, .. } => *left,
-                            _ => None,
-                        };
-                        self.reparent(parent, arg, Self::child(left)?)?;
-                        Ok(Val::Norm)
-                    }
+                if r == Val::Norm {
+                    return Ok(Val::Norm);
                 }
+                if kind == r.decides() {
+                    return Ok(r);
+                }
+                if kind == OpKind::Not {
+                    return Ok(if r == Val::True {
+                        Val::False
+                    } else {
+                        Val::True
+                    });
+                }
+                let left = match self.node(arg) {
+                    Node::Op { left, .. } => *left,
+                    _ => None,
+                };
+                self.reparent(parent, arg, Self::child(left)?)?;
+                Ok(Val::Norm)
             }
         }
     }

@@ -109,17 +109,7 @@ pub fn format_values(
     endian: Endian,
     ctx: &dyn ArgContext,
 ) {
-    let mut first = true;
-    let mut pos = 0usize;
-    for spec in specs {
-        if spec.is_retval() != retval {
-            continue;
-        }
-        if !first {
-            out.extend_from_slice(b", ");
-        }
-        first = false;
-        let d = data.get(pos..).unwrap_or(&[]);
+    each_value(out, specs, data, retval, |out, _, spec, d| {
         let mut size = spec.size as usize;
         match spec.fmt {
             ArgFmt::Str | ArgFmt::StdString => {
@@ -215,6 +205,33 @@ pub fn format_values(
                 print_int(out, raw, psize, fmt);
             }
         }
+        size
+    });
+}
+
+/// The values [`format_values`] lists: the arguments (or the first return
+/// value when `retval`) of `specs` in `data`, `, `-separated on `out`.
+/// `value(out, index in specs, spec, data from the value on)` appends one
+/// and returns its size (values are 4-byte aligned).
+pub(crate) fn each_value(
+    out: &mut Vec<u8>,
+    specs: &[ArgSpec],
+    data: &[u8],
+    retval: bool,
+    mut value: impl FnMut(&mut Vec<u8>, usize, &ArgSpec, &[u8]) -> usize,
+) {
+    let mut first = true;
+    let mut pos = 0usize;
+    for (k, spec) in specs.iter().enumerate() {
+        if spec.is_retval() != retval {
+            continue;
+        }
+        if !first {
+            out.extend_from_slice(b", ");
+        }
+        first = false;
+        let d = data.get(pos..).unwrap_or(&[]);
+        let size = value(out, k, spec, d);
         pos += size.div_ceil(4) * 4;
         if retval {
             break;

@@ -35,7 +35,7 @@ use std::io::{self, Write};
 use tracemux_core::localtime::Zone;
 use tracemux_core::Endian;
 
-use crate::args::format_values;
+use crate::args::{each_value, format_values};
 use crate::argspec::{ArgFmt, ArgSpec};
 use crate::data::UftraceData;
 use crate::events::id;
@@ -101,56 +101,40 @@ pub fn json_values(
     endian: Endian,
     ctx: &ArgCtx<'_>,
 ) {
-    let mut pos = 0usize;
-    let mut first = true;
-    for (k, spec) in specs.iter().enumerate() {
-        if spec.is_retval() != retval {
-            continue;
-        }
-        if !first {
-            out.extend_from_slice(b", ");
-        }
-        first = false;
-        let d = blob.get(pos..).unwrap_or(&[]);
-        let size = match spec.fmt {
-            ArgFmt::Str | ArgFmt::StdString => {
-                let slen = d
-                    .get(..2)
-                    .map(|b| endian.u16([b[0], b[1]]) as usize)
-                    .unwrap_or(0);
-                let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
-                if slen == 4 && s == [0xff; 4] {
-                    out.extend_from_slice(b"NULL");
-                } else {
-                    out.extend_from_slice(b"\\\"");
-                    for &c in s.iter().take_while(|&&c| c != 0) {
-                        json_escape_byte(out, c);
-                    }
-                    out.extend_from_slice(b"\\\"");
+    each_value(out, specs, blob, retval, |out, k, spec, d| match spec.fmt {
+        ArgFmt::Str | ArgFmt::StdString => {
+            let slen = d
+                .get(..2)
+                .map(|b| endian.u16([b[0], b[1]]) as usize)
+                .unwrap_or(0);
+            let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
+            if slen == 4 && s == [0xff; 4] {
+                out.extend_from_slice(b"NULL");
+            } else {
+                out.extend_from_slice(b"\\\"");
+                for &c in s.iter().take_while(|&&c| c != 0) {
+                    json_escape_byte(out, c);
                 }
-                if spec.fmt == ArgFmt::StdString {
-                    out.push(b's');
-                }
-                slen + 2
+                out.extend_from_slice(b"\\\"");
             }
-            ArgFmt::Char => {
-                out.push(b'\'');
-                json_escape_byte(out, d.first().copied().unwrap_or(0));
-                out.push(b'\'');
-                1
+            if spec.fmt == ArgFmt::StdString {
+                out.push(b's');
             }
-            _ => {
-                // one spec at a time through the replay formatter
-                let one = &specs[k..k + 1];
-                format_values(out, one, d, retval, endian, ctx);
-                spec.size as usize
-            }
-        };
-        pos += size.div_ceil(4) * 4;
-        if retval {
-            break;
+            slen + 2
         }
-    }
+        ArgFmt::Char => {
+            out.push(b'\'');
+            json_escape_byte(out, d.first().copied().unwrap_or(0));
+            out.push(b'\'');
+            1
+        }
+        _ => {
+            // one spec at a time through the replay formatter
+            let one = &specs[k..k + 1];
+            format_values(out, one, d, retval, endian, ctx);
+            spec.size as usize
+        }
+    });
 }
 
 /// Task comm names after the perf COMM events (uftrace's

@@ -14,6 +14,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use tracemux_core::Endian;
+use tracemux_ftrace::printfmt::printf::put_digits;
 
 use crate::args::format_values;
 use crate::data::{Loader, OpenOptions, ReadLoader, UftraceData};
@@ -264,16 +265,7 @@ struct Replay<'d, 'o> {
 /// Append `v` right-aligned in `width` columns, zero-padded to `zeros` digits.
 fn push_num(out: &mut Vec<u8>, v: u64, width: usize, zeros: usize) {
     let mut b = [0u8; 20];
-    let mut i = b.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        b[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
+    let mut i = put_digits(&mut b, v, 10);
     while b.len() - i < zeros {
         i -= 1;
         b[i] = b'0';
@@ -284,16 +276,7 @@ fn push_num(out: &mut Vec<u8>, v: u64, width: usize, zeros: usize) {
 /// Append `v` in lower-case hex right-aligned in `width` columns.
 fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
     let mut b = [0u8; 16];
-    let mut i = b.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        b[i] = b"0123456789abcdef"[(x & 15) as usize];
-        x >>= 4;
-        if x == 0 {
-            break;
-        }
-    }
+    let i = put_digits(&mut b, v, 16);
     pad_left(out, &b[i..], width);
 }
 

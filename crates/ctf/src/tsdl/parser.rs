@@ -281,6 +281,15 @@ impl Parser {
     /// Entries of an attribute block (`trace {}`, `integer {}`...), up to
     /// the closing brace (not consumed).
     fn assignments(&mut self) -> Result<Vec<Entry>, TsdlError> {
+        self.entries(Self::assignment)
+    }
+
+    /// `;`-terminated entries read by `entry`, up to the closing brace
+    /// (not consumed); empty statements are skipped.
+    fn entries(
+        &mut self,
+        entry: fn(&mut Self) -> Result<Entry, TsdlError>,
+    ) -> Result<Vec<Entry>, TsdlError> {
         self.enter()?;
         let mut out = Vec::new();
         loop {
@@ -290,7 +299,7 @@ impl Parser {
             if self.eat(Punct::Semicolon) {
                 continue;
             }
-            out.push(self.assignment()?);
+            out.push(entry(self)?);
             self.expect(Punct::Semicolon)?;
         }
         self.leave();
@@ -507,16 +516,8 @@ impl Parser {
     }
 
     fn struct_spec(&mut self) -> Result<Spec, TsdlError> {
-        let mut name = None;
-        if let Tok::Ident(s) = self.peek().clone() {
-            self.bump();
-            name = Some(s);
-        }
-        let mut body = None;
-        if self.eat(Punct::LBrace) {
-            body = Some(self.body()?);
-            self.expect(Punct::RBrace)?;
-        }
+        let name = self.opt_ident();
+        let body = self.opt_body()?;
         let mut align = None;
         if self.is_word("align") && self.peek_at(1) == &Tok::Punct(Punct::LParen) {
             self.bump();
@@ -531,21 +532,13 @@ impl Parser {
     }
 
     fn variant_spec(&mut self) -> Result<Spec, TsdlError> {
-        let mut name = None;
-        if let Tok::Ident(s) = self.peek().clone() {
-            self.bump();
-            name = Some(s);
-        }
+        let name = self.opt_ident();
         let mut tag = None;
         if self.eat(Punct::Lt) {
             tag = Some(self.path()?);
             self.expect(Punct::Gt)?;
         }
-        let mut body = None;
-        if self.eat(Punct::LBrace) {
-            body = Some(self.body()?);
-            self.expect(Punct::RBrace)?;
-        }
+        let body = self.opt_body()?;
         if name.is_none() && body.is_none() {
             return Err(self.unexpected("a variant name or body"));
         }
@@ -553,11 +546,7 @@ impl Parser {
     }
 
     fn enum_spec(&mut self) -> Result<Spec, TsdlError> {
-        let mut name = None;
-        if let Tok::Ident(s) = self.peek().clone() {
-            self.bump();
-            name = Some(s);
-        }
+        let name = self.opt_ident();
         let mut container = None;
         if self.eat(Punct::Colon) {
             container = Some(Box::new(self.spec_list(false)?));
@@ -604,22 +593,28 @@ impl Parser {
         })
     }
 
+    /// The identifier that comes next, if one does (consumed).
+    fn opt_ident(&mut self) -> Option<String> {
+        let Tok::Ident(s) = self.peek().clone() else {
+            return None;
+        };
+        self.bump();
+        Some(s)
+    }
+
+    /// A structure or variant body in braces, if one comes next.
+    fn opt_body(&mut self) -> Result<Option<Vec<Entry>>, TsdlError> {
+        if !self.eat(Punct::LBrace) {
+            return Ok(None);
+        }
+        let body = self.body()?;
+        self.expect(Punct::RBrace)?;
+        Ok(Some(body))
+    }
+
     /// Structure or variant body, up to `}` (not consumed).
     fn body(&mut self) -> Result<Vec<Entry>, TsdlError> {
-        self.enter()?;
-        let mut out = Vec::new();
-        loop {
-            if self.is_punct(Punct::RBrace) || *self.peek() == Tok::Eof {
-                break;
-            }
-            if self.eat(Punct::Semicolon) {
-                continue;
-            }
-            out.push(self.declaration()?);
-            self.expect(Punct::Semicolon)?;
-        }
-        self.leave();
-        Ok(out)
+        self.entries(Self::declaration)
     }
 
     fn dims(&mut self, d: &mut Declarator) -> Result<(), TsdlError> {

@@ -367,6 +367,22 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// `arg` becomes the operation `op` (priority `prio`) on what it was,
+    /// which moves to a new node: its left operand, returned.
+    fn push_down(&mut self, arg: ArgId, op: String, prio: i32) -> ArgId {
+        let left = self.alloc(self.node(arg).clone());
+        self.set(
+            arg,
+            PrintArg::Op {
+                op,
+                prio,
+                left: Some(left),
+                right: None,
+            },
+        );
+        left
+    }
+
     /// `token` is the operator; `arg` becomes the operation.
     fn process_op(&mut self, arg: ArgId, token: String) -> R {
         let right_var: Option<ArgId>;
@@ -384,35 +400,17 @@ impl Parser<'_, '_> {
             t = self.process_arg(right);
             right_var = Some(right);
         } else if token == "?" {
-            let left = self.alloc(self.node(arg).clone());
-            self.set(
-                arg,
-                PrintArg::Op {
-                    op: token,
-                    prio: 0,
-                    left: Some(left),
-                    right: None,
-                },
-            );
+            self.push_down(arg, token, 0);
             t = self.process_cond(arg);
             right_var = None;
         } else if BINARY_OPS.contains(&token.as_str()) {
-            let left = self.alloc(self.node(arg).clone());
-            let prio = if matches!(self.node(left), PrintArg::Null) {
+            let prio = if matches!(self.node(arg), PrintArg::Null) {
                 0
             } else {
                 get_op_prio(&token)
             };
             let is_star = token == "*";
-            self.set(
-                arg,
-                PrintArg::Op {
-                    op: token,
-                    prio,
-                    left: Some(left),
-                    right: None,
-                },
-            );
+            let left = self.push_down(arg, token, prio);
             if prio == -1 {
                 self.failed = true;
                 return err();
@@ -453,16 +451,7 @@ impl Parser<'_, '_> {
             t = r;
             right_var = Some(right);
         } else if token == "[" {
-            let left = self.alloc(self.node(arg).clone());
-            self.set(
-                arg,
-                PrintArg::Op {
-                    op: token,
-                    prio: 0,
-                    left: Some(left),
-                    right: None,
-                },
-            );
+            self.push_down(arg, token, 0);
             t = self.process_array(arg);
             right_var = None;
         } else {

@@ -278,20 +278,27 @@ pub fn fmt_str(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, s: &[u8]) {
 
 pub use tracemux_core::bytes::put_small;
 
+/// Write the digits of `v` in `radix` (10 or 16: lower-case) at the end
+/// of `buf`; returns where they start.
+#[inline]
+pub fn put_digits<const N: usize>(buf: &mut [u8; N], v: u64, radix: u64) -> usize {
+    let mut i = N;
+    let mut m = v;
+    loop {
+        i -= 1;
+        buf[i] = b"0123456789abcdef"[(m % radix) as usize];
+        m /= radix;
+        if m == 0 {
+            return i;
+        }
+    }
+}
+
 /// Unsigned decimal.
 #[inline]
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut m = v;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
+    let i = put_digits(&mut buf, v, 10);
     put_small(out, &buf[i..]);
 }
 
@@ -308,16 +315,7 @@ pub fn put_i64(out: &mut Vec<u8>, v: i64) {
 #[inline]
 pub fn put_hex(out: &mut Vec<u8>, v: u64) {
     let mut buf = [0u8; 16];
-    let mut i = buf.len();
-    let mut m = v;
-    loop {
-        i -= 1;
-        buf[i] = b"0123456789abcdef"[(m & 15) as usize];
-        m >>= 4;
-        if m == 0 {
-            break;
-        }
-    }
+    let i = put_digits(&mut buf, v, 16);
     put_small(out, &buf[i..]);
 }
 
