@@ -21,6 +21,9 @@ use tracemux_tracedat::TraceDat;
 /// Records kept from the source, per CPU.
 const SOURCE_CAP: usize = 64 << 20;
 
+/// A CPU's records: (raw time, payload).
+type Records = Vec<(u64, Vec<u8>)>;
+
 /// Pages handed to the spill file in pieces of this size.
 const SPILL_AT: usize = 1 << 20;
 
@@ -49,7 +52,7 @@ fn run(src: &str, out: &str, size_mb: &str) -> Result<(), String> {
         .find(|b| b.name.is_empty() && !b.latency)
         .ok_or(format!("{src}: no top-level flyrecord buffer"))?;
     // the records of each CPU with their raw times
-    let mut cpus: Vec<(u32, Vec<(u64, Vec<u8>)>)> = Vec::new();
+    let mut cpus: Vec<(u32, Records)> = Vec::new();
     let (mut lo, mut hi, mut bytes) = (u64::MAX, 0u64, 0u64);
     for c in &b.cpus {
         let mut recs = Vec::new();
