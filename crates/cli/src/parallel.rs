@@ -90,14 +90,56 @@ impl Block<'_> {
     }
 }
 
+/// What an event's printing needs besides its bytes.
+#[derive(Clone, Copy)]
+struct Head {
+    ts: u64,
+    stream: u32,
+    cpu: u32,
+    type_id: u32,
+    pid: i32,
+}
+
+impl Head {
+    fn of(ev: &Event<'_>) -> Head {
+        Head {
+            ts: ev.ts,
+            stream: ev.stream,
+            cpu: ev.cpu,
+            type_id: ev.type_id,
+            pid: ev.pid,
+        }
+    }
+
+    /// The event again, its payload `data` and the bytes after it `ext`.
+    fn event<'b>(
+        self,
+        meta: &'b TraceMeta,
+        view: View,
+        data: &'b [u8],
+        ext: &'b [u8],
+    ) -> Event<'b> {
+        Event {
+            ts: self.ts,
+            stream: self.stream,
+            cpu: self.cpu,
+            type_id: self.type_id,
+            class: meta.classes.get(self.type_id),
+            pid: self.pid,
+            data,
+            ext,
+            endian: view.endian,
+            file_pos: 0,
+            tape: None,
+            raw_ts: None,
+        }
+    }
+}
+
 /// One event, located in a block of its batch, or a lost-events line.
 enum Item {
     Event {
-        ts: u64,
-        stream: u32,
-        cpu: u32,
-        type_id: u32,
-        pid: i32,
+        head: Head,
         block: u32,
         start: usize,
         len: usize,
@@ -135,30 +177,18 @@ fn print(
         match *item {
             Item::Lost(l) => p.write_lost(&mut text, meta, &l),
             Item::Event {
-                ts,
-                stream,
-                cpu,
-                type_id,
-                pid,
+                head,
                 block,
                 start,
                 len,
             } => {
                 let blk = batch.blocks[block as usize].bytes();
-                let ev = Event {
-                    ts,
-                    stream,
-                    cpu,
-                    type_id,
-                    class: meta.classes.get(type_id),
-                    pid,
-                    data: &blk[start..start + len],
-                    ext: ext_of(blk, start, len),
-                    endian: view.endian,
-                    file_pos: 0,
-                    tape: None,
-                    raw_ts: None,
-                };
+                let ev = head.event(
+                    meta,
+                    view,
+                    &blk[start..start + len],
+                    ext_of(blk, start, len),
+                );
                 if view.raw {
                     p.write_raw(&mut text, meta, &ev, ev.ext);
                 } else {
@@ -444,7 +474,8 @@ fn feed<'m>(
         if !keep(meta, &ev) {
             continue;
         }
-        let (ts, stream, cpu, type_id, pid) = (ev.ts, ev.stream, ev.cpu, ev.type_id, ev.pid);
+        let head = Head::of(&ev);
+        let (stream, type_id) = (ev.stream, ev.type_id);
         let in_order = !view.raw && serial.get(type_id as usize).copied().unwrap_or(false);
         if in_order && !pool.here {
             pool.send(std::mem::take(&mut batch), Vec::new(), out, meta)?;
@@ -471,20 +502,7 @@ fn feed<'m>(
                 // record of the buffer to print leaf functions on one line)
                 held.clear();
                 held.extend_from_slice(&ev.ext[..ev.ext.len().min(ev.data.len() + 256)]);
-                let copy = Event {
-                    class: meta.classes.get(type_id),
-                    data: &held[..ev.data.len()],
-                    ext: &held,
-                    endian: view.endian,
-                    file_pos: 0,
-                    tape: None,
-                    raw_ts: None,
-                    ts,
-                    stream,
-                    cpu,
-                    type_id,
-                    pid,
-                };
+                let copy = head.event(meta, view, &held[..ev.data.len()], &held);
                 let next = reader.peek_same_buffer(stream);
                 if p.write_pretty(&mut text, meta, &copy, next) {
                     reader.consume_peeked();
@@ -535,11 +553,7 @@ fn feed<'m>(
             batch.items.push(Item::Lost(l));
         }
         batch.items.push(Item::Event {
-            ts,
-            stream,
-            cpu,
-            type_id,
-            pid,
+            head,
             block,
             start,
             len,

@@ -12,7 +12,13 @@ fn fixtures() -> PathBuf {
 
 /// A fresh copy of pg-basic's uftrace.data in a temporary directory.
 fn copy(case: &str) -> PathBuf {
-    let src = fixtures().join("corpus/pg-basic/uftrace.data");
+    copy_of("corpus/pg-basic", case)
+}
+
+/// A fresh copy of the uftrace.data of fixture `fixture` in a temporary
+/// directory named after `case`.
+fn copy_of(fixture: &str, case: &str) -> PathBuf {
+    let src = fixtures().join(fixture).join("uftrace.data");
     let dst = std::env::temp_dir().join(format!(
         "tracemux-uftrace-damage-{}-{case}",
         std::process::id()
@@ -247,17 +253,7 @@ fn cut_at_every_record_boundary_keeps_every_record_before_it() {
         ("corpus/pg-args-retval", 1846),
         ("corpus/pg-basic", 1369),
     ] {
-        let src = fixtures().join(case).join("uftrace.data");
-        let d = std::env::temp_dir().join(format!(
-            "tracemux-uftrace-cuts-{}-{tid}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        for e in std::fs::read_dir(&src).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
-        }
+        let d = copy_of(case, &format!("cuts-{tid}"));
         let file = d.join(format!("{tid}.dat"));
         let len = std::fs::metadata(&file).unwrap().len();
         let (full, dmg) = records(&d, tid);
