@@ -209,68 +209,61 @@ impl<'a> Parser<'a> {
     }
 
     fn object(&mut self) -> Result<Kind, SyntaxError> {
-        self.i += 1; // '{'
-        let mut members = Vec::new();
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-            return Ok(Kind::Obj(members));
-        }
-        loop {
-            self.ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.err("expected a member name (a string)"));
+        self.elements(b'}', "an object", |p| {
+            if p.peek() != Some(b'"') {
+                return Err(p.err("expected a member name (a string)"));
             }
-            let key = self.string()?;
-            self.ws();
-            if self.peek() != Some(b':') {
-                return Err(self.err("expected `:` after a member name"));
+            let key = p.string()?;
+            p.ws();
+            if p.peek() != Some(b':') {
+                return Err(p.err("expected `:` after a member name"));
             }
-            self.i += 1;
-            self.ws();
-            let v = self.value()?;
-            members.push((key, v));
-            self.ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.i += 1;
-                    if self.trailing_comma(self.i - 1, b'}') {
-                        return Ok(Kind::Obj(members));
-                    }
-                }
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(Kind::Obj(members));
-                }
-                _ => return Err(self.err("expected `,` or `}` in an object")),
-            }
-        }
+            p.i += 1;
+            p.ws();
+            Ok((key, p.value()?))
+        })
+        .map(Kind::Obj)
     }
 
     fn array(&mut self) -> Result<Kind, SyntaxError> {
-        self.i += 1; // '['
-        let mut elems = Vec::new();
+        self.elements(b']', "an array", Self::value).map(Kind::Arr)
+    }
+
+    /// The `,`-separated elements of an object or array, each read by
+    /// `element`, from the opening bracket to `close` (both consumed);
+    /// `what` names the container in errors.
+    fn elements<T>(
+        &mut self,
+        close: u8,
+        what: &str,
+        mut element: impl FnMut(&mut Self) -> Result<T, SyntaxError>,
+    ) -> Result<Vec<T>, SyntaxError> {
+        self.i += 1; // the opening bracket
+        let mut out = Vec::new();
         self.ws();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.i += 1;
-            return Ok(Kind::Arr(elems));
+            return Ok(out);
         }
         loop {
             self.ws();
-            elems.push(self.value()?);
+            out.push(element(self)?);
             self.ws();
             match self.peek() {
                 Some(b',') => {
                     self.i += 1;
-                    if self.trailing_comma(self.i - 1, b']') {
-                        return Ok(Kind::Arr(elems));
+                    if self.trailing_comma(self.i - 1, close) {
+                        return Ok(out);
                     }
                 }
-                Some(b']') => {
+                Some(c) if c == close => {
                     self.i += 1;
-                    return Ok(Kind::Arr(elems));
+                    return Ok(out);
                 }
-                _ => return Err(self.err("expected `,` or `]` in an array")),
+                _ => {
+                    let msg = format!("expected `,` or `{}` in {what}", close as char);
+                    return Err(self.err(msg));
+                }
             }
         }
     }
