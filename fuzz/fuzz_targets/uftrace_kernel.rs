@@ -53,9 +53,19 @@ fuzz_target!(|input: &[u8]| {
         while m.next_item().is_some() {}
     }
     let sink = &mut std::io::sink();
-    let _ = replay_data(&mut data, &ReplayOptions::default(), sink, &mut std::io::sink());
+    let _ = replay_data(
+        &mut data,
+        &ReplayOptions::default(),
+        sink,
+        &mut std::io::sink(),
+    );
     if let Ok(full) = ReplayOptions::from_args(&["--kernel-full"]) {
         let _ = replay_data(&mut data, &full, sink, &mut std::io::sink());
     }
-    let _ = dump(&mut data, &DumpOptions::default(), sink, &mut std::io::sink());
+    let _ = dump(
+        &mut data,
+        &DumpOptions::default(),
+        sink,
+        &mut std::io::sink(),
+    );
 });
