@@ -5,7 +5,7 @@
 # after the other, on its corpus fuzz/corpus/TARGET (seeded from the
 # repository's fixtures and the kept seeds fuzz/seeds/TARGET when it is
 # empty), then minimises the corpus (`cargo fuzz cmin`), keeps its smallest
-# inputs up to SEED_KB (200) kB in fuzz/seeds/TARGET (committed: they carry
+# inputs up to SEED_KB (200) kB and 500 files in fuzz/seeds/TARGET (committed: they carry
 # the coverage of the runs so far to a fresh clone), and prints executions,
 # time and coverage per target.
 # A crash stops the campaign with a non-zero status; libFuzzer keeps the
@@ -242,14 +242,17 @@ PY
     esac
 }
 
-# Keep the smallest inputs of the minimised corpus, up to SEED_KB kB.
+# Keep the smallest inputs of the minimised corpus, up to SEED_KB kB and
+# 500 files.
 keep_seeds() { # TARGET CORPUS
-    local dir=$FUZZ/seeds/$1 budget=$((${SEED_KB:-200} * 1024)) used=0 f size
+    local dir=$FUZZ/seeds/$1 budget=$((${SEED_KB:-200} * 1024)) used=0 n=0 f size
     rm -rf "$dir"
     mkdir -p "$dir"
     while IFS= read -r f; do
         size=$(stat -c %s "$2/$f")
         [ $((used + size)) -gt "$budget" ] && break
+        [ "$n" -ge 500 ] && break
+        n=$((n + 1))
         cp "$2/$f" "$dir/$f"
         used=$((used + size))
     done < <(ls -S -r "$2")
