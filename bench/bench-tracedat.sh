@@ -39,8 +39,13 @@ if [ ${#traces[@]} -eq 0 ]; then
     traces=("$out/big-v6.dat" "$out/big-v7-zstd.dat")
 fi
 
-cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
-tm=$root/target/bench-lto/tracemux
+# TRACEMUX=path: time that binary instead of building the bench-lto one
+if [ -n "${TRACEMUX:-}" ]; then
+    tm=$TRACEMUX
+else
+    cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
+    tm=$root/target/bench-lto/tracemux
+fi
 
 # run NAME DEST CMD...: wall seconds and peak RSS (KiB) of CMD, its output
 # to DEST (a file in bench/out, or /dev/null)
