@@ -209,6 +209,20 @@ pub fn format_values(
     });
 }
 
+/// A string argument of a blob: its stored length and bytes (what is
+/// there when the blob is shorter than the length says), as dump and
+/// chrome read it.
+pub(crate) fn blob_str(d: &[u8], endian: Endian) -> (usize, &[u8]) {
+    let slen = d
+        .get(..2)
+        .map(|b| endian.u16([b[0], b[1]]) as usize)
+        .unwrap_or(0);
+    (
+        slen,
+        d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[])),
+    )
+}
+
 /// The values [`format_values`] lists: the arguments (or the first return
 /// value when `retval`) of `specs` in `data`, `, `-separated on `out`.
 /// `value(out, index in specs, spec, data from the value on)` appends one

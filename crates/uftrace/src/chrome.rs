@@ -103,11 +103,7 @@ pub fn json_values(
 ) {
     each_value(out, specs, blob, retval, |out, k, spec, d| match spec.fmt {
         ArgFmt::Str | ArgFmt::StdString => {
-            let slen = d
-                .get(..2)
-                .map(|b| endian.u16([b[0], b[1]]) as usize)
-                .unwrap_or(0);
-            let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
+            let (slen, s) = crate::args::blob_str(d, endian);
             if slen == 4 && s == [0xff; 4] {
                 out.extend_from_slice(b"NULL");
             } else {

@@ -320,11 +320,7 @@ fn dump_values(
         };
         match spec.fmt {
             ArgFmt::Str | ArgFmt::StdString => {
-                let slen = d
-                    .get(..2)
-                    .map(|b| endian.u16([b[0], b[1]]) as usize)
-                    .unwrap_or(0);
-                let s = d.get(2..2 + slen).unwrap_or(d.get(2..).unwrap_or(&[]));
+                let (slen, s) = crate::args::blob_str(d, endian);
                 let s = &s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())];
                 label(out);
                 out.extend_from_slice(if spec.fmt == ArgFmt::StdString {
