@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bytes;
+pub mod digits;
 pub mod error;
 pub mod ident;
 pub mod json;

@@ -122,7 +122,7 @@ pub struct TextOptions {
     /// the same in every case.
     pub threads: Option<usize>,
     /// Bytes of packets per work unit when a stream is rendered by several
-    /// workers (default 4 MiB; small values exercise the machinery in
+    /// workers (default 512 KiB; small values exercise the machinery in
     /// tests).
     pub segment_bytes: Option<u64>,
 }
@@ -377,8 +377,7 @@ impl FieldPrinter {
                     .extend_from_slice(if *n == 0 { b" " } else { b", " });
                 if self.field_names {
                     self.out.push(b'[');
-                    let mut b = itoa::Buffer::new();
-                    self.out.extend_from_slice(b.format(*n).as_bytes());
+                    tracemux_core::digits::put_u64(&mut self.out, *n);
                     self.out.extend_from_slice(b"] = ");
                 }
                 *n += 1;
@@ -734,12 +733,7 @@ impl Clock {
 
 /// Append `v` zero-padded to `width` digits.
 fn push_pad(out: &mut Vec<u8>, v: u64, width: usize) {
-    let mut b = itoa::Buffer::new();
-    let s = b.format(v);
-    for _ in s.len()..width {
-        out.push(b'0');
-    }
-    out.extend_from_slice(s.as_bytes());
+    tracemux_core::digits::put_padded(out, v, width);
 }
 
 // ---------------------------------------------------------------------
@@ -1325,7 +1319,53 @@ struct Mark {
 /// last non-empty value held by the same (pooled) field object.
 #[derive(Default)]
 struct Stale {
-    values: std::collections::HashMap<(u32, usize, u64), Vec<u8>, FxBuild>,
+    /// By event object: its string fields' last non-empty values.
+    objs: Vec<ObjStrings>,
+}
+
+/// The last non-empty values of one event object's string fields, keyed
+/// by field (node address, array element). An object always holds events
+/// of one class, whose strings come in the same order event after event:
+/// the position of a string among its event's marks finds its slot first.
+#[derive(Default)]
+struct ObjStrings {
+    keys: Vec<(usize, u64)>,
+    values: Vec<Vec<u8>>,
+    /// An index once the object has many string fields.
+    index: Option<std::collections::HashMap<(usize, u64), usize, FxBuild>>,
+}
+
+impl ObjStrings {
+    /// The slot of field `key`, the string at position `hint` of its event.
+    fn find(&self, hint: usize, key: (usize, u64)) -> Option<usize> {
+        if self.keys.get(hint) == Some(&key) {
+            return Some(hint);
+        }
+        match &self.index {
+            Some(ix) => ix.get(&key).copied(),
+            None => self.keys.iter().position(|k| *k == key),
+        }
+    }
+
+    /// The slot of field `key`, made when it has none.
+    fn slot(&mut self, hint: usize, key: (usize, u64)) -> &mut Vec<u8> {
+        let i = match self.find(hint, key) {
+            Some(i) => i,
+            None => {
+                let i = self.keys.len();
+                self.keys.push(key);
+                self.values.push(Vec::new());
+                if let Some(ix) = &mut self.index {
+                    ix.insert(key, i);
+                } else if self.keys.len() > 16 {
+                    let ix = self.keys.iter().enumerate().map(|(i, k)| (*k, i));
+                    self.index = Some(ix.collect());
+                }
+                i
+            }
+        };
+        &mut self.values[i]
+    }
 }
 
 /// A small multiplicative hasher for integer keys (no DoS concern: keys
@@ -1376,6 +1416,9 @@ struct Printer<'t> {
     /// A message after `--end` was seen: nothing more is printed.
     reached_end: bool,
     stale: Stale,
+    /// The fixed part of each event class's line head, by pool and by
+    /// whether it starts the line (see [`static_head`]).
+    heads: Vec<Option<Vec<u8>>>,
 }
 
 impl<'t> Printer<'t> {
@@ -1400,6 +1443,7 @@ impl<'t> Printer<'t> {
             last_returned: i64::MIN,
             reached_end: false,
             stale: Stale::default(),
+            heads: Vec::new(),
         }
     }
 
@@ -1467,17 +1511,26 @@ impl<'t> Printer<'t> {
                 let c = &rt.chunk;
                 let (b0, b1) = (raw.body.0 as usize, raw.body.1 as usize);
                 let mut last = b0;
-                for mk in &c.marks[raw.marks.0 as usize..raw.marks.1 as usize] {
+                let objs = &mut self.stale.objs;
+                if objs.len() <= obj as usize {
+                    objs.resize_with(obj as usize + 1, ObjStrings::default);
+                }
+                let strings = &mut objs[obj as usize];
+                let marks = &c.marks[raw.marks.0 as usize..raw.marks.1 as usize];
+                for (i, mk) in marks.iter().enumerate() {
                     let text = &c.raw[mk.raw.0 as usize..mk.raw.1 as usize];
-                    let key = (obj, mk.node, mk.elem);
+                    let key = (mk.node, mk.elem);
                     if text.is_empty() {
-                        if let Some(v) = self.stale.values.get(&key) {
-                            body.extend_from_slice(&c.bytes[last..mk.off as usize]);
-                            push_escaped(&mut body, v);
-                            last = (mk.off + mk.len) as usize;
+                        if let Some(k) = strings.find(i, key) {
+                            let v = &strings.values[k];
+                            if !v.is_empty() {
+                                body.extend_from_slice(&c.bytes[last..mk.off as usize]);
+                                push_escaped(&mut body, v);
+                                last = (mk.off + mk.len) as usize;
+                            }
                         }
                     } else {
-                        let v = self.stale.values.entry(key).or_default();
+                        let v = strings.slot(i, key);
                         v.clear();
                         v.extend_from_slice(text);
                     }
@@ -1603,7 +1656,36 @@ impl<'t> Printer<'t> {
             .map(|p| p.total_bytes)
             .sum();
         let forced = self.opts.threads.filter(|&n| n > 1).map(|n| n.min(16));
-        let seg_bytes = self.opts.segment_bytes.unwrap_or(4 << 20).max(1);
+        let seg_bytes = self.opts.segment_bytes.unwrap_or(512 << 10).max(1);
+        // Workers: two per core (a worker waits when the printer is busy
+        // with another stream), shared among the streams by their bytes.
+        let budget = (2 * cores).max(4);
+        let independent = |t: &Trace, g: &fs::StreamGroup| {
+            t.prog
+                .streams
+                .get(g.class)
+                .is_some_and(|s| s.packets_independent(&t.prog))
+        };
+        let workers_of = |t: &Trace, g: &fs::StreamGroup| -> usize {
+            if !parallel {
+                return 0;
+            }
+            if !independent(t, g) {
+                return 1;
+            }
+            let share = g.packets.iter().map(|p| p.total_bytes).sum::<u64>();
+            forced.unwrap_or_else(|| {
+                ((budget as u64 * share).div_ceil(total_bytes.max(1)) as usize).clamp(1, budget)
+            })
+        };
+        let all_workers: usize = traces
+            .iter()
+            .flat_map(|t| t.streams.iter().map(move |g| workers_of(t, g)))
+            .sum();
+        // Rendered chunks waiting in the channels: about 24 MB in all (a
+        // chunk holds 512 lines), so that workers run ahead of the printer
+        // without holding the trace's text.
+        let depth = (192 / all_workers.max(1)).clamp(2, 64);
         std::thread::scope(|sc| {
             let mut rts: Vec<Rt<'_>> = Vec::new();
             let mut pool_base = 0;
@@ -1625,26 +1707,12 @@ impl<'t> Printer<'t> {
                             .sum::<usize>();
                     // Workers for this stream: by its share of the data,
                     // when its packets can be decoded independently.
-                    let share = g.packets.iter().map(|p| p.total_bytes).sum::<u64>();
-                    let k = if parallel
-                        && t.prog
-                            .streams
-                            .get(g.class)
-                            .is_some_and(|s| s.packets_independent(&t.prog))
-                    {
-                        forced.unwrap_or_else(|| {
-                            ((cores as u64 * share).div_ceil(total_bytes.max(1)) as usize)
-                                .clamp(1, cores)
-                        })
-                    } else {
-                        1
-                    };
+                    let k = workers_of(t, g).max(1);
                     let segs = segments(&g.packets, seg_bytes);
                     let feed = if parallel && k > 1 && segs.len() > 1 {
                         let mut workers = Vec::with_capacity(k);
                         for w in 0..k {
-                            // A whole segment may wait in the channel.
-                            let (tx, rx) = std::sync::mpsc::sync_channel(64);
+                            let (tx, rx) = std::sync::mpsc::sync_channel(depth);
                             let segs = segs.clone();
                             sc.spawn(move || segment_worker(t, loader, g, names, segs, w, k, tx));
                             workers.push(rx);
@@ -1656,7 +1724,7 @@ impl<'t> Printer<'t> {
                         }
                     } else if parallel {
                         let renderer = Renderer::new(t, g, names, 0..g.packets.len(), loader);
-                        let (tx, rx) = std::sync::mpsc::sync_channel(2);
+                        let (tx, rx) = std::sync::mpsc::sync_channel(depth);
                         sc.spawn(move || render_worker(renderer, tx));
                         Feed::Remote(rx)
                     } else {
@@ -1823,18 +1891,19 @@ impl<'t> Printer<'t> {
                 }
             }
             MsgKind::Event => {
+                let pool = rt.pool_base + m.class;
                 if !trimmed {
                     let has_clock = rt.clock.is_some();
                     let ns = m.ts.unwrap_or(i64::MIN);
                     // The head goes straight into the output buffer.
                     std::mem::swap(&mut self.line.out, obuf);
-                    self.head(t, rt.group, m.class, has_clock, m.cycles, ns);
+                    self.head(has_clock, m.cycles, ns);
+                    self.fixed_head(t, rt.group, m.class, pool);
                     std::mem::swap(&mut self.line.out, obuf);
                     obuf.extend_from_slice(&m.body);
                     obuf.push(b'\n');
                     summary.events += 1;
                 }
-                let pool = rt.pool_base + m.class;
                 self.pools[pool].push(m.obj);
                 self.spare.push(m.body);
             }
@@ -1842,17 +1911,9 @@ impl<'t> Printer<'t> {
         }
     }
 
-    /// The line head up to the event name (babeltrace2's
+    /// The time part of the line head (babeltrace2's
     /// `print_event_header`).
-    fn head(
-        &mut self,
-        t: &Trace,
-        group: usize,
-        class: usize,
-        has_clock: bool,
-        cycles: u64,
-        ns: i64,
-    ) {
+    fn head(&mut self, has_clock: bool, cycles: u64, ns: i64) {
         let o = self.opts;
         let names = o.names.header;
         let out = &mut self.line.out;
@@ -1909,120 +1970,23 @@ impl<'t> Printer<'t> {
             }
             self.line.start_line = !names;
         }
-        let out = &mut self.line.out;
-        let tc = &t.tc;
-        let mut dom = false;
-        let sep = |out: &mut Vec<u8>, start_line: bool| {
-            if !start_line {
-                out.extend_from_slice(b", ");
-            }
-        };
+    }
+
+    /// The rest of the line head, after the time (see [`static_head`]).
+    fn fixed_head(&mut self, t: &Trace, group: usize, class: usize, pool: usize) {
+        let o = self.opts;
         let start_line = self.line.start_line;
-        if o.fields.trace {
-            sep(out, start_line);
-            if names {
-                out.extend_from_slice(b"trace = ");
-            }
-            out.extend_from_slice(t.name.as_bytes());
-            if names {
-                out.extend_from_slice(b", ");
-            }
+        let slot = pool * 2 + start_line as usize;
+        if self.heads.len() <= slot {
+            self.heads.resize(slot + 1, None);
         }
-        let env_field = |out: &mut Vec<u8>, dom: &mut bool, key: &str, label: &str| {
-            if let Some(EnvValue::Str(s)) = tc.env(key) {
-                sep(out, start_line);
-                if names {
-                    out.extend_from_slice(label.as_bytes());
-                    out.extend_from_slice(b" = ");
-                } else if *dom {
-                    out.push(b':');
-                }
-                out.extend_from_slice(s.as_bytes());
-                *dom = true;
-            }
-        };
-        if o.fields.hostname {
-            if let Some(EnvValue::Str(s)) = tc.env("hostname") {
-                sep(out, start_line);
-                if names {
-                    out.extend_from_slice(b"trace:hostname = ");
-                }
-                out.extend_from_slice(s.as_bytes());
-                dom = true;
-            }
-        }
-        if o.fields.domain {
-            env_field(out, &mut dom, "domain", "trace:domain");
-        }
-        if o.fields.procname {
-            env_field(out, &mut dom, "procname", "trace:procname");
-        }
-        if o.fields.vpid {
-            if let Some(EnvValue::Int(v)) = tc.env("vpid") {
-                sep(out, start_line);
-                if names {
-                    out.extend_from_slice(b"trace:vpid = ");
-                } else if dom {
-                    out.push(b':');
-                }
-                out.push(b'(');
-                let mut b = itoa::Buffer::new();
-                out.extend_from_slice(b.format(*v).as_bytes());
-                out.push(b')');
-                dom = true;
-            }
-        }
-        let sc = t
-            .prog
-            .streams
-            .get(t.streams[group].class)
-            .and_then(|s| tc.stream_class(s.id));
-        let ec = sc.and_then(|s| s.event_classes.get(class));
-        if o.fields.loglevel {
-            if let Some(l) = ec.and_then(|e| e.log_level) {
-                if (0..=14).contains(&l) {
-                    sep(out, start_line);
-                    if names {
-                        out.extend_from_slice(b"loglevel = ");
-                    } else if dom {
-                        out.push(b':');
-                    }
-                    out.extend_from_slice(LOG_LEVELS[l as usize].as_bytes());
-                    out.extend_from_slice(b" (");
-                    let mut b = itoa::Buffer::new();
-                    out.extend_from_slice(b.format(l).as_bytes());
-                    out.push(b')');
-                    dom = true;
-                }
-            }
-        }
-        if o.fields.emf {
-            if let Some(u) = ec.and_then(|e| e.emf_uri.as_deref()) {
-                sep(out, start_line);
-                if names {
-                    out.extend_from_slice(b"model.emf.uri = ");
-                } else if dom {
-                    out.push(b':');
-                }
-                out.extend_from_slice(u.as_bytes());
-                dom = true;
-            }
-        }
-        if dom && !names {
-            out.push(b' ');
-        }
-        if !start_line {
-            out.extend_from_slice(b", ");
-        }
+        let fixed = self.heads[slot].get_or_insert_with(|| {
+            let mut v = Vec::new();
+            static_head(o, t, group, class, start_line, &mut v);
+            v
+        });
+        self.line.out.extend_from_slice(fixed);
         self.line.start_line = true;
-        if names {
-            out.extend_from_slice(b"name = ");
-        }
-        match ec.and_then(|e| e.name.as_deref()) {
-            Some(n) => out.extend_from_slice(n.as_bytes()),
-            None => out.extend_from_slice(b"<unknown>"),
-        }
-        out.extend_from_slice(if names { b", " } else { b": " });
     }
 
     /// babeltrace2's discarded events/packets warning.
@@ -2091,6 +2055,131 @@ impl<'t> Printer<'t> {
         }
         self.warnbuf = w;
     }
+}
+
+/// The part of an event's line head that is the same for every event of
+/// its class (`print_event_header` after the time): trace name, host and
+/// domain fields, log level, EMF URI and the event name.
+fn static_head(
+    o: &TextOptions,
+    t: &Trace,
+    group: usize,
+    class: usize,
+    start_line: bool,
+    out: &mut Vec<u8>,
+) {
+    let names = o.names.header;
+    let tc = &t.tc;
+    let mut dom = false;
+    let sep = |out: &mut Vec<u8>, start_line: bool| {
+        if !start_line {
+            out.extend_from_slice(b", ");
+        }
+    };
+    if o.fields.trace {
+        sep(out, start_line);
+        if names {
+            out.extend_from_slice(b"trace = ");
+        }
+        out.extend_from_slice(t.name.as_bytes());
+        if names {
+            out.extend_from_slice(b", ");
+        }
+    }
+    let env_field = |out: &mut Vec<u8>, dom: &mut bool, key: &str, label: &str| {
+        if let Some(EnvValue::Str(s)) = tc.env(key) {
+            sep(out, start_line);
+            if names {
+                out.extend_from_slice(label.as_bytes());
+                out.extend_from_slice(b" = ");
+            } else if *dom {
+                out.push(b':');
+            }
+            out.extend_from_slice(s.as_bytes());
+            *dom = true;
+        }
+    };
+    if o.fields.hostname {
+        if let Some(EnvValue::Str(s)) = tc.env("hostname") {
+            sep(out, start_line);
+            if names {
+                out.extend_from_slice(b"trace:hostname = ");
+            }
+            out.extend_from_slice(s.as_bytes());
+            dom = true;
+        }
+    }
+    if o.fields.domain {
+        env_field(out, &mut dom, "domain", "trace:domain");
+    }
+    if o.fields.procname {
+        env_field(out, &mut dom, "procname", "trace:procname");
+    }
+    if o.fields.vpid {
+        if let Some(EnvValue::Int(v)) = tc.env("vpid") {
+            sep(out, start_line);
+            if names {
+                out.extend_from_slice(b"trace:vpid = ");
+            } else if dom {
+                out.push(b':');
+            }
+            out.push(b'(');
+            let mut b = itoa::Buffer::new();
+            out.extend_from_slice(b.format(*v).as_bytes());
+            out.push(b')');
+            dom = true;
+        }
+    }
+    let sc = t
+        .prog
+        .streams
+        .get(t.streams[group].class)
+        .and_then(|s| tc.stream_class(s.id));
+    let ec = sc.and_then(|s| s.event_classes.get(class));
+    if o.fields.loglevel {
+        if let Some(l) = ec.and_then(|e| e.log_level) {
+            if (0..=14).contains(&l) {
+                sep(out, start_line);
+                if names {
+                    out.extend_from_slice(b"loglevel = ");
+                } else if dom {
+                    out.push(b':');
+                }
+                out.extend_from_slice(LOG_LEVELS[l as usize].as_bytes());
+                out.extend_from_slice(b" (");
+                let mut b = itoa::Buffer::new();
+                out.extend_from_slice(b.format(l).as_bytes());
+                out.push(b')');
+                dom = true;
+            }
+        }
+    }
+    if o.fields.emf {
+        if let Some(u) = ec.and_then(|e| e.emf_uri.as_deref()) {
+            sep(out, start_line);
+            if names {
+                out.extend_from_slice(b"model.emf.uri = ");
+            } else if dom {
+                out.push(b':');
+            }
+            out.extend_from_slice(u.as_bytes());
+            dom = true;
+        }
+    }
+    if dom && !names {
+        out.push(b' ');
+    }
+    if !start_line {
+        out.extend_from_slice(b", ");
+    }
+    if names {
+        out.extend_from_slice(b"name = ");
+    }
+    match ec.and_then(|e| e.name.as_deref()) {
+        Some(n) => out.extend_from_slice(n.as_bytes()),
+        None => out.extend_from_slice(b"<unknown>"),
+    }
+    out.extend_from_slice(if names { b", " } else { b": " });
 }
 
 fn resolve_tod(t: TimeSpec, first_ns: i64, clock: &Clock) -> i64 {

@@ -9,6 +9,7 @@
 
 use std::io::Write as _;
 
+use tracemux_core::digits;
 use tracemux_core::model::Base;
 
 /// Upper-case hexadecimal digits (babeltrace2 prints `0xFF`).
@@ -32,13 +33,10 @@ pub fn int(out: &mut Vec<u8>, base: Base, v: Int, len: u32) {
         Int::S(x) => x as u64,
     };
     match base {
-        Base::Dec => {
-            let mut b = itoa::Buffer::new();
-            match v {
-                Int::U(x) => out.extend_from_slice(b.format(x).as_bytes()),
-                Int::S(x) => out.extend_from_slice(b.format(x).as_bytes()),
-            }
-        }
+        Base::Dec => match v {
+            Int::U(x) => digits::put_u64(out, x),
+            Int::S(x) => digits::put_i64(out, x),
+        },
         Base::Hex => {
             let mut x = u;
             let r = len.saturating_add(3) & !3;
@@ -71,19 +69,26 @@ pub fn int(out: &mut Vec<u8>, base: Base, v: Int, len: u32) {
 /// `x` in base 2^`bits` (3: octal, 4: hex), upper-case, no prefix.
 pub fn radix(out: &mut Vec<u8>, x: u64, bits: u32) {
     let mask = (1u64 << bits) - 1;
-    let mut digits = [0u8; 22];
-    let mut n = 0;
+    let n = ((64 - x.leading_zeros()).max(1)).div_ceil(bits) as usize;
     let mut v = x;
-    loop {
-        digits[n] = HEX[(v & mask) as usize];
-        n += 1;
-        v >>= bits;
-        if v == 0 {
-            break;
+    if n <= 16 {
+        // The digits built in a register, appended with one store (see
+        // `tracemux_core::digits`).
+        let mut acc = 0u128;
+        for i in (0..n).rev() {
+            acc |= (HEX[(v & mask) as usize] as u128) << (8 * i);
+            v >>= bits;
         }
+        let l = out.len();
+        out.extend_from_slice(&acc.to_le_bytes());
+        out.truncate(l + n);
+        return;
     }
-    for i in (0..n).rev() {
-        out.push(digits[i]);
+    let l = out.len();
+    out.resize(l + n, b'0');
+    for c in out[l..].iter_mut().rev() {
+        *c = HEX[(v & mask) as usize];
+        v >>= bits;
     }
 }
 

@@ -1,0 +1,132 @@
+//! Integers as decimal text, appended to a byte buffer on the printers'
+//! hot paths.
+//!
+//! A text printer appends many short numbers; appending each from a
+//! variable-length slice costs a `memcpy` call per number, and writing
+//! digits one by one into a buffer that is then copied stalls the copy
+//! (store forwarding). These functions compute up to eight digits at once
+//! in a register and append them with one 8-byte store, then cut the
+//! buffer back to the digits written.
+
+/// The eight decimal digits of `x` (below 10^8) as ASCII in a `u64`,
+/// the most significant digit in the lowest byte (first in memory when
+/// stored little-endian), leading zeros included.
+///
+/// Computed in registers, all lanes at once: the number is split into two
+/// 32-bit lanes of four digits, each into two 16-bit lanes of two digits,
+/// each into two bytes. Division by 100 of a value below 10,000 is
+/// `(v * 5243) >> 19` and by 10 of a value below 100 is `(v * 103) >> 10`
+/// (both exact in those ranges); what spills from one lane into the next
+/// is masked off.
+#[inline]
+fn eight(x: u64) -> u64 {
+    let v = (x / 10_000) | ((x % 10_000) << 32);
+    let h = ((v * 5243) >> 19) & 0x0000_007F_0000_007F;
+    let v = h | ((v - h * 100) << 16);
+    let t = ((v * 103) >> 10) & 0x000F_000F_000F_000F;
+    let v = t | ((v - t * 10) << 8);
+    v + 0x3030_3030_3030_3030
+}
+
+/// How many decimal digits `x` has (at least 1).
+#[inline]
+pub fn decimal_len(x: u64) -> usize {
+    match x.checked_ilog10() {
+        Some(l) => l as usize + 1,
+        None => 1,
+    }
+}
+
+/// Append the last `n` (1 to 8) of the eight digits in `d` (see
+/// [`eight`]) with one 8-byte store.
+#[inline(always)]
+fn append(out: &mut Vec<u8>, d: u64, n: usize) {
+    let l = out.len();
+    out.extend_from_slice(&(d >> (8 * (8 - n))).to_le_bytes());
+    out.truncate(l + n);
+}
+
+/// Append `x` with exactly `n` digits (`n` at least `decimal_len(x)`,
+/// at most 20): zeros in front.
+#[inline]
+fn put_n(out: &mut Vec<u8>, x: u64, n: usize) {
+    const E8: u64 = 100_000_000;
+    if n <= 8 {
+        append(out, eight(x), n);
+    } else if n <= 16 {
+        append(out, eight(x / E8), n - 8);
+        append(out, eight(x % E8), 8);
+    } else {
+        let top = x / (E8 * E8);
+        let rest = x % (E8 * E8);
+        append(out, eight(top), n - 16);
+        append(out, eight(rest / E8), 8);
+        append(out, eight(rest % E8), 8);
+    }
+}
+
+/// Append `x` in decimal.
+#[inline]
+pub fn put_u64(out: &mut Vec<u8>, x: u64) {
+    if x < 10 {
+        out.push(b'0' + x as u8);
+    } else if x < 100 {
+        let p = eight(x) >> 48;
+        out.extend_from_slice(&(p as u16).to_le_bytes());
+    } else {
+        put_n(out, x, decimal_len(x));
+    }
+}
+
+/// Append `x` in decimal, with a `-` when negative.
+#[inline]
+pub fn put_i64(out: &mut Vec<u8>, x: i64) {
+    if x < 0 {
+        out.push(b'-');
+    }
+    put_u64(out, x.unsigned_abs());
+}
+
+/// Append `x` in decimal with at least `width` digits (zeros in front).
+#[inline]
+pub fn put_padded(out: &mut Vec<u8>, x: u64, width: usize) {
+    let n = decimal_len(x);
+    if width > 20 {
+        out.resize(out.len() + (width - n.max(20)), b'0');
+    }
+    put_n(out, x, n.max(width.min(20)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_as_std_formatting() {
+        let mut vals: Vec<u64> = vec![0, 1, 9, 10, 99, 100, 101, 999, 1000, u64::MAX, u64::MAX - 1];
+        for v in 0..200_000u64 {
+            let mut o = Vec::new();
+            put_u64(&mut o, v * 499);
+            assert_eq!(o, (v * 499).to_string().as_bytes());
+        }
+        for p in 0..20 {
+            let t = 10u64.pow(p);
+            vals.extend([t - 1, t, t + 1, t.wrapping_mul(7) / 3]);
+        }
+        for &v in &vals {
+            let mut o = Vec::new();
+            put_u64(&mut o, v);
+            assert_eq!(o, v.to_string().as_bytes());
+            for w in [0, 1, 2, 9, 12, 20, 22] {
+                let mut o = b"x".to_vec();
+                put_padded(&mut o, v, w);
+                assert_eq!(o, format!("x{v:0w$}").as_bytes(), "{v} {w}");
+            }
+            for s in [v as i64, (v as i64).wrapping_neg(), i64::MIN, i64::MAX] {
+                let mut o = Vec::new();
+                put_i64(&mut o, s);
+                assert_eq!(o, s.to_string().as_bytes());
+            }
+        }
+    }
+}
