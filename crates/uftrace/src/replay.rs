@@ -11,7 +11,9 @@
 //! as one event, and the functions left running at the end.
 
 use std::io::{self, Write};
+
 use std::path::Path;
+use tracemux_core::digits;
 
 use tracemux_core::Endian;
 use tracemux_ftrace::printfmt::printf::put_digits;
@@ -231,16 +233,14 @@ pub fn replay_data(
             .fields
             .clone()
             .unwrap_or_else(|| vec![Field::Duration, Field::Tid]),
-        line: Vec::with_capacity(4096),
+        line: Vec::with_capacity(BLOCK + 4096),
         name_buf: Vec::with_capacity(256),
         args_buf: Vec::with_capacity(256),
         ret_buf: Vec::with_capacity(256),
         endian: data.endian(),
     };
-    let mut bw = io::BufWriter::with_capacity(1 << 18, out);
-    r.run(&mut bw)?;
-    bw.flush()?;
-    drop(bw);
+    r.run(out)?;
+    out.flush()?;
     r.walk.warn_damage(warn)
 }
 
@@ -262,15 +262,16 @@ struct Replay<'d, 'o> {
     endian: Endian,
 }
 
+/// Bytes of output gathered before they are written.
+const BLOCK: usize = 1 << 16;
+
 /// Append `v` right-aligned in `width` columns, zero-padded to `zeros` digits.
 fn push_num(out: &mut Vec<u8>, v: u64, width: usize, zeros: usize) {
-    let mut b = [0u8; 20];
-    let mut i = put_digits(&mut b, v, 10);
-    while b.len() - i < zeros {
-        i -= 1;
-        b[i] = b'0';
+    let n = digits::decimal_len(v).max(zeros);
+    if n < width {
+        out.resize(out.len() + (width - n), b' ');
     }
-    pad_left(out, &b[i..], width);
+    digits::put_padded(out, v, zeros);
 }
 
 /// Append `v` in lower-case hex right-aligned in `width` columns.
@@ -325,12 +326,13 @@ impl<'d> Replay<'d, '_> {
             out.write_all(b"   FUNCTION\n")?;
         }
         let mut prev_time = 0u64;
+        // Lines gather in `line` and go out in blocks.
+        self.line.clear();
         while let Some(it) = self.next_item() {
             let ti = it.task;
             if !self.walk.stacks.check_opts(ti, &Rec::of(&it)) {
                 continue;
             }
-            self.line.clear();
             if it.rec.time != 0 {
                 if prev_time > it.rec.time {
                     self.inverted_time(ti);
@@ -338,9 +340,11 @@ impl<'d> Replay<'d, '_> {
                 prev_time = it.rec.time;
             }
             self.print_item(&it);
-            out.write_all(&self.line)?;
+            if self.line.len() >= BLOCK {
+                out.write_all(&self.line)?;
+                self.line.clear();
+            }
         }
-        self.line.clear();
         self.remaining_stack();
         out.write_all(&self.line)
     }
@@ -701,9 +705,8 @@ impl<'d> Replay<'d, '_> {
     }
 
     fn indent(&mut self, depth: i32) {
-        for _ in 0..(depth.max(0) as usize * 2) {
-            self.line.push(b' ');
-        }
+        let n = depth.max(0) as usize * 2;
+        self.line.resize(self.line.len() + n, b' ');
     }
 
     fn values(&self, ti: usize, rec: &Record<'d>, retval: bool, out: &mut Vec<u8>) {
