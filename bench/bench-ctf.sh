@@ -10,14 +10,14 @@
 #   an LTTng-UST trace of 5.4 M events of every CTF field kind, per-UID buffers.
 #   TRACEMUX=/path/to/tracemux skips the cargo build and uses that binary.
 #
-# Two comparisons per trace:
-#   text:   `babeltrace2 TRACE`          vs `tracemux report TRACE` (outputs must be identical)
+# Two comparisons per trace, each BENCH_RUNS (5) alternating runs written to a
+# file and to /dev/null, medians of wall seconds and peak RSS:
+#   text:   `babeltrace2 TRACE`          vs `tracemux report TRACE` (outputs compared once)
 #   decode: `babeltrace2 -o dummy TRACE` vs `tracemux stats TRACE`  (read every event, print
 #           (almost) nothing; outputs differ by design and are not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=ctf
-fmt="%-20s %-32s %10s %9s %10s %12s"
 . "$here/lib.sh"
 
 traces=("$@")
@@ -26,22 +26,21 @@ if [ ${#traces[@]} -eq 0 ]; then
     traces=("$out/ctf-big")
 fi
 
-header trace events "events/s"
+side_header
 for t in "${traces[@]}"; do
-    label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
+    size=$(du -sm "$t" | cut -f1)
+    label="$(basename "$t") (${size}MB)"
+    events=$("$tm" report "$t" 2> /dev/null | wc -l)
 
     # text output: every event, one line each
-    bt=$(run bt2-text babeltrace2 "$t")
-    events=$(wc -l < "$out/bt2-text.out")
-    line "$events" "$label" "babeltrace2" "$bt"
-    tmr=$(run tm-ctf-report "$tm" report "$t")
-    line "$events" "$label" "tracemux report" "$tmr"
-    verdict "tracemux report vs babeltrace2" bt2-text "$bt" tm-ctf-report "$tmr" cmp
+    native=(babeltrace2 "$t")
+    mine=("$tm" report "$t")
+    side_note "text: $(same_output)"
+    side_by_side "$label" "$events" "$size" "babeltrace2" "tracemux report"
 
     # decoding only
-    bd=$(run bt2-dummy babeltrace2 -o dummy "$t")
-    line "$events" "$label" "babeltrace2 -o dummy" "$bd"
-    tms=$(run tm-ctf-stats "$tm" stats "$t")
-    line "$events" "$label" "tracemux stats" "$tms"
-    verdict "tracemux stats vs babeltrace2 -o dummy" bt2-dummy "$bd" tm-ctf-stats "$tms"
+    native=(babeltrace2 -o dummy "$t")
+    mine=("$tm" stats "$t")
+    side_by_side "$label" "$events" "$size" "babeltrace2 -o dummy" "tracemux stats"
 done
+side_note "${BENCH_RUNS:-5} alternating runs each, medians; count: events"

@@ -14,9 +14,8 @@
 # The outputs are compared once (identical or not).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
+results=tracedat
+. "$here/lib.sh"
 secs=${BENCH_SECONDS:-20}
 
 record() {
@@ -39,72 +38,21 @@ if [ ${#traces[@]} -eq 0 ]; then
     traces=("$out/big-v6.dat" "$out/big-v7-zstd.dat")
 fi
 
-# TRACEMUX=path: time that binary instead of building the bench-lto one
-if [ -n "${TRACEMUX:-}" ]; then
-    tm=$TRACEMUX
-else
-    cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
-    tm=$root/target/bench-lto/tracemux
-fi
-
-# run NAME DEST CMD...: wall seconds and peak RSS (KiB) of CMD, its output
-# to DEST (a file in bench/out, or /dev/null)
-run() {
-    local name=$1 dest=$2; shift 2
-    /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > "$dest" 2> "$out/$name.err" || true
-    read -r wall rss < "$out/time.txt"
-    echo "$wall $rss"
-}
-
-# median of the numbers on stdin
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-runs=${BENCH_RUNS:-5}
-printf "%-22s %-20s %-9s %10s %9s %10s %9s %8s\n" trace command to events "median s" "events/s" "MB/s" "RSS MB" \
-    | tee "$out/results.txt"
+side_header
 for t in "${traces[@]}"; do
-    name=$(basename "$t")
     size=$(du -m "$t" | cut -f1)
+    label="$(basename "$t") (${size}MB)"
     for mode in "-R" ""; do
-        # the outputs, once, compared (by checksum: they are GBs)
         events=$(("$tm" report $mode "$t" 2> /dev/null || true) | grep -vc '^=>')
         events=$((events - 1))
-        same="not compared (no trace-cmd)"
+        mine=("$tm" report $mode "$t")
+        native=()
         if command -v trace-cmd > /dev/null; then
-            a=$(("$tm" report $mode "$t" 2> /dev/null || true) | sha1sum)
-            b=$((trace-cmd report $mode -i "$t" 2> /dev/null || true) | sha1sum)
-            if [ "$a" = "$b" ]; then same="identical output"; else same="OUTPUT DIFFERS"; fi
+            native=(trace-cmd report $mode -i "$t")
+            side_note "report${mode:+ $mode}: $(same_output)"
         fi
-        for dest in file null; do
-            declare -A walls=() rsss=()
-            # alternating runs: tracemux, trace-cmd, tracemux, ...
-            for _ in $(seq "$runs"); do
-                for tool in tracemux trace-cmd; do
-                    [ "$tool" = trace-cmd ] && ! command -v trace-cmd > /dev/null && continue
-                    d=/dev/null
-                    [ "$dest" = file ] && d=$out/report.out
-                    if [ "$tool" = tracemux ]; then
-                        r=$(run tm "$d" "$tm" report $mode "$t")
-                    else
-                        r=$(run tc "$d" trace-cmd report $mode -i "$t")
-                    fi
-                    read -r wall rss <<< "$r"
-                    walls[$tool]+="$wall "
-                    rsss[$tool]+="$rss "
-                done
-            done
-            for tool in tracemux trace-cmd; do
-                [ -n "${walls[$tool]:-}" ] || continue
-                wall=$(tr ' ' '\n' <<< "${walls[$tool]}" | grep . | median)
-                rss=$(tr ' ' '\n' <<< "${rsss[$tool]}" | grep . | median)
-                eps=$(awk -v e="$events" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
-                mbs=$(awk -v m="$size" -v w="$wall" 'BEGIN{ if (w > 0) printf "%.0f", m/w; else print "-" }')
-                printf "%-22s %-20s %-9s %10s %9s %10s %9s %8s\n" "$name (${size}MB)" "$tool report${mode:+ $mode}" \
-                    "$dest" "$events" "$wall" "$eps" "$mbs" "$((${rss%.*} / 1024))" | tee -a "$out/results.txt"
-            done
-            unset walls rsss
-        done
-        rm -f "$out/report.out"
-        echo "   report${mode:+ $mode}: ${same} ($runs alternating runs each, medians)" | tee -a "$out/results.txt"
+        side_by_side "$label" "$events" "$size" "trace-cmd report${mode:+ $mode}" \
+            "tracemux report${mode:+ $mode}"
     done
 done
+side_note "${BENCH_RUNS:-5} alternating runs each, medians; count: events"

@@ -9,15 +9,15 @@
 #   for the recording and ~550 MB for the text outputs): 5.4 M records of a -pg
 #   program in 2 threads. TRACEMUX=/path/to/tracemux skips the cargo build.
 #
-# Comparisons per recording (records = entry/exit/event records, counted in
-# uftrace dump's output, as the issue counts them):
-#   `uftrace replay -d DIR` vs `tracemux report DIR`         (outputs must be identical)
-#   `uftrace dump -d DIR`   vs `tracemux dump --records DIR` (outputs must be identical)
+# Comparisons per recording, each BENCH_RUNS (5) alternating runs written to a
+# file and to /dev/null, medians of wall seconds and peak RSS (records =
+# entry/exit/event records, counted in uftrace dump's output):
+#   `uftrace replay -d DIR` vs `tracemux report DIR`         (outputs compared once)
+#   `uftrace dump -d DIR`   vs `tracemux dump --records DIR` (outputs compared once)
 #   `uftrace report -d DIR` vs `tracemux stats DIR`          (decode speed; not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=uftrace
-fmt="%-22s %-30s %10s %9s %11s %12s"
 . "$here/lib.sh"
 
 dirs=("$@")
@@ -26,26 +26,24 @@ if [ ${#dirs[@]} -eq 0 ]; then
     dirs=("$out/uftrace-big")
 fi
 
-header recording records "records/s"
+side_header
 for d in "${dirs[@]}"; do
-    label="$(basename "$d") ($(du -sm "$d" | cut -f1)MB)"
+    size=$(du -sm "$d" | cut -f1)
+    label="$(basename "$d") (${size}MB)"
+    records=$(uftrace dump -d "$d" 2> /dev/null | grep -cE '^ *[0-9]+\.[0-9]+ ' || true)
 
-    ud=$(run uf-dump uftrace dump -d "$d")
-    records=$(grep -cE '^ *[0-9]+\.[0-9]+ ' "$out/uf-dump.out" || true)
-    ur=$(run uf-replay uftrace replay -d "$d")
-    line "$records" "$label" "uftrace replay" "$ur"
-    tr=$(run tm-uf-report "$tm" report "$d")
-    line "$records" "$label" "tracemux report" "$tr"
-    verdict "tracemux report vs uftrace replay" uf-replay "$ur" tm-uf-report "$tr" cmp
+    native=(uftrace replay -d "$d")
+    mine=("$tm" report "$d")
+    side_note "replay: $(same_output)"
+    side_by_side "$label" "$records" "$size" "uftrace replay" "tracemux report"
 
-    line "$records" "$label" "uftrace dump" "$ud"
-    td=$(run tm-uf-dump "$tm" dump --records "$d")
-    line "$records" "$label" "tracemux dump --records" "$td"
-    verdict "tracemux dump --records vs uftrace dump" uf-dump "$ud" tm-uf-dump "$td" cmp
+    native=(uftrace dump -d "$d")
+    mine=("$tm" dump --records "$d")
+    side_note "dump: $(same_output)"
+    side_by_side "$label" "$records" "$size" "uftrace dump" "tracemux dump --records"
 
-    us=$(run uf-report uftrace report -d "$d")
-    line "$records" "$label" "uftrace report" "$us"
-    ts=$(run tm-uf-stats "$tm" stats "$d")
-    line "$records" "$label" "tracemux stats" "$ts"
-    verdict "tracemux stats vs uftrace report" uf-report "$us" tm-uf-stats "$ts"
+    native=(uftrace report -d "$d")
+    mine=("$tm" stats "$d")
+    side_by_side "$label" "$records" "$size" "uftrace report" "tracemux stats"
 done
+side_note "${BENCH_RUNS:-5} alternating runs each, medians; count: records"

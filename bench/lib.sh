@@ -1,10 +1,12 @@
-# Shared by bench-ctf.sh, bench-uftrace.sh and bench-convert.sh. Before
+# Shared by bench-tracedat.sh, bench-ctf.sh, bench-uftrace.sh and bench-convert.sh. Before
 # sourcing, set: here (bench/), results (NAME: out/NAME-results.txt and
 # out/NAME-time.txt), fmt (printf format of a table row: label, command,
 # count, seconds, rate, RSS MB).
 # Provides: root (repository), out (bench/out, created), tm (the tracemux
 # binary; TRACEMUX=path skips the build), recorded, run, line, ratio,
-# verdict, header.
+# verdict, header; and for the side-by-side tables (alternating runs,
+# medians, to a file and to /dev/null): median, timed, same_output,
+# side_header, side_by_side, side_note.
 
 root=$(cd "$here/.." && pwd)
 out=$here/out
@@ -74,3 +76,78 @@ verdict() {
 header() {
     printf "$fmt\n" "$1" command "$2" seconds "$3" "peak RSS MB" | tee "$out/$results-results.txt"
 }
+
+# --- side by side: alternating runs, medians (bench-tracedat/ctf/uftrace.sh) ---
+
+# median of the numbers on stdin
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# timed DEST CMD...: "wall-seconds peak-RSS-KiB" of CMD, its output to DEST
+timed() {
+    local dest=$1; shift
+    /usr/bin/time -f "%e %M" -o "$out/timed.txt" "$@" > "$dest" 2> "$out/timed.err" || true
+    tail -1 "$out/timed.txt"
+}
+
+# same_output: whether the commands in the arrays native=() and mine=() print
+# the same bytes (compared by checksum, streamed: outputs can be GBs)
+same_output() {
+    local a b
+    a=$("${mine[@]}" 2> /dev/null | sha1sum) || true
+    b=$("${native[@]}" 2> /dev/null | sha1sum) || true
+    if [ "$a" = "$b" ]; then echo "identical output"; else echo "OUTPUT DIFFERS"; fi
+}
+
+side_fmt="%-24s %-30s %-5s %10s %9s %10s %7s %7s %7s\n"
+
+# side_header: the column titles (starts the results file)
+side_header() {
+    printf "$side_fmt" trace command to count "median s" "count/s" "MB/s" "RSS MB" ratio \
+        | tee "$out/$results-results.txt"
+}
+
+# side_by_side LABEL COUNT SIZE-MB NATIVE-TITLE MINE-TITLE: BENCH_RUNS (5)
+# alternating runs of native=() and mine=(), their output written to a file in
+# bench/out and to /dev/null; one row per command and destination with the
+# medians of wall seconds and peak RSS, count/s and MB/s of input from the
+# median, and (on tracemux's rows) how many times faster than the native tool.
+# An empty native=() times tracemux alone.
+side_by_side() {
+    local label=$1 count=$2 size=$3 ntitle=$4 ttitle=$5 runs=${BENCH_RUNS:-5}
+    local dest d w r nw nr tw tr nwall
+    for dest in file null; do
+        d=/dev/null
+        [ "$dest" = file ] && d=$out/side.out
+        nw="" nr="" tw="" tr=""
+        for _ in $(seq "$runs"); do
+            if [ ${#native[@]} -gt 0 ]; then
+                read -r w r <<< "$(timed "$d" "${native[@]}")"
+                nw+="$w " nr+="$r "
+            fi
+            read -r w r <<< "$(timed "$d" "${mine[@]}")"
+            tw+="$w " tr+="$r "
+        done
+        nwall=""
+        if [ -n "$nw" ]; then
+            nwall=$(tr ' ' '\n' <<< "$nw" | grep . | median)
+            side_row "$label" "$ntitle" "$dest" "$count" "$size" "$nwall" \
+                "$(tr ' ' '\n' <<< "$nr" | grep . | median)" ""
+        fi
+        w=$(tr ' ' '\n' <<< "$tw" | grep . | median)
+        side_row "$label" "$ttitle" "$dest" "$count" "$size" "$w" \
+            "$(tr ' ' '\n' <<< "$tr" | grep . | median)" "${nwall:+$(ratio "$nwall" "$w")}"
+    done
+    rm -f "$out/side.out"
+}
+
+# side_row LABEL TITLE DEST COUNT SIZE-MB WALL RSS-KiB RATIO
+side_row() {
+    local eps mbs
+    eps=$(awk -v e="$4" -v w="$6" 'BEGIN{ if (w > 0) printf "%.2fM", e/w/1e6; else print "-" }')
+    mbs=$(awk -v m="$5" -v w="$6" 'BEGIN{ if (w > 0) printf "%.0f", m/w; else print "-" }')
+    printf "$side_fmt" "$1" "$2" "$3" "$4" "$6" "$eps" "$mbs" "$(( ${7%.*} / 1024 ))" "${8:--}" \
+        | tee -a "$out/$results-results.txt"
+}
+
+# side_note TEXT: a line under the table
+side_note() { echo "   $*" | tee -a "$out/$results-results.txt"; }
