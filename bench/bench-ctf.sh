@@ -20,14 +20,10 @@ results=ctf
 fmt="%-20s %-32s %10s %9s %10s %12s"
 . "$here/lib.sh"
 
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
-    traces=("$out/ctf-big")
-fi
+pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
 
 header trace events "events/s"
-for t in "${traces[@]}"; do
+for t in "${inputs[@]}"; do
     label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
 
     # text output: every event, one line each

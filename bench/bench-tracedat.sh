@@ -14,9 +14,9 @@
 # The outputs are compared once (identical or not).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-out=$here/out
-mkdir -p "$out"
+# root, out, tm (TRACEMUX=path: time that binary instead of building the
+# bench-lto one); this script has a run of its own, defined below
+. "$here/lib.sh"
 secs=${BENCH_SECONDS:-20}
 
 record() {
@@ -37,14 +37,6 @@ traces=("$@")
 if [ ${#traces[@]} -eq 0 ]; then
     [ -f "$out/big-v6.dat" ] || record
     traces=("$out/big-v6.dat" "$out/big-v7-zstd.dat")
-fi
-
-# TRACEMUX=path: time that binary instead of building the bench-lto one
-if [ -n "${TRACEMUX:-}" ]; then
-    tm=$TRACEMUX
-else
-    cargo build --profile bench-lto -p tracemux --manifest-path "$root/Cargo.toml" -q
-    tm=$root/target/bench-lto/tracemux
 fi
 
 # run NAME DEST CMD...: wall seconds and peak RSS (KiB) of CMD, its output

@@ -20,14 +20,10 @@ results=uftrace
 fmt="%-22s %-30s %10s %9s %11s %12s"
 . "$here/lib.sh"
 
-dirs=("$@")
-if [ ${#dirs[@]} -eq 0 ]; then
-    recorded uftrace-big info record-uftrace.sh
-    dirs=("$out/uftrace-big")
-fi
+pick_inputs uftrace-big info record-uftrace.sh "$@"
 
 header recording records "records/s"
-for d in "${dirs[@]}"; do
+for d in "${inputs[@]}"; do
     label="$(basename "$d") ($(du -sm "$d" | cut -f1)MB)"
 
     ud=$(run uf-dump uftrace dump -d "$d")

@@ -1,10 +1,11 @@
-# Shared by bench-ctf.sh, bench-uftrace.sh and bench-convert.sh. Before
+# Shared by bench-ctf.sh, bench-uftrace.sh and bench-convert.sh (and, for
+# root, out and tm, bench-tracedat.sh). Before
 # sourcing, set: here (bench/), results (NAME: out/NAME-results.txt and
 # out/NAME-time.txt), fmt (printf format of a table row: label, command,
 # count, seconds, rate, RSS MB).
 # Provides: root (repository), out (bench/out, created), tm (the tracemux
-# binary; TRACEMUX=path skips the build), recorded, run, line, ratio,
-# verdict, header.
+# binary; TRACEMUX=path skips the build), recorded, pick_inputs, run, line,
+# ratio, verdict, header.
 
 root=$(cd "$here/.." && pwd)
 out=$here/out
@@ -21,6 +22,18 @@ fi
 # its FILE is missing
 recorded() {
     [ -f "$out/$1/$2" ] || "$here/recipes/$3" "$out/$1"
+}
+
+# pick_inputs NAME FILE RECIPE [INPUT...]: the array inputs, the INPUTs or,
+# when there are none, out/NAME (recorded first when missing, see recorded)
+pick_inputs() {
+    local name=$1 file=$2 recipe=$3
+    shift 3
+    inputs=("$@")
+    if [ ${#inputs[@]} -eq 0 ]; then
+        recorded "$name" "$file" "$recipe"
+        inputs=("$out/$name")
+    fi
 }
 
 # run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out
