@@ -27,11 +27,9 @@ results=convert
 fmt="%-24s %-34s %10s %9s %10s %12s"
 . "$here/lib.sh"
 
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
-    traces=("$out/ctf-big")
-    [ -f "$out/tracedat-big/trace-v6.dat" ] && traces+=("$out/tracedat-big/trace-v6.dat")
+pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
+if [ $# -eq 0 ] && [ -f "$out/tracedat-big/trace-v6.dat" ]; then
+    inputs+=("$out/tracedat-big/trace-v6.dat")
 fi
 
 count_events() { # the events babeltrace2 reads from a CTF trace
@@ -39,7 +37,7 @@ count_events() { # the events babeltrace2 reads from a CTF trace
 }
 
 header trace events "events/s"
-for t in "${traces[@]}"; do
+for t in "${inputs[@]}"; do
     label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
     events=$("$tm" report --json "$t" | grep -c '"type":"event"')
 

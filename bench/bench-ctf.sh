@@ -20,14 +20,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 results=ctf
 . "$here/lib.sh"
 
-traces=("$@")
-if [ ${#traces[@]} -eq 0 ]; then
-    recorded ctf-big ust/uid/0/64-bit/metadata record-ctf.sh
-    traces=("$out/ctf-big")
-fi
+pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
 
 side_header
-for t in "${traces[@]}"; do
+for t in "${inputs[@]}"; do
     size=$(du -sm "$t" | cut -f1)
     label="$(basename "$t") (${size}MB)"
     events=$("$tm" report "$t" 2> /dev/null | wc -l)

@@ -20,14 +20,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 results=uftrace
 . "$here/lib.sh"
 
-dirs=("$@")
-if [ ${#dirs[@]} -eq 0 ]; then
-    recorded uftrace-big info record-uftrace.sh
-    dirs=("$out/uftrace-big")
-fi
+pick_inputs uftrace-big info record-uftrace.sh "$@"
 
 side_header
-for d in "${dirs[@]}"; do
+for d in "${inputs[@]}"; do
     size=$(du -sm "$d" | cut -f1)
     label="$(basename "$d") (${size}MB)"
     records=$(uftrace dump -d "$d" 2> /dev/null | grep -cE '^ *[0-9]+\.[0-9]+ ' || true)

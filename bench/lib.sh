@@ -3,8 +3,8 @@
 # out/NAME-time.txt), fmt (printf format of a table row: label, command,
 # count, seconds, rate, RSS MB).
 # Provides: root (repository), out (bench/out, created), tm (the tracemux
-# binary; TRACEMUX=path skips the build), recorded, run, line, ratio,
-# verdict, header; and for the side-by-side tables (alternating runs,
+# binary; TRACEMUX=path skips the build), recorded, pick_inputs, run, line,
+# ratio, verdict, header; and for the side-by-side tables (alternating runs,
 # medians, to a file and to /dev/null): median, timed, same_output,
 # side_header, side_by_side, side_note.
 
@@ -23,6 +23,18 @@ fi
 # its FILE is missing
 recorded() {
     [ -f "$out/$1/$2" ] || "$here/recipes/$3" "$out/$1"
+}
+
+# pick_inputs NAME FILE RECIPE [INPUT...]: the array inputs, the INPUTs or,
+# when there are none, out/NAME (recorded first when missing, see recorded)
+pick_inputs() {
+    local name=$1 file=$2 recipe=$3
+    shift 3
+    inputs=("$@")
+    if [ ${#inputs[@]} -eq 0 ]; then
+        recorded "$name" "$file" "$recipe"
+        inputs=("$out/$name")
+    fi
 }
 
 # run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out

@@ -18,31 +18,17 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 python3 -c 'import pyarrow, duckdb, polars' 2>/dev/null || pip install -q pyarrow duckdb polars || exit 2
-tm=${TRACEMUX:-$root/target/debug/tracemux}
-[ -x "$tm" ] || cargo build -q -p tracemux || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# a private copy: builds by others may relink the shared binary meanwhile
-cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
-summary=tests/fixtures/convert/parquet-oracle.txt
 . tests/convert/fixtures.sh
-fixtures_ltt
+prepare
+summary=tests/fixtures/convert/parquet-oracle.txt
 
-fixtures_list | while read -r name src; do
-    if [ $# -gt 0 ]; then
-        case " $* " in *" $name "*) ;; *) continue ;; esac
-    fi
-    if [ -z "$("$tm" report --json "$src" 2>/dev/null | head -1)" ]; then
-        echo "$name: no events" ; continue
-    fi
-    "$tm" convert -q --force "$src" --to parquet -o "$tmp/$name.pq" 2>/dev/null
-    python3 tests/convert/check_parquet.py "$tm" "$src" "$tmp/$name.pq" "$name" 2>"$tmp/err" ||
-        grep -q ': FAIL' "$tmp/err" || echo "$name: FAIL (the checker stopped: $(tail -1 "$tmp/err"))"
-done > "$tmp/summary"
+check() { # NAME SRC OUTPUT
+    python3 tests/convert/check_parquet.py "$tm" "$2" "$3" "$1" 2>"$tmp/err" ||
+        grep -q ': FAIL' "$tmp/err" || echo "$1: FAIL (the checker stopped: $(tail -1 "$tmp/err"))"
+}
+each_fixture parquet pq check "$@" > "$tmp/summary"
 cat "$tmp/summary"
-ok=$(grep -c ': OK' "$tmp/summary")
-fail=$(grep -c ': FAIL' "$tmp/summary")
-empty=$(grep -c ': no events' "$tmp/summary")
+counts
 
 # The oracle notices damage: one event dropped, one field changed.
 src=tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat

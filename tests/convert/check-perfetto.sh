@@ -21,32 +21,15 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 python3 -c 'import perfetto.protos.perfetto.trace.perfetto_trace_pb2' 2>/dev/null ||
     pip install -q perfetto protobuf || exit 2
-tm=${TRACEMUX:-$root/target/debug/tracemux}
-[ -x "$tm" ] || cargo build -q -p tracemux || exit 2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# a private copy: builds by others may relink the shared binary meanwhile
-cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
+. tests/convert/fixtures.sh
+prepare
 summary=tests/fixtures/convert/perfetto-oracle.txt
 
-. tests/convert/fixtures.sh
-fixtures_ltt
-
-ok=0 fail=0 empty=0
-: > "$tmp/summary"
-fixtures_list | while read -r name src; do
-    if [ $# -gt 0 ]; then
-        case " $* " in *" $name "*) ;; *) continue ;; esac
-    fi
-    if [ -z "$("$tm" report --json "$src" 2>/dev/null | head -1)" ]; then
-        echo "$name: no events" ; continue
-    fi
-    "$tm" convert -q --force "$src" --to perfetto -o "$tmp/$name.pftrace" 2>/dev/null
-    python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/$name.pftrace" "$name"
-done | tee "$tmp/summary"
-ok=$(grep -c ': OK' "$tmp/summary")
-fail=$(grep -c ': FAIL' "$tmp/summary")
-empty=$(grep -c ': no events' "$tmp/summary")
+check() { # NAME SRC OUTPUT
+    python3 tests/convert/check_perfetto.py "$tm" "$2" "$3" "$1"
+}
+each_fixture perfetto pftrace check "$@" | tee "$tmp/summary"
+counts
 
 # The oracle notices damage: one event dropped, one field changed.
 src=tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat

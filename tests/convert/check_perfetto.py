@@ -57,21 +57,22 @@ def packets(path, data=None):
     while i < len(data):
         if data[i] != 0x0A:
             raise ValueError(f'offset {i}: not a Trace.packet field')
-        i += 1
-        n = shift = 0
-        while True:
-            b = data[i]
-            i += 1
-            n |= (b & 0x7F) << shift
-            shift += 7
-            if b < 0x80:
-                break
+        n, i = varint(data, i + 1)
         p = pb.TracePacket.FromString(data[i:i + n])
         if p.WhichOneof('data') == 'compressed_packets':
             yield from packets(None, zlib.decompress(p.compressed_packets))
         else:
             yield p
         i += n
+
+
+def compact_rows(cols, table):
+    """The events of compact_sched columns (timestamp deltas first, comm
+    indices last): (time, comm, the other values)."""
+    ts = 0
+    for d, *vals, ci in zip(*cols):
+        ts += d
+        yield ts, (table[ci] if ci < len(table) else f'<bad comm index {ci}>'), vals
 
 
 def varint(b, i):
@@ -277,11 +278,8 @@ def main():
                         c.switch_next_prio, c.switch_next_comm_index]
                 if len({len(x) for x in cols}) > 1:
                     errors.append(f'cpu {b.cpu}: compact sched_switch columns of unequal lengths')
-                ts = 0
-                for d, st, npid, nprio, ci in zip(*cols):
-                    ts += d
+                for ts, comm, (st, npid, nprio) in compact_rows(cols, table):
                     ncompact += 1
-                    comm = table[ci] if ci < len(table) else f'<bad comm index {ci}>'
                     switches[b.cpu].append((ts, npid, comm, nprio))
                     compact.append((b.cpu, ts, 'sched_switch', {
                         'prev_state': st, 'next_comm': comm, 'next_pid': npid, 'next_prio': nprio}))
@@ -289,11 +287,8 @@ def main():
                         c.waking_comm_index]
                 if len({len(x) for x in cols}) > 1 or len(c.waking_common_flags) not in (0, len(cols[0])):
                     errors.append(f'cpu {b.cpu}: compact sched_waking columns of unequal lengths')
-                ts = 0
-                for d, wpid, tcpu, prio, ci in zip(*cols):
-                    ts += d
+                for ts, comm, (wpid, tcpu, prio) in compact_rows(cols, table):
                     ncompact += 1
-                    comm = table[ci] if ci < len(table) else f'<bad comm index {ci}>'
                     compact.append((b.cpu, ts, 'sched_waking', {
                         'comm': comm, 'pid': wpid, 'prio': prio, 'target_cpu': tcpu}))
             for e in b.event:

@@ -1,6 +1,51 @@
 # Shared by the oracle scripts of tests/convert: the fixtures of every
-# format, one "NAME PATH" per line. Source it after setting $tmp (a scratch
-# directory); `fixtures_ltt` assembles the hand-built LTT trace there first.
+# format, one "NAME PATH" per line. Source it after setting $root (the
+# repository) and $tmp (a scratch directory); `fixtures_ltt` assembles the
+# hand-built LTT trace there first (or call `prepare`).
+
+# prepare: $tmp (a scratch directory removed at exit), $tm (tracemux_copy)
+# and the LTT fixture (fixtures_ltt).
+prepare() {
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    tracemux_copy
+    fixtures_ltt
+}
+
+# tracemux_copy: $tm, the tracemux to check ($TRACEMUX, else the debug build,
+# built when missing), copied into $tmp: builds by others may relink the
+# shared binary meanwhile. Exits 2 when it cannot be built.
+tracemux_copy() {
+    tm=${TRACEMUX:-$root/target/debug/tracemux}
+    [ -x "$tm" ] || cargo build -q -p tracemux || exit 2
+    cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
+}
+
+# each_fixture TO EXT CHECK [NAME...]: every fixture of fixtures_list
+# (only the NAMEd ones when there are any) that has events converted
+# `--to TO` into $tmp/NAME.EXT, then `CHECK NAME PATH OUTPUT`; "NAME: no
+# events" for those that have none.
+each_fixture() {
+    to=$1 ext=$2 check=$3
+    shift 3
+    fixtures_list | while read -r name src; do
+        if [ $# -gt 0 ]; then
+            case " $* " in *" $name "*) ;; *) continue ;; esac
+        fi
+        if [ -z "$("$tm" report --json "$src" 2>/dev/null | head -1)" ]; then
+            echo "$name: no events" ; continue
+        fi
+        "$tm" convert -q --force "$src" --to "$to" -o "$tmp/$name.$ext" 2>/dev/null
+        "$check" "$name" "$src" "$tmp/$name.$ext"
+    done
+}
+
+# counts: ok, fail and empty, the lines of $tmp/summary that say so.
+counts() {
+    ok=$(grep -c ': OK' "$tmp/summary")
+    fail=$(grep -c ': FAIL' "$tmp/summary")
+    empty=$(grep -c ': no events' "$tmp/summary")
+}
 
 fixtures_ltt() {
     ltt=$tmp/ltt-hand-built

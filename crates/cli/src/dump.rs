@@ -19,7 +19,7 @@ use clap::Args;
 use crate::out::{warn, Out, Outcome};
 use tracemux_core::bytes::Endian;
 use tracemux_open::{map, sniff, Kind};
-use tracemux_tracedat::compress::{decompress_into, Codec};
+use tracemux_tracedat::compress::{Codec, Decoder};
 use tracemux_tracedat::TraceDat;
 
 #[derive(Args, Debug)]
@@ -437,7 +437,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
             return die(format!("cannot uncompress {what} block"));
         };
         let mut data = Vec::new();
-        if let Err(e) = decompress_into(
+        if let Err(e) = Decoder::default().decompress(
             codec,
             input,
             usize_ as usize,
@@ -605,18 +605,21 @@ impl<'a, 'o> Dumper<'a, 'o> {
         Ok(n)
     }
 
+    /// One format: its size (u64), then its text; `missing` is the error
+    /// when the size cannot be read.
+    fn format(&mut self, id: u32, missing: impl FnOnce() -> String) -> R<()> {
+        let Some(size) = self.u64() else {
+            return die(missing());
+        };
+        self.dump_string(size as i32, id)
+    }
+
     fn ftrace_formats(&mut self) -> R<()> {
         let count = self.count(FTRACE_FORMAT, "Ftrace format", "events", "ftrace events")?;
-        let mut left = count;
-        while left > 0 {
-            let Some(size) = self.u64() else {
-                return die(format!(
-                    "cannot read the size of the {} ftrace event",
-                    left as i32
-                ));
-            };
-            self.dump_string(size as i32, FTRACE_FORMAT)?;
-            left -= 1;
+        for left in (1..=count).rev() {
+            self.format(FTRACE_FORMAT, || {
+                format!("cannot read the size of the {} ftrace event", left as i32)
+            })?;
         }
         Ok(())
     }
@@ -624,8 +627,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
     fn event_formats(&mut self) -> R<()> {
         let ids = EVENT_FORMAT | EVENT_SYSTEMS;
         let systems = self.count(ids, "Events format", "systems", "event systems")?;
-        let mut left = systems;
-        while left > 0 {
+        for left in (1..=systems).rev() {
             let Some(name) = self.string() else {
                 return die(format!(
                     "cannot read the name of the {}th system",
@@ -644,19 +646,15 @@ impl<'a, 'o> Dumper<'a, 'o> {
                 EVENT_SYSTEMS,
                 format_args!(" {} [system, events]\n", events as i32),
             )?;
-            let mut n = events;
-            while n > 0 {
-                let Some(size) = self.u64() else {
-                    return die(format!(
+            for n in (1..=events).rev() {
+                self.format(EVENT_FORMAT, || {
+                    format!(
                         "cannot read the format size of the {}th event from system {}",
                         n as i32,
                         String::from_utf8_lossy(&name)
-                    ));
-                };
-                self.dump_string(size as i32, EVENT_FORMAT)?;
-                n -= 1;
+                    )
+                })?;
             }
-            left -= 1;
         }
         Ok(())
     }
@@ -817,7 +815,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
             let isize = size as i32;
             match id {
                 0 => {
-                    self.pf(OPTIONS, format_args!("\t\t[Option DONE, {isize} bytes]\n"))?;
+                    self.option_head("DONE", size)?;
                     if size < 8 {
                         self.uncompress_reset();
                         return Ok(None);
@@ -837,10 +835,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
                 2 => self.option_string(size, "CPUSTAT")?,
                 3 | 22 => self.option_buffer(id, size)?,
                 4 => {
-                    self.pf(
-                        OPTIONS,
-                        format_args!("\t\t[Option TRACECLOCK, {isize} bytes]\n"),
-                    )?;
+                    self.option_head("TRACECLOCK", size)?;
                     self.dump_string(isize, OPTIONS | CLOCK)?;
                     self.has_clock = true;
                 }
@@ -848,20 +843,14 @@ impl<'a, 'o> Dumper<'a, 'o> {
                 6 => self.option_string(size, "HOOK")?,
                 7 => self.option_string(size, "OFFSET")?,
                 8 => {
-                    self.pf(
-                        OPTIONS,
-                        format_args!("\t\t[Option CPUCOUNT, {isize} bytes]\n"),
-                    )?;
+                    self.option_head("CPUCOUNT", size)?;
                     let v = self.sized_number(size).unwrap_or(0);
                     self.pf(OPTIONS, format_args!("{}\n", v as i32))?;
                 }
                 9 => self.option_string(size, "VERSION")?,
                 10 => self.option_string(size, "PROCMAPS")?,
                 11 => {
-                    self.pf(
-                        OPTIONS,
-                        format_args!("\t\t[Option TRACEID, {isize} bytes]\n"),
-                    )?;
+                    self.option_head("TRACEID", size)?;
                     let v = self.sized_number(size).unwrap_or(0);
                     self.pf(OPTIONS, format_args!("0x{v:X}\n"))?;
                 }
@@ -925,11 +914,16 @@ impl<'a, 'o> Dumper<'a, 'o> {
         }
     }
 
-    fn option_string(&mut self, size: u32, name: &str) -> R<()> {
+    /// `\t\t[Option NAME, SIZE bytes]`: the line each option starts with.
+    fn option_head(&mut self, name: &str, size: u32) -> R<()> {
         self.pf(
             OPTIONS,
             format_args!("\t\t[Option {name}, {} bytes]\n", size as i32),
-        )?;
+        )
+    }
+
+    fn option_string(&mut self, size: u32, name: &str) -> R<()> {
+        self.option_head(name, size)?;
         if size != 0 {
             self.dump_string(size as i32, OPTIONS)?;
         }
@@ -1049,6 +1043,15 @@ impl<'a, 'o> Dumper<'a, 'o> {
         Ok(())
     }
 
+    /// A field of the time shift option's header: `width` bytes (0 when
+    /// they cannot be read) taken from `size`, printed as `0x{v:X} [what]`.
+    fn shift_field(&mut self, width: usize, size: &mut i32, what: &str) -> R<u64> {
+        let v = self.num(width).unwrap_or(0);
+        *size -= width as i32;
+        self.pf(OPTIONS, format_args!("0x{v:X} [{what}]\n"))?;
+        Ok(v)
+    }
+
     fn option_time_shift(&mut self, size: u32) -> R<()> {
         let mut size = size as i32;
         if size < 12 {
@@ -1061,18 +1064,9 @@ impl<'a, 'o> Dumper<'a, 'o> {
             OPTIONS,
             format_args!("\t\t[Option TimeShift, {size} bytes]\n"),
         )?;
-        let trace_id = self.u64().unwrap_or(0);
-        size -= 8;
-        self.pf(OPTIONS, format_args!("0x{trace_id:X} [peer's trace id]\n"))?;
-        let flags = self.u32().unwrap_or(0);
-        size -= 4;
-        self.pf(
-            OPTIONS,
-            format_args!("0x{flags:X} [peer's protocol flags]\n"),
-        )?;
-        let cpus = self.u32().unwrap_or(0);
-        size -= 4;
-        self.pf(OPTIONS, format_args!("0x{cpus:X} [peer's CPU count]\n"))?;
+        self.shift_field(8, &mut size, "peer's trace id")?;
+        self.shift_field(4, &mut size, "peer's protocol flags")?;
+        let cpus = self.shift_field(4, &mut size, "peer's CPU count")? as u32;
         // (times, offsets, scalings, fractions) per CPU
         type Samples = (Vec<u64>, Vec<i64>, Vec<i64>, Vec<i64>);
         let mut data: Vec<Samples> = Vec::new();
@@ -1140,10 +1134,7 @@ impl<'a, 'o> Dumper<'a, 'o> {
     }
 
     fn option_guest(&mut self, size: u32) -> R<()> {
-        self.pf(
-            OPTIONS,
-            format_args!("\t\t[Option GUEST, {} bytes]\n", size as i32),
-        )?;
+        self.option_head("GUEST", size)?;
         let Some(body) = self.read(size as usize).map(|b| b.to_vec()) else {
             return Ok(());
         };

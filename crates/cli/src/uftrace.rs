@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
 use tracemux_uftrace::replay::ReplayOptions;
+use tracemux_uftrace::report::walk::WalkView;
 
 use crate::out::{Out, Outcome};
 
@@ -325,19 +326,19 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
                     zone: tracemux_core::localtime::Zone::local(),
                     ..Default::default()
                 };
-                tracemux_uftrace::chrome::chrome(&mut data, &o, &mut out, &mut warn)
+                o.write_view(&mut data, &mut out, &mut warn)
             } else if a.flame_graph {
                 let o = tracemux_uftrace::flame::FlameOptions {
                     walk,
                     sample_time: None,
                 };
-                tracemux_uftrace::flame::flame_graph(&mut data, &o, &mut out, &mut warn)
+                o.write_view(&mut data, &mut out, &mut warn)
             } else if a.graphviz {
                 let o = tracemux_uftrace::graph::graphviz::GraphvizOptions {
                     walk,
                     ..Default::default()
                 };
-                tracemux_uftrace::graph::graphviz::graphviz(&mut data, &o, &mut out, &mut warn)
+                o.write_view(&mut data, &mut out, &mut warn)
             } else {
                 let o = tracemux_uftrace::dump::DumpOptions {
                     walk,

@@ -247,6 +247,13 @@ pub fn lost(out: &mut Vec<u8>, trace: &Trace, l: &Lost, opts: &ReportOptions<'_>
     );
 }
 
+/// The times (ns) of the first and the last event of a tracefile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub first: u64,
+    pub last: u64,
+}
+
 /// Per-tracefile numbers gathered by [`summarize`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileSummary {
@@ -256,14 +263,15 @@ pub struct FileSummary {
     pub block_size: u64,
     /// Blocks whose headers are intact.
     pub blocks: u64,
+    /// Places that could not be read (lenient mode).
+    pub damage: u64,
     pub events: u64,
     /// Sum of `lost_size` (padding at the end of the blocks).
     pub padding: u64,
-    pub first_ns: Option<u64>,
-    pub last_ns: Option<u64>,
     /// Flight recorder: the first block starts after the trace start.
     pub lost_before_ns: Option<u64>,
-    pub damage: u64,
+    /// Times of the first and the last event (none: no event).
+    pub span_ns: Option<Span>,
 }
 
 /// What `info` prints.
@@ -317,8 +325,12 @@ pub fn summarize(trace: &Trace) -> Result<Summary> {
                     }
                     Item::Event(ev) => {
                         let ns = h.tsc_to_ns(ev.tsc);
-                        fs.first_ns.get_or_insert(ns);
-                        fs.last_ns = Some(ns);
+                        fs.span_ns
+                            .get_or_insert(Span {
+                                first: ns,
+                                last: ns,
+                            })
+                            .last = ns;
                         fs.events += 1;
                         counts[type_key(ev.facility, ev.event) as usize] += 1;
                     }
@@ -436,9 +448,9 @@ pub fn write_summary(o: &mut Vec<u8>, s: &Summary, path: &str) {
             "  {}: cpu {}, {} bytes, block size {}, {} blocks, {} events, {} bytes of padding (lost_size), first ",
             f.name, f.cpu, f.len, f.block_size, f.blocks, f.events, f.padding
         );
-        opt_time(o, f.first_ns);
+        opt_time(o, f.span_ns.map(|s| s.first));
         o.extend_from_slice(b", last ");
-        opt_time(o, f.last_ns);
+        opt_time(o, f.span_ns.map(|s| s.last));
         if f.damage > 0 {
             let _ = write!(o, ", {} damaged places", f.damage);
         }

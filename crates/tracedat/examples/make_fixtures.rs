@@ -234,6 +234,28 @@ fn workload(enc: Enc, cpu: u32, start: u64, rounds: usize, gap: Option<usize>) -
     v
 }
 
+/// `f`'s buffers: the top one (clock "local") with `top_rounds.0` rounds of
+/// the workload on CPU 0 from T0 and on CPU 1 from `T0 + top_rounds.1`, then `inst`
+/// with `inst_cpu1.0` rounds on its CPU 1 from `T0 + inst_cpu1.1`.
+fn top_and_instance(
+    f: &mut TraceFile,
+    enc: Enc,
+    top_rounds: (usize, u64),
+    mut inst: BufferData,
+    inst_cpu1: (usize, u64),
+) {
+    let (n, t1) = top_rounds;
+    let streams = vec![
+        (0, workload(enc, 0, T0, n, None)),
+        (1, workload(enc, 1, T0 + t1, n, None)),
+    ];
+    inst.cpus = vec![CpuStream {
+        cpu: 1,
+        items: workload(enc, 1, T0 + inst_cpu1.1, inst_cpu1.0, None),
+    }];
+    f.set_buffers(vec![top("local", streams), inst]);
+}
+
 fn top(clock: &str, streams: Vec<(u32, Vec<Item>)>) -> BufferData {
     let mut b = BufferData::new("", clock);
     b.cpus = streams
@@ -277,20 +299,7 @@ fn fixtures() -> Vec<(String, TraceFile)> {
     f.page_size = 8192;
     let mut inst = BufferData::new("big", "local");
     inst.page_size = Some(16384);
-    inst.cpus = vec![CpuStream {
-        cpu: 1,
-        items: workload(enc, 1, T0 + 777, 62, None),
-    }];
-    f.set_buffers(vec![
-        top(
-            "local",
-            vec![
-                (0, workload(enc, 0, T0, 32, None)),
-                (1, workload(enc, 1, T0 + 500, 32, None)),
-            ],
-        ),
-        inst,
-    ]);
+    top_and_instance(&mut f, enc, (32, 500), inst, (62, 777));
     v.push(("page8k-v7".into(), f));
 
     // Latency (text) data.
@@ -450,21 +459,8 @@ fn instances_v6() -> TraceFile {
             ),
         ));
     }
-    let mut inst = BufferData::new("inst", "local");
-    inst.cpus = vec![CpuStream {
-        cpu: 1,
-        items: workload(enc, 1, T0 + 1_500, 10, None),
-    }];
-    f.set_buffers(vec![
-        top(
-            "local",
-            vec![
-                (0, workload(enc, 0, T0, 10, None)),
-                (1, workload(enc, 1, T0 + 700, 10, None)),
-            ],
-        ),
-        inst,
-    ]);
+    let inst = BufferData::new("inst", "local");
+    top_and_instance(&mut f, enc, (10, 700), inst, (10, 1_500));
     f
 }
 

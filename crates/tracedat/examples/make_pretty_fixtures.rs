@@ -200,6 +200,19 @@ fn bprint(pid: i32, fmt: u64, args: &[u8]) -> Vec<u8> {
         .done()
 }
 
+/// The kallsyms, printk formats, command lines and options of the
+/// synthetic system the fixtures built from scratch here were "recorded" on.
+fn synthetic_system(f: &mut TraceFile) {
+    f.kallsyms = KALLSYMS.as_bytes().to_vec();
+    f.printk = PRINTK.as_bytes().to_vec();
+    f.cmdlines = CMDLINES.as_bytes().to_vec();
+    f.options = vec![
+        TraceOption::trace_clock("local"),
+        TraceOption::text(OptionId::UNAME, "Linux synth 6.18.0-synthetic x86_64"),
+        TraceOption::text(OptionId::VERSION, "3.1.6 tracemux-synthetic"),
+    ];
+}
+
 fn ftrace_fixture() -> TraceFile {
     let mut f = TraceFile::new(7, Endian::Little);
     f.cpus = 2;
@@ -221,14 +234,7 @@ fn ftrace_fixture() -> TraceFile {
     .map(|n| fmt(n))
     .collect();
     f.systems = vec![("sched".to_string(), vec![fmt("sched_switch")])];
-    f.kallsyms = KALLSYMS.as_bytes().to_vec();
-    f.printk = PRINTK.as_bytes().to_vec();
-    f.cmdlines = CMDLINES.as_bytes().to_vec();
-    f.options = vec![
-        TraceOption::trace_clock("local"),
-        TraceOption::text(OptionId::UNAME, "Linux synth 6.18.0-synthetic x86_64"),
-        TraceOption::text(OptionId::VERSION, "3.1.6 tracemux-synthetic"),
-    ];
+    synthetic_system(&mut f);
 
     // CPU 0: function tracing, stacks, trace_printk and friends
     let mut c0 = Vec::new();
@@ -986,14 +992,7 @@ fn plugins(src: &[u8]) -> TraceFile {
     let mut f = TraceFile::new(7, Endian::Little);
     f.cpus = 1;
     f.systems = systems;
-    f.kallsyms = KALLSYMS.as_bytes().to_vec();
-    f.printk = PRINTK.as_bytes().to_vec();
-    f.cmdlines = CMDLINES.as_bytes().to_vec();
-    f.options = vec![
-        TraceOption::trace_clock("local"),
-        TraceOption::text(OptionId::UNAME, "Linux synth 6.18.0-synthetic x86_64"),
-        TraceOption::text(OptionId::VERSION, "3.1.6 tracemux-synthetic"),
-    ];
+    synthetic_system(&mut f);
     let mut items = Vec::new();
     let mut ts = T0;
     let mut add = |p: Vec<u8>| {

@@ -40,21 +40,10 @@ impl std::fmt::Debug for Decoder {
     }
 }
 
-/// Decompress `input` into `out` (cleared first), expecting `expected`
-/// bytes. `section` and `offset` locate the block for errors.
-pub fn decompress_into(
-    codec: Codec,
-    input: &[u8],
-    expected: usize,
-    out: &mut Vec<u8>,
-    section: &'static str,
-    offset: u64,
-) -> Result<()> {
-    Decoder::default().decompress(codec, input, expected, out, section, offset)
-}
-
 impl Decoder {
-    /// As [`decompress_into`], reusing this context.
+    /// Decompress `input` into `out` (cleared first), expecting `expected`
+    /// bytes. `section` and `offset` locate the block for errors. A
+    /// decoder keeps its context from one block to the next.
     pub fn decompress(
         &mut self,
         codec: Codec,
@@ -115,15 +104,25 @@ mod tests {
         let data: Vec<u8> = (0..10000u32).map(|i| (i % 7) as u8).collect();
         let z = zstd::bulk::compress(&data, 3).unwrap();
         let mut out = Vec::new();
-        decompress_into(Codec::Zstd, &z, data.len(), &mut out, "t", 0).unwrap();
+        Decoder::default()
+            .decompress(Codec::Zstd, &z, data.len(), &mut out, "t", 0)
+            .unwrap();
         assert_eq!(out, data);
-        assert!(decompress_into(Codec::Zstd, &z, data.len() + 1, &mut out, "t", 0).is_err());
-        assert!(decompress_into(Codec::Zstd, &z[..10], data.len(), &mut out, "t", 0).is_err());
+        assert!(Decoder::default()
+            .decompress(Codec::Zstd, &z, data.len() + 1, &mut out, "t", 0)
+            .is_err());
+        assert!(Decoder::default()
+            .decompress(Codec::Zstd, &z[..10], data.len(), &mut out, "t", 0)
+            .is_err());
         let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
         std::io::Write::write_all(&mut e, &data).unwrap();
         let zl = e.finish().unwrap();
-        decompress_into(Codec::Zlib, &zl, data.len(), &mut out, "t", 0).unwrap();
+        Decoder::default()
+            .decompress(Codec::Zlib, &zl, data.len(), &mut out, "t", 0)
+            .unwrap();
         assert_eq!(out, data);
-        assert!(decompress_into(Codec::Zlib, &zl, 5, &mut out, "t", 0).is_err());
+        assert!(Decoder::default()
+            .decompress(Codec::Zlib, &zl, 5, &mut out, "t", 0)
+            .is_err());
     }
 }

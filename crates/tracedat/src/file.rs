@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use crate::compress::{decompress_into, Codec};
+use crate::compress::{Codec, Decoder};
 use crate::options::{OptionId, OptionRec};
 use tracemux_core::bytes::{Cursor, Endian};
 use tracemux_core::error::{Error, ErrorKind, Result};
@@ -235,9 +235,9 @@ impl<'a> TraceDat<'a> {
         c.set_section("header page");
         self.read_header_info(&mut c)?;
         c.set_section("ftrace events");
-        self.ftrace_formats = read_ftrace_formats(&mut c)?;
+        self.ftrace_formats = read_ftrace_formats(&mut c, &Cow::Borrowed)?;
         c.set_section("event formats");
-        self.systems = read_event_systems(&mut c)?;
+        self.systems = read_event_systems(&mut c, &Cow::Borrowed)?;
         c.set_section("kallsyms");
         let n = c.u32()?;
         self.kallsyms = Cow::Borrowed(c.bytes(n as usize)?);
@@ -520,7 +520,7 @@ impl<'a> TraceDat<'a> {
         let usize_ = bc.u32()?;
         let input = bc.bytes(csize as usize)?;
         let mut out = Vec::new();
-        decompress_into(
+        Decoder::default().decompress(
             self.codec,
             input,
             usize_ as usize,
@@ -687,30 +687,8 @@ impl<'a> TraceDat<'a> {
                 self.header_page = hp;
                 self.header_event = he;
             }
-            OptionId::FTRACE_EVENTS => {
-                let count = c.u32()?;
-                let mut v = Vec::new();
-                for _ in 0..count {
-                    let n = c.u64()?;
-                    v.push(pick(c.bytes_u64(n)?));
-                }
-                self.ftrace_formats = v;
-            }
-            OptionId::EVENT_FORMATS => {
-                let count = c.u32()?;
-                let mut v = Vec::new();
-                for _ in 0..count {
-                    let sys = c.cstring()?;
-                    let n = c.u32()?;
-                    let mut evs = Vec::new();
-                    for _ in 0..n {
-                        let sz = c.u64()?;
-                        evs.push(pick(c.bytes_u64(sz)?));
-                    }
-                    v.push((sys, evs));
-                }
-                self.systems = v;
-            }
+            OptionId::FTRACE_EVENTS => self.ftrace_formats = read_ftrace_formats(&mut c, &pick)?,
+            OptionId::EVENT_FORMATS => self.systems = read_event_systems(&mut c, &pick)?,
             OptionId::KALLSYMS => {
                 let n = c.u32()?;
                 self.kallsyms = pick(c.bytes(n as usize)?);
@@ -790,7 +768,7 @@ impl<'a> TraceDat<'a> {
                     let csize = cc.u32()?;
                     let usize_ = cc.u32()?;
                     let input = cc.bytes(csize as usize)?;
-                    decompress_into(
+                    Decoder::default().decompress(
                         self.codec,
                         input,
                         usize_ as usize,
@@ -830,18 +808,31 @@ impl<'a> TraceDat<'a> {
     }
 }
 
-fn read_ftrace_formats<'a>(c: &mut Cursor<'a>) -> Result<Vec<Cow<'a, [u8]>>> {
+/// What a format's bytes in a section become: borrowed from the file, or
+/// (v7) re-borrowed from the file or copied out of a decompressed section.
+type Pick<'b, 'a> = dyn Fn(&'b [u8]) -> Cow<'a, [u8]> + 'b;
+
+/// The ftrace formats: a u32 count, then each a u64 size and its text.
+fn read_ftrace_formats<'b, 'a>(
+    c: &mut Cursor<'b>,
+    pick: &Pick<'b, 'a>,
+) -> Result<Vec<Cow<'a, [u8]>>> {
     let count = c.u32()?;
     let mut v = Vec::new();
     for _ in 0..count {
         let n = c.u64()?;
-        v.push(Cow::Borrowed(c.bytes_u64(n)?));
+        v.push(pick(c.bytes_u64(n)?));
     }
     Ok(v)
 }
 
+/// The event formats: a u32 count of systems, then each its name, a u32
+/// count of events and their formats (a u64 size and its text).
 #[allow(clippy::type_complexity)]
-fn read_event_systems<'a>(c: &mut Cursor<'a>) -> Result<Vec<(String, Vec<Cow<'a, [u8]>>)>> {
+fn read_event_systems<'b, 'a>(
+    c: &mut Cursor<'b>,
+    pick: &Pick<'b, 'a>,
+) -> Result<Vec<(String, Vec<Cow<'a, [u8]>>)>> {
     let count = c.u32()?;
     let mut v = Vec::new();
     for _ in 0..count {
@@ -850,7 +841,7 @@ fn read_event_systems<'a>(c: &mut Cursor<'a>) -> Result<Vec<(String, Vec<Cow<'a,
         let mut evs = Vec::new();
         for _ in 0..n {
             let sz = c.u64()?;
-            evs.push(Cow::Borrowed(c.bytes_u64(sz)?));
+            evs.push(pick(c.bytes_u64(sz)?));
         }
         v.push((sys, evs));
     }

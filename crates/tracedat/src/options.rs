@@ -215,6 +215,14 @@ pub fn parse_guest(data: &[u8], e: Endian) -> Result<Guest> {
     })
 }
 
+/// `describe` of a parsed option body, or why it could not be parsed.
+fn or_damaged<T, E: std::fmt::Display>(
+    r: Result<T, E>,
+    describe: impl FnOnce(T) -> String,
+) -> String {
+    r.map_or_else(|err| format!("damaged: {err}"), describe)
+}
+
 /// A readable description of an option's body, for `tracemux info`.
 pub fn describe(o: &OptionRec<'_>, e: Endian) -> String {
     let mut s = String::new();
@@ -254,16 +262,14 @@ pub fn describe(o: &OptionRec<'_>, e: Endian) -> String {
                 o.u64_at(0, e).map_or("?".into(), |v| format!("{v:#X}"))
             );
         }
-        OptionId::TSC2NSEC => match parse_tsc2nsec(&o.data, e) {
-            Ok(t) => {
-                let _ = write!(s, "mult {} shift {} offset {}", t.mult, t.shift, t.offset);
-            }
-            Err(err) => s = format!("damaged: {err}"),
-        },
-        OptionId::TIME_SHIFT => match parse_time_shift(&o.data, e) {
-            Ok(t) => {
-                let _ = write!(
-                    s,
+        OptionId::TSC2NSEC => {
+            s = or_damaged(parse_tsc2nsec(&o.data, e), |t| {
+                format!("mult {} shift {} offset {}", t.mult, t.shift, t.offset)
+            });
+        }
+        OptionId::TIME_SHIFT => {
+            s = or_damaged(parse_time_shift(&o.data, e), |t| {
+                format!(
                     "peer trace id {:#X}, flags {:#x}, {} cpus, samples per cpu [{}]{}",
                     t.peer_trace_id,
                     t.flags,
@@ -278,22 +284,19 @@ pub fn describe(o: &OptionRec<'_>, e: Endian) -> String {
                     } else {
                         ""
                     }
-                );
-            }
-            Err(err) => s = format!("damaged: {err}"),
-        },
-        OptionId::GUEST => match parse_guest(&o.data, e) {
-            Ok(g) => {
-                let _ = write!(
-                    s,
+                )
+            });
+        }
+        OptionId::GUEST => {
+            s = or_damaged(parse_guest(&o.data, e), |g| {
+                format!(
                     "guest '{}' trace id {:#X}, {} vcpus",
                     g.name,
                     g.trace_id,
                     g.vcpus.len()
-                );
-            }
-            Err(err) => s = format!("damaged: {err}"),
-        },
+                )
+            });
+        }
         OptionId::BUFFER | OptionId::BUFFER_TEXT => {
             let mut c = Cursor::new(&o.data, e, "option");
             let off = c.u64().unwrap_or(0);

@@ -33,7 +33,6 @@
 use std::io::{self, Write};
 
 use tracemux_core::localtime::Zone;
-use tracemux_core::Endian;
 
 use crate::args::{each_value, format_values};
 use crate::argspec::{ArgFmt, ArgSpec};
@@ -42,7 +41,9 @@ use crate::events::id;
 use crate::header::{feat, info_bit};
 use crate::perf::{PerfEvent, PerfKind, PerfReader};
 use crate::record::Kind;
-use crate::report::walk::{begin, dump_replay, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{
+    dump_replay, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked,
+};
 
 /// The version string uftrace 0.13 as packaged in Debian 12 prints.
 pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
@@ -92,15 +93,16 @@ pub fn json_escape_byte(out: &mut Vec<u8>, c: u8) {
 }
 
 /// Arguments (or the return value) as `get_argspec_string` prints them in
-/// JSON mode: strings and characters escaped, the rest as in replay.
+/// JSON mode: strings and characters escaped, the rest as in replay
+/// (numbers in the byte order of `ctx.data`).
 pub fn json_values(
     out: &mut Vec<u8>,
     specs: &[ArgSpec],
     blob: &[u8],
     retval: bool,
-    endian: Endian,
     ctx: &ArgCtx<'_>,
 ) {
+    let endian = ctx.data.endian();
     each_value(out, specs, blob, retval, |out, k, spec, d| match spec.fmt {
         ArgFmt::Str | ArgFmt::StdString => {
             let (slen, s) = crate::args::blob_str(d, endian);
@@ -241,14 +243,7 @@ impl DumpOps for Chrome<'_, '_> {
                 if !retval {
                     self.args.push(b'(');
                 }
-                json_values(
-                    &mut self.args,
-                    specs,
-                    blob,
-                    retval,
-                    self.data.endian(),
-                    &ctx,
-                );
+                json_values(&mut self.args, specs, blob, retval, &ctx);
                 if !retval {
                     self.args.push(b')');
                 }
@@ -307,65 +302,63 @@ impl Chrome<'_, '_> {
 
 const FLUSH_AT: usize = 1 << 16;
 
-/// Write `uftrace dump --chrome` of `data` to `out`; warnings and damage go
-/// to `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
-/// filter tables (hence `&mut`).
-pub fn chrome(
-    data: &mut UftraceData,
-    opts: &ChromeOptions,
-    out: &mut dyn Write,
-    warn: &mut dyn Write,
-) -> io::Result<()> {
-    let mode = begin(data, &opts.walk, out, warn)?;
-    let data: &UftraceData = data;
-    let comms = perf_comms(data, opts.walk.tids.as_deref());
-    let mut w = Walk::new(data, &opts.walk, mode);
-    let mut c = Chrome {
-        buf: Vec::with_capacity(FLUSH_AT + 4096),
-        out,
-        err: None,
-        last_comma: false,
-        lost: 0,
-        show_args: opts.show_args,
-        name: Vec::new(),
-        args: Vec::new(),
-        data,
-    };
-    c.buf.extend_from_slice(b"{\"traceEvents\":[\n");
-    for tf in &data.tasks {
-        let comm: &[u8] = match comms.iter().find(|(t, _)| *t == tf.tid) {
-            Some((_, c)) => c,
-            None => data.comm(tf.tid).as_bytes(),
+impl WalkView for ChromeOptions {
+    /// `uftrace dump --chrome`.
+    fn render(&self, v: Walked<'_>) -> io::Result<()> {
+        let (data, out, warn) = (v.data, v.out, v.warn);
+        let comms = perf_comms(data, self.walk.tids.as_deref());
+        let mut w = Walk::new(data, &self.walk, v.mode);
+        let mut c = Chrome {
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            out,
+            err: None,
+            last_comma: false,
+            lost: 0,
+            show_args: self.show_args,
+            name: Vec::new(),
+            args: Vec::new(),
+            data,
         };
-        for what in ["process_name", "thread_name"] {
-            let _ = write!(
-                c.buf,
-                "{{\"ts\":0,\"ph\":\"M\",\"pid\":{},\"name\":\"{what}\",\"args\":{{\"name\":\"[{}] ",
-                tf.tid, tf.tid
-            );
-            c.buf.extend_from_slice(comm);
-            c.buf.extend_from_slice(b"\"}},\n");
+        c.buf.extend_from_slice(b"{\"traceEvents\":[\n");
+        for tf in &data.tasks {
+            let comm: &[u8] = match comms.iter().find(|(t, _)| *t == tf.tid) {
+                Some((_, c)) => c,
+                None => data.comm(tf.tid).as_bytes(),
+            };
+            for what in ["process_name", "thread_name"] {
+                let _ = write!(
+                    c.buf,
+                    "{{\"ts\":0,\"ph\":\"M\",\"pid\":{},\"name\":\"{what}\",\"args\":{{\"name\":\"[{}] ",
+                    tf.tid, tf.tid
+                );
+                c.buf.extend_from_slice(comm);
+                c.buf.extend_from_slice(b"\"}},\n");
+            }
         }
+        dump_replay(&mut w, &mut c, self.walk.no_libcall);
+        w.warn_damage(warn)?;
+        if let Some(e) = c.err.take() {
+            return Err(e);
+        }
+        footer(&mut c.buf, data, self);
+        c.out.write_all(&c.buf)?;
+        if c.lost != 0 {
+            writeln!(
+                warn,
+                "uftrace: Some of function trace records are lost. ({} times shown)",
+                c.lost
+            )?;
+            writeln!(
+                warn,
+                "uftrace: The output json format may not show the correct view in chrome browser."
+            )?;
+        }
+        Ok(())
     }
-    dump_replay(&mut w, &mut c, opts.walk.no_libcall);
-    w.warn_damage(warn)?;
-    if let Some(e) = c.err.take() {
-        return Err(e);
+
+    fn walk_options(&self) -> &WalkOptions {
+        &self.walk
     }
-    footer(&mut c.buf, data, opts);
-    c.out.write_all(&c.buf)?;
-    if c.lost != 0 {
-        writeln!(
-            warn,
-            "uftrace: Some of function trace records are lost. ({} times shown)",
-            c.lost
-        )?;
-        writeln!(
-            warn,
-            "uftrace: The output json format may not show the correct view in chrome browser."
-        )?;
-    }
-    Ok(())
 }
 
 fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {

@@ -17,7 +17,7 @@ use std::io::{self, Write};
 use crate::data::UftraceData;
 use crate::graph::tree::{Forest, NodeRef, SingleTree, ROOT};
 use crate::header::info_bit;
-use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked};
 
 /// uftrace's target: at most this many samples per second of recording.
 const SAMPLE_FREQ: u64 = 1_000_000;
@@ -92,27 +92,25 @@ impl DumpOps for Flame {
     }
 }
 
-/// Write `uftrace dump --flame-graph` of `data` to `out`; damage goes to
-/// `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
-/// filter tables (hence `&mut`).
-pub fn flame_graph(
-    data: &mut UftraceData,
-    opts: &FlameOptions,
-    out: &mut dyn Write,
-    warn: &mut dyn Write,
-) -> io::Result<()> {
-    let mode = begin(data, &opts.walk, out, warn)?;
-    let data: &UftraceData = data;
-    let mut w = Walk::new(data, &opts.walk, mode);
-    let mut fl = Flame {
-        tree: SingleTree::new("", data.tasks.len()),
-        sample_time: opts.sample_time.unwrap_or_else(|| sample_time(data)),
-    };
-    dump_replay(&mut w, &mut fl, opts.walk.no_libcall);
-    w.warn_damage(warn)?;
-    let mut buf = Vec::new();
-    print(&mut buf, &fl.tree.forest, fl.sample_time);
-    out.write_all(&buf)
+impl WalkView for FlameOptions {
+    /// `uftrace dump --flame-graph`.
+    fn render(&self, v: Walked<'_>) -> io::Result<()> {
+        let (data, out, warn) = (v.data, v.out, v.warn);
+        let mut w = Walk::new(data, &self.walk, v.mode);
+        let mut fl = Flame {
+            tree: SingleTree::new("", data.tasks.len()),
+            sample_time: self.sample_time.unwrap_or_else(|| sample_time(data)),
+        };
+        dump_replay(&mut w, &mut fl, self.walk.no_libcall);
+        w.warn_damage(warn)?;
+        let mut buf = Vec::new();
+        print(&mut buf, &fl.tree.forest, fl.sample_time);
+        out.write_all(&buf)
+    }
+
+    fn walk_options(&self) -> &WalkOptions {
+        &self.walk
+    }
 }
 
 /// `print_flame_graph`: one line per node with samples.

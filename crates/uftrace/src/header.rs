@@ -347,13 +347,9 @@ fn keyed<'a>(lines: &mut Lines<'a>, key: &str) -> Option<&'a str> {
 }
 
 fn read_exe_name(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "exename:") {
-        Some(v) => {
-            i.exename = Some(chomp(v).to_string());
-            true
-        }
-        None => false,
-    }
+    keyed(l, "exename:")
+        .map(|v| i.exename = Some(chomp(v).to_string()))
+        .is_some()
 }
 
 fn read_build_id(i: &mut InfoSections, l: &mut Lines) -> bool {
@@ -372,40 +368,41 @@ fn read_build_id(i: &mut InfoSections, l: &mut Lines) -> bool {
 }
 
 fn read_exit_status(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "exit_status:") {
-        Some(v) => {
-            i.exit_status = c_atol(v) as i32;
-            true
-        }
-        None => false,
-    }
+    keyed(l, "exit_status:")
+        .map(|v| i.exit_status = c_atol(v) as i32)
+        .is_some()
 }
 
 fn read_cmdline(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "cmdline:") {
-        Some(v) => {
-            i.cmdline = Some(chomp(v).to_string());
-            true
-        }
-        None => false,
-    }
+    keyed(l, "cmdline:")
+        .map(|v| i.cmdline = Some(chomp(v).to_string()))
+        .is_some()
 }
 
 fn lines_count(v: &str) -> Option<i64> {
     v.strip_prefix("lines=").map(c_atol)
 }
 
-fn read_cpuinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
-    let Some(n) = keyed(l, "cpuinfo:").and_then(lines_count) else {
+/// A section of `KEY` lines: `KEYlines=N`, then N lines `KEY...`, each
+/// given to `line` (false: malformed); more than `max` is malformed.
+fn counted(l: &mut Lines, key: &str, max: i64, mut line: impl FnMut(&str) -> bool) -> bool {
+    let Some(n) = keyed(l, key).and_then(lines_count) else {
         return false;
     };
-    if n > 2 {
+    if n > max {
         return false;
     }
     for _ in 0..n.max(0) {
-        let Some(v) = keyed(l, "cpuinfo:") else {
-            return false;
-        };
+        match keyed(l, key) {
+            Some(v) if line(v) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn read_cpuinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
+    counted(l, "cpuinfo:", 2, |v| {
         if let Some(r) = v.strip_prefix("nr_cpus=") {
             let (a, b) = pair(r);
             i.nr_cpus_online = a as i32;
@@ -413,31 +410,18 @@ fn read_cpuinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
         } else if let Some(r) = v.strip_prefix("desc=") {
             i.cpudesc = Some(chomp(r).to_string());
         }
-    }
-    true
+        true
+    })
 }
 
 fn read_meminfo(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "meminfo:") {
-        Some(v) => {
-            i.meminfo = Some(chomp(v).to_string());
-            true
-        }
-        None => false,
-    }
+    keyed(l, "meminfo:")
+        .map(|v| i.meminfo = Some(chomp(v).to_string()))
+        .is_some()
 }
 
 fn read_osinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
-    let Some(n) = keyed(l, "osinfo:").and_then(lines_count) else {
-        return false;
-    };
-    if n > 3 {
-        return false;
-    }
-    for _ in 0..n.max(0) {
-        let Some(v) = keyed(l, "osinfo:") else {
-            return false;
-        };
+    counted(l, "osinfo:", 3, |v| {
         if let Some(r) = v.strip_prefix("kernel=") {
             i.kernel = Some(chomp(r).to_string());
         } else if let Some(r) = v.strip_prefix("hostname=") {
@@ -445,21 +429,12 @@ fn read_osinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
         } else if let Some(r) = v.strip_prefix("distro=") {
             i.distro = Some(chomp(r).to_string());
         }
-    }
-    true
+        true
+    })
 }
 
 fn read_taskinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
-    let Some(n) = keyed(l, "taskinfo:").and_then(lines_count) else {
-        return false;
-    };
-    if n > 2 {
-        return false;
-    }
-    for _ in 0..n.max(0) {
-        let Some(v) = keyed(l, "taskinfo:") else {
-            return false;
-        };
+    counted(l, "taskinfo:", 2, |v| {
         if let Some(r) = v.strip_prefix("nr_tid=") {
             i.nr_tid = c_atol(r) as i32;
         } else if let Some(r) = v.strip_prefix("tids=") {
@@ -478,21 +453,12 @@ fn read_taskinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
         } else {
             return false;
         }
-    }
-    true
+        true
+    })
 }
 
 fn read_usageinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
-    let Some(n) = keyed(l, "usageinfo:").and_then(lines_count) else {
-        return false;
-    };
-    if n > 6 {
-        return false;
-    }
-    for _ in 0..n.max(0) {
-        let Some(v) = keyed(l, "usageinfo:") else {
-            return false;
-        };
+    counted(l, "usageinfo:", 6, |v| {
         if let Some(r) = v.strip_prefix("systime=") {
             i.stime = c_atof(r);
         } else if let Some(r) = v.strip_prefix("usrtime=") {
@@ -506,8 +472,8 @@ fn read_usageinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
         } else if let Some(r) = v.strip_prefix("iops=") {
             (i.rblock, i.wblock) = pair(r);
         }
-    }
-    true
+        true
+    })
 }
 
 fn read_loadinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
@@ -572,23 +538,15 @@ fn read_record_date(i: &mut InfoSections, l: &mut Lines) -> bool {
 }
 
 fn read_pattern_type(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "pattern_type:") {
-        Some(v) => {
-            i.pattern = PatternType::parse(chomp(v));
-            true
-        }
-        None => false,
-    }
+    keyed(l, "pattern_type:")
+        .map(|v| i.pattern = PatternType::parse(chomp(v)))
+        .is_some()
 }
 
 fn read_version(i: &mut InfoSections, l: &mut Lines) -> bool {
-    match keyed(l, "uftrace_version:") {
-        Some(v) => {
-            i.uftrace_version = Some(chomp(v).to_string());
-            true
-        }
-        None => false,
-    }
+    keyed(l, "uftrace_version:")
+        .map(|v| i.uftrace_version = Some(chomp(v).to_string()))
+        .is_some()
 }
 
 #[cfg(test)]

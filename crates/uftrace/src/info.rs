@@ -1,5 +1,6 @@
 //! `uftrace info` and `uftrace info --task` output.
 
+use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -160,11 +161,26 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
     let s = |o: &Option<String>| o.clone().unwrap_or_else(|| "(null)".into());
     let mut w = io::BufWriter::new(out);
     let kv = |w: &mut dyn Write, k: &str, v: &str| writeln!(w, "# {k:<20}: {v}");
+    // `A / B (WHAT)`
+    let pair = |w: &mut dyn Write, k: &str, a: &dyn Display, b: &dyn Display, what: &str| {
+        kv(w, k, &format!("{a} / {b} ({what})"))
+    };
+    // one text line when the section `bit` was recorded
+    let text = |w: &mut dyn Write, bit: u64, k: &str, v: &Option<String>| {
+        if mask & bit != 0 {
+            kv(w, k, &s(v))
+        } else {
+            Ok(())
+        }
+    };
     writeln!(w, "# system information")?;
     writeln!(w, "# ==================")?;
-    if mask & info_bit::VERSION != 0 {
-        kv(&mut w, "program version", &s(&i.uftrace_version))?;
-    }
+    text(
+        &mut w,
+        info_bit::VERSION,
+        "program version",
+        &i.uftrace_version,
+    )?;
     if mask & info_bit::RECORD_DATE != 0 {
         kv(&mut w, "recorded on", &s(&i.record_date))?;
     } else {
@@ -173,23 +189,19 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
             .unwrap_or(std::time::UNIX_EPOCH);
         kv(&mut w, "recorded on", &ctime(t))?;
     }
-    if mask & info_bit::CMDLINE != 0 {
-        kv(&mut w, "cmdline", &s(&i.cmdline))?;
-    }
+    text(&mut w, info_bit::CMDLINE, "cmdline", &i.cmdline)?;
     if mask & info_bit::CPUINFO != 0 {
         kv(&mut w, "cpu info", &s(&i.cpudesc))?;
-        kv(
+        let (online, possible) = (&i.nr_cpus_online, &i.nr_cpus_possible);
+        pair(
             &mut w,
             "number of cpus",
-            &format!(
-                "{} / {} (online / possible)",
-                i.nr_cpus_online, i.nr_cpus_possible
-            ),
+            online,
+            possible,
+            "online / possible",
         )?;
     }
-    if mask & info_bit::MEMINFO != 0 {
-        kv(&mut w, "memory info", &s(&i.meminfo))?;
-    }
+    text(&mut w, info_bit::MEMINFO, "memory info", &i.meminfo)?;
     if mask & info_bit::LOADINFO != 0 {
         kv(
             &mut w,
@@ -220,9 +232,7 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
         }
         kv(&mut w, "task list", &list)?;
     }
-    if mask & info_bit::EXE_NAME != 0 {
-        kv(&mut w, "exe image", &s(&i.exename))?;
-    }
+    text(&mut w, info_bit::EXE_NAME, "exe image", &i.exename)?;
     if mask & info_bit::EXE_BUILD_ID != 0 {
         let bid: String = i.build_id.iter().map(|b| format!("{b:02x}")).collect();
         kv(&mut w, "build id", &bid)?;
@@ -244,31 +254,34 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
     if mask & info_bit::EXIT_STATUS != 0 {
         kv(&mut w, "exit status", &exit_status_text(i.exit_status))?;
     }
-    if mask & info_bit::RECORD_DATE != 0 {
-        kv(&mut w, "elapsed time", &s(&i.elapsed_time))?;
-    }
+    text(
+        &mut w,
+        info_bit::RECORD_DATE,
+        "elapsed time",
+        &i.elapsed_time,
+    )?;
     if mask & info_bit::USAGEINFO != 0 {
         kv(
             &mut w,
             "cpu time",
             &format!("{:.3} / {:.3} sec (sys / user)", i.stime, i.utime),
         )?;
-        kv(
+        pair(
             &mut w,
             "context switch",
-            &format!("{} / {} (voluntary / involuntary)", i.vctxsw, i.ictxsw),
+            &i.vctxsw,
+            &i.ictxsw,
+            "voluntary / involuntary",
         )?;
         kv(&mut w, "max rss", &format!("{} KB", i.maxrss))?;
-        kv(
+        pair(
             &mut w,
             "page fault",
-            &format!("{} / {} (major / minor)", i.major_fault, i.minor_fault),
+            &i.major_fault,
+            &i.minor_fault,
+            "major / minor",
         )?;
-        kv(
-            &mut w,
-            "disk iops",
-            &format!("{} / {} (read / write)", i.rblock, i.wblock),
-        )?;
+        pair(&mut w, "disk iops", &i.rblock, &i.wblock, "read / write")?;
     }
     if let Ok(note) = std::fs::read(dir.join("note.txt")) {
         writeln!(w, "#")?;

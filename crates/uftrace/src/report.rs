@@ -197,9 +197,9 @@ impl Rows {
     }
 }
 
-/// A report column.
+/// A time of a row: what a time column shows and a time sort key compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
+enum Time {
     Total,
     TotalAvg,
     TotalMin,
@@ -208,6 +208,27 @@ enum Field {
     SelfAvg,
     SelfMin,
     SelfMax,
+}
+
+impl Time {
+    fn of(self, row: &Row) -> u64 {
+        match self {
+            Time::Total => row.total.sum,
+            Time::TotalAvg => row.total.avg,
+            Time::TotalMin => row.total.min,
+            Time::TotalMax => row.total.max,
+            Time::Self_ => row.self_.sum,
+            Time::SelfAvg => row.self_.avg,
+            Time::SelfMin => row.self_.min,
+            Time::SelfMax => row.self_.max,
+        }
+    }
+}
+
+/// A report column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Time(Time),
     Call,
     Size,
     // --task columns
@@ -218,14 +239,14 @@ enum Field {
 }
 
 const FIELDS: [(Field, &str, &str); 10] = [
-    (Field::Total, "total", "Total time"),
-    (Field::TotalAvg, "total-avg", "Total avg"),
-    (Field::TotalMin, "total-min", "Total min"),
-    (Field::TotalMax, "total-max", "Total max"),
-    (Field::Self_, "self", "Self time"),
-    (Field::SelfAvg, "self-avg", "Self avg"),
-    (Field::SelfMin, "self-min", "Self min"),
-    (Field::SelfMax, "self-max", "Self max"),
+    (Field::Time(Time::Total), "total", "Total time"),
+    (Field::Time(Time::TotalAvg), "total-avg", "Total avg"),
+    (Field::Time(Time::TotalMin), "total-min", "Total min"),
+    (Field::Time(Time::TotalMax), "total-max", "Total max"),
+    (Field::Time(Time::Self_), "self", "Self time"),
+    (Field::Time(Time::SelfAvg), "self-avg", "Self avg"),
+    (Field::Time(Time::SelfMin), "self-min", "Self min"),
+    (Field::Time(Time::SelfMax), "self-max", "Self max"),
     (Field::Call, "call", "Calls"),
     (Field::Size, "size", "Size"),
 ];
@@ -272,14 +293,7 @@ fn setup_fields(
 /// A sort key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
-    Total,
-    TotalAvg,
-    TotalMin,
-    TotalMax,
-    Self_,
-    SelfAvg,
-    SelfMin,
-    SelfMax,
+    Time(Time),
     Call,
     Func,
     Size,
@@ -292,16 +306,16 @@ fn parse_keys(s: &str, task: bool) -> Option<Vec<Key>> {
     s.split(',')
         .map(|k| {
             Some(match (k, task) {
-                ("total", _) => Key::Total,
-                ("self", _) => Key::Self_,
+                ("total", _) => Key::Time(Time::Total),
+                ("self", _) => Key::Time(Time::Self_),
                 ("func", false) => Key::Func,
                 ("func", true) => Key::Call,
-                ("total_avg", false) => Key::TotalAvg,
-                ("total_min", false) => Key::TotalMin,
-                ("total_max", false) => Key::TotalMax,
-                ("self_avg", false) => Key::SelfAvg,
-                ("self_min", false) => Key::SelfMin,
-                ("self_max", false) => Key::SelfMax,
+                ("total_avg", false) => Key::Time(Time::TotalAvg),
+                ("total_min", false) => Key::Time(Time::TotalMin),
+                ("total_max", false) => Key::Time(Time::TotalMax),
+                ("self_avg", false) => Key::Time(Time::SelfAvg),
+                ("self_min", false) => Key::Time(Time::SelfMin),
+                ("self_max", false) => Key::Time(Time::SelfMax),
                 ("call", false) => Key::Call,
                 ("size", false) => Key::Size,
                 ("tid", true) => Key::Tid,
@@ -346,14 +360,7 @@ fn sort_rows(rows: &mut [Row], keys: &[Key], comm: &dyn Fn(&[u8]) -> Vec<u8>) {
     rows.sort_by(|a, b| {
         for k in keys {
             let o = match k {
-                Key::Total => b.total.sum.cmp(&a.total.sum),
-                Key::TotalAvg => b.total.avg.cmp(&a.total.avg),
-                Key::TotalMin => b.total.min.cmp(&a.total.min),
-                Key::TotalMax => b.total.max.cmp(&a.total.max),
-                Key::Self_ => b.self_.sum.cmp(&a.self_.sum),
-                Key::SelfAvg => b.self_.avg.cmp(&a.self_.avg),
-                Key::SelfMin => b.self_.min.cmp(&a.self_.min),
-                Key::SelfMax => b.self_.max.cmp(&a.self_.max),
+                Key::Time(t) => t.of(b).cmp(&t.of(a)),
                 Key::Call => b.call.cmp(&a.call),
                 Key::Size => b.size.cmp(&a.size),
                 Key::Func | Key::Tid => a.name.cmp(&b.name),
@@ -399,14 +406,9 @@ fn print_fields(out: &mut Vec<u8>, fields: &[Field], row: &Row) {
         out.extend_from_slice(b"  ");
         let t = |out: &mut Vec<u8>, v: u64| time_unit(out, v);
         match f {
-            Field::Total | Field::TaskTotal => t(out, row.total.sum),
-            Field::TotalAvg => t(out, row.total.avg),
-            Field::TotalMin => t(out, row.total.min),
-            Field::TotalMax => t(out, row.total.max),
-            Field::Self_ | Field::TaskSelf => t(out, row.self_.sum),
-            Field::SelfAvg => t(out, row.self_.avg),
-            Field::SelfMin => t(out, row.self_.min),
-            Field::SelfMax => t(out, row.self_.max),
+            Field::Time(time) => t(out, time.of(row)),
+            Field::TaskTotal => t(out, row.total.sum),
+            Field::TaskSelf => t(out, row.self_.sum),
             Field::Call | Field::TaskFuncs => {
                 let _ = write!(out, "{:10}", row.call);
             }
@@ -486,9 +488,21 @@ pub fn report(
         )
     } else {
         let defaults: &[Field] = match avg {
-            AvgMode::None => &[Field::Total, Field::Self_, Field::Call],
-            AvgMode::Total => &[Field::TotalAvg, Field::TotalMin, Field::TotalMax],
-            AvgMode::Self_ => &[Field::SelfAvg, Field::SelfMin, Field::SelfMax],
+            AvgMode::None => &[
+                Field::Time(Time::Total),
+                Field::Time(Time::Self_),
+                Field::Call,
+            ],
+            AvgMode::Total => &[
+                Field::Time(Time::TotalAvg),
+                Field::Time(Time::TotalMin),
+                Field::Time(Time::TotalMax),
+            ],
+            AvgMode::Self_ => &[
+                Field::Time(Time::SelfAvg),
+                Field::Time(Time::SelfMin),
+                Field::Time(Time::SelfMax),
+            ],
         };
         setup_fields(opts.fields.as_deref(), defaults, &FIELDS)
     };

@@ -305,25 +305,22 @@ pub struct SessionMaps {
     pub kernel_base: u64,
 }
 
-/// uftrace's `guess_kernel_base` from the stack address.
+/// uftrace's `guess_kernel_base` from the stack address: the base of the
+/// first row whose bound the address is below.
 fn guess_kernel_base(addr: u64) -> u64 {
-    if addr < 0x4000_0000 {
-        0x4000_0000
-    } else if addr < 0x8000_0000 {
-        0x8000_0000
-    } else if addr < 0xB000_0000 {
-        0xB000_0000
-    } else if addr < 0xC000_0000 {
-        0xC000_0000
-    } else if addr < 0x80_0000_0000 {
-        0xFFFF_FF80_0000_0000
-    } else if addr < 0x400_0000_0000 {
-        0xFFFF_FC00_0000_0000
-    } else if addr < 0x8000_0000_0000 {
-        0xFFFF_8000_0000_0000
-    } else {
-        0xFFFF_0000_0000_0000
-    }
+    const BELOW: [(u64, u64); 7] = [
+        (0x4000_0000, 0x4000_0000),
+        (0x8000_0000, 0x8000_0000),
+        (0xB000_0000, 0xB000_0000),
+        (0xC000_0000, 0xC000_0000),
+        (0x80_0000_0000, 0xFFFF_FF80_0000_0000),
+        (0x400_0000_0000, 0xFFFF_FC00_0000_0000),
+        (0x8000_0000_0000, 0xFFFF_8000_0000_0000),
+    ];
+    BELOW
+        .iter()
+        .find(|&&(bound, _)| addr < bound)
+        .map_or(0xFFFF_0000_0000_0000, |&(_, base)| base)
 }
 
 impl SessionMaps {
@@ -389,6 +386,15 @@ impl SessionMaps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_base_by_stack_address() {
+        assert_eq!(guess_kernel_base(0x3FFF_FFFF), 0x4000_0000);
+        assert_eq!(guess_kernel_base(0x4000_0000), 0x8000_0000);
+        assert_eq!(guess_kernel_base(0xBFFF_F000), 0xC000_0000);
+        assert_eq!(guess_kernel_base(0x7FFC_1234_5000), 0xFFFF_8000_0000_0000);
+        assert_eq!(guess_kernel_base(0x8000_0000_0000), 0xFFFF_0000_0000_0000);
+    }
 
     #[test]
     fn alt_symfile_name_of_a_damaged_build_id() {

@@ -85,6 +85,16 @@ fn parse_ts(s: &str) -> Option<u64> {
     Some(sec.wrapping_mul(1_000_000_000).wrapping_add(nsec))
 }
 
+/// The timestamp and the two ids (`id`, `parent`) of a TASK or FORK line.
+fn task_ids(r: &str, id: &str, parent: &str) -> Option<(u64, i32, i32)> {
+    let ts = parse_ts(field(r, "timestamp=")?)?;
+    Some((
+        ts,
+        field(r, id)?.parse().ok()?,
+        field(r, parent)?.parse().ok()?,
+    ))
+}
+
 fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     line.split_ascii_whitespace()
         .find_map(|w| w.strip_prefix(key))
@@ -108,21 +118,11 @@ impl Sessions {
             let here = off;
             off += line.len() as u64;
             let ok = if let Some(r) = line.strip_prefix("TASK") {
-                (|| {
-                    let ts = parse_ts(field(r, "timestamp=")?)?;
-                    let tid = field(r, "tid=")?.parse().ok()?;
-                    let pid = field(r, "pid=")?.parse().ok()?;
-                    self.create_task(ts, tid, pid, false);
-                    Some(())
-                })()
+                task_ids(r, "tid=", "pid=")
+                    .map(|(ts, tid, pid)| self.create_task(ts, tid, pid, false))
             } else if let Some(r) = line.strip_prefix("FORK") {
-                (|| {
-                    let ts = parse_ts(field(r, "timestamp=")?)?;
-                    let pid = field(r, "pid=")?.parse().ok()?;
-                    let ppid = field(r, "ppid=")?.parse().ok()?;
-                    self.create_task(ts, pid, ppid, true);
-                    Some(())
-                })()
+                task_ids(r, "pid=", "ppid=")
+                    .map(|(ts, pid, ppid)| self.create_task(ts, pid, ppid, true))
             } else if let Some(r) = line.strip_prefix("SESS") {
                 (|| {
                     let ts = parse_ts(field(r, "timestamp=")?)?;

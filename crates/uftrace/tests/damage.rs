@@ -32,6 +32,17 @@ fn copy_of(fixture: &str, case: &str) -> PathBuf {
     dst
 }
 
+/// A fresh copy of pg-basic's uftrace.data (see [`copy`]) with `patch`
+/// applied to the bytes of its file `file`.
+fn patched(case: &str, file: &str, patch: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    let d = copy(case);
+    let p = d.join(file);
+    let mut b = std::fs::read(&p).unwrap();
+    patch(&mut b);
+    std::fs::write(&p, &b).unwrap();
+    d
+}
+
 fn run(dir: &Path) -> (String, String) {
     let mut out = Vec::new();
     let mut err = Vec::new();
@@ -40,6 +51,13 @@ fn run(dir: &Path) -> (String, String) {
         String::from_utf8(out).unwrap(),
         String::from_utf8(err).unwrap(),
     )
+}
+
+/// The warnings say all of `words`.
+fn assert_says(err: &str, words: &[&str]) {
+    for w in words {
+        assert!(err.contains(w), "no {w:?} in: {err}");
+    }
 }
 
 fn zst(path: &Path) -> String {
@@ -52,7 +70,7 @@ fn missing_symbol_file_prints_addresses_like_uftrace() {
     std::fs::remove_file(d.join("ufprog_pg.sym")).unwrap();
     let (out, err) = run(&d);
     assert_eq!(out, zst(&fixtures().join("damaged/nosym/replay.txt.zst")));
-    assert!(err.contains("ufprog_pg.sym"), "{err}");
+    assert_says(&err, &["ufprog_pg.sym"]);
     let _ = std::fs::remove_dir_all(d);
 }
 
@@ -61,12 +79,10 @@ fn exit_before_its_entry_prints_the_absolute_duration_like_uftrace() {
     // __cxa_atexit's exit (the 4th record of 1366.dat) moved 5 us before
     // its entry: uftrace 0.13 prints "5.000 us" (print_time_unit takes
     // the negative duration's absolute value)
-    let d = copy("inverted");
-    let p = d.join("1366.dat");
-    let mut b = std::fs::read(&p).unwrap();
-    let entry = u64::from_le_bytes(b[32..40].try_into().unwrap());
-    b[48..56].copy_from_slice(&(entry - 5000).to_le_bytes());
-    std::fs::write(&p, &b).unwrap();
+    let d = patched("inverted", "1366.dat", |b| {
+        let entry = u64::from_le_bytes(b[32..40].try_into().unwrap());
+        b[48..56].copy_from_slice(&(entry - 5000).to_le_bytes());
+    });
     let (out, _) = run(&d);
     let line = out.lines().nth(2).unwrap();
     assert_eq!(line, "   5.000 us [  1366] | __cxa_atexit();");
@@ -83,25 +99,16 @@ fn truncated_data_file_like_uftrace() {
     f.set_len(5000).unwrap();
     let (out, err) = run(&d);
     assert_eq!(out, zst(&fixtures().join("damaged/trunc/replay.txt.zst")));
-    assert!(
-        err.contains("1369.dat") && err.contains("offset 0x1380"),
-        "{err}"
-    );
+    assert_says(&err, &["1369.dat", "offset 0x1380"]);
     let _ = std::fs::remove_dir_all(d);
 }
 
 #[test]
 fn bad_record_magic_is_reported_and_skipped() {
-    let d = copy("magic");
-    let p = d.join("1369.dat");
-    let mut b = std::fs::read(&p).unwrap();
-    b[0x108] = 0; // type/more/magic/depth of the record at 0x100
-    std::fs::write(&p, &b).unwrap();
+    // type/more/magic/depth of the record at 0x100
+    let d = patched("magic", "1369.dat", |b| b[0x108] = 0);
     let (out, err) = run(&d);
-    assert!(
-        err.contains("1369.dat") && err.contains("magic") && err.contains("0x100"),
-        "{err}"
-    );
+    assert_says(&err, &["1369.dat", "magic", "0x100"]);
     // every other task is intact; the damaged task keeps the records after
     // the bad one (uftrace 0.13 drops them)
     let reference = std::fs::read_to_string(fixtures().join("corpus/pg-basic/replay.txt")).unwrap();
@@ -118,18 +125,11 @@ fn bad_record_magic_is_reported_and_skipped() {
 
 #[test]
 fn unknown_feature_bit_warns_and_replays() {
-    let d = copy("feat");
-    let p = d.join("info");
-    let mut b = std::fs::read(&p).unwrap();
-    b[18] |= 0x10; // feature bit 20
-    std::fs::write(&p, &b).unwrap();
+    let d = patched("feat", "info", |b| b[18] |= 0x10); // feature bit 20
     let (out, err) = run(&d);
     let reference = std::fs::read_to_string(fixtures().join("corpus/pg-basic/replay.txt")).unwrap();
     assert_eq!(out, reference);
-    assert!(
-        err.contains("unknown feature bits 0x100000") && err.contains("0x10"),
-        "{err}"
-    );
+    assert_says(&err, &["unknown feature bits 0x100000", "0x10"]);
     let _ = std::fs::remove_dir_all(d);
 }
 
@@ -143,11 +143,11 @@ fn missing_map_and_task_files_do_not_panic() {
         }
     }
     let (out, err) = run(&d);
-    assert!(err.contains("sid-98d71dad15a9c706.map"), "{err}");
+    assert_says(&err, &["sid-98d71dad15a9c706.map"]);
     assert!(out.contains("<563251d3f4f0>() {"), "{out}");
     std::fs::remove_file(d.join("task.txt")).unwrap();
     let (out, err) = run(&d);
-    assert!(err.contains("task.txt"), "{err}");
+    assert_says(&err, &["task.txt"]);
     assert!(out.lines().count() > 100);
     let _ = std::fs::remove_dir_all(d);
 }

@@ -13,11 +13,12 @@
 use std::path::{Path, PathBuf};
 
 use tracemux_testkit::{first_diff, sorted_entries};
-use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::chrome::ChromeOptions;
 use tracemux_uftrace::dump::{dump, DumpOptions};
-use tracemux_uftrace::flame::{flame_graph, FlameOptions};
-use tracemux_uftrace::graph::graphviz::{graphviz, GraphvizOptions};
+use tracemux_uftrace::flame::FlameOptions;
+use tracemux_uftrace::graph::graphviz::GraphvizOptions;
 use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::report::walk::WalkView;
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
@@ -64,6 +65,16 @@ fn open(dir: &Path, demangle: tracemux_uftrace::Demangle) -> UftraceData {
     UftraceData::open(&dir.join("uftrace.data"), o).expect("open")
 }
 
+/// The recordings that have the golden file `name`: (directory, the
+/// recording opened with names demangled `Simple`, the golden output).
+fn goldens(name: &str) -> impl Iterator<Item = (PathBuf, UftraceData, Vec<u8>)> + '_ {
+    recordings().into_iter().filter_map(move |dir| {
+        let want = expected(&dir, name)?;
+        let data = open(&dir, Demangle::Simple);
+        Some((dir, data, want))
+    })
+}
+
 fn label(dir: &Path) -> String {
     let p = dir.parent().and_then(|p| p.file_name()).unwrap_or_default();
     format!(
@@ -73,6 +84,7 @@ fn label(dir: &Path) -> String {
     )
 }
 
+#[derive(Default)]
 struct Results {
     fails: Vec<String>,
     passes: usize,
@@ -118,15 +130,8 @@ where
 
 #[test]
 fn raw_dump() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
-    for dir in recordings() {
-        let Some(want) = expected(&dir, "dump") else {
-            continue;
-        };
-        let mut data = open(&dir, Demangle::Simple);
+    let mut r = Results::default();
+    for (dir, mut data, want) in goldens("dump") {
         let got = run(|o, w| dump(&mut data, &DumpOptions::default(), o, w));
         let aborted = std::fs::read_to_string(dir.join("exit-codes.txt"))
             .unwrap_or_default()
@@ -194,16 +199,9 @@ fn ctime_shape() {
 
 #[test]
 fn chrome_json() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
-    for dir in recordings() {
-        let Some(want) = expected(&dir, "dump-chrome") else {
-            continue;
-        };
-        let mut data = open(&dir, Demangle::Simple);
-        let got = run(|o, w| chrome(&mut data, &ChromeOptions::default(), o, w));
+    let mut r = Results::default();
+    for (dir, mut data, want) in goldens("dump-chrome") {
+        let got = run(|o, w| ChromeOptions::default().write_view(&mut data, o, w));
         let (g, gt) = without_recorded_time(&got);
         let (w, wt) = without_recorded_time(&want);
         r.check(&format!("{} dump-chrome", label(&dir)), &g, &w);
@@ -217,7 +215,7 @@ fn chrome_json() {
                 ..ChromeOptions::default()
             };
             let mut data = open(&dir, Demangle::Simple);
-            let exact = run(|o, w| chrome(&mut data, &opts, o, w));
+            let exact = run(|o, w| opts.write_view(&mut data, o, w));
             r.check(
                 &format!("{} dump-chrome (uftrace's time)", label(&dir)),
                 &exact,
@@ -264,29 +262,24 @@ fn chrome_json() {
     r.finish("chrome_json");
 }
 
+/// Test `test`: `view` of every recording that has the golden file `name`.
+fn golden_view(test: &str, name: &str, view: &dyn WalkView) {
+    let mut r = Results::default();
+    for (dir, mut data, want) in goldens(name) {
+        let got = run(|o, w| view.write_view(&mut data, o, w));
+        r.check(&format!("{} {name}", label(&dir)), &got, &want);
+    }
+    r.finish(test);
+}
+
 #[test]
 fn flame() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
-    for dir in recordings() {
-        let Some(want) = expected(&dir, "dump-flame-graph") else {
-            continue;
-        };
-        let mut data = open(&dir, Demangle::Simple);
-        let got = run(|o, w| flame_graph(&mut data, &FlameOptions::default(), o, w));
-        r.check(&format!("{} dump-flame-graph", label(&dir)), &got, &want);
-    }
-    r.finish("flame");
+    golden_view("flame", "dump-flame-graph", &FlameOptions::default());
 }
 
 #[test]
 fn reports() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
+    let mut r = Results::default();
     let cases: [(&str, ReportOptions); 4] = [
         ("report", ReportOptions::default()),
         (
@@ -337,10 +330,7 @@ fn reports() {
 
 #[test]
 fn graphs() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
+    let mut r = Results::default();
     for dir in recordings() {
         for (name, func, dm) in [
             ("graph", None, Demangle::Simple),
@@ -364,19 +354,7 @@ fn graphs() {
 
 #[test]
 fn graphviz_dot() {
-    let mut r = Results {
-        fails: Vec::new(),
-        passes: 0,
-    };
-    for dir in recordings() {
-        let Some(want) = expected(&dir, "dump-graphviz") else {
-            continue;
-        };
-        let mut data = open(&dir, Demangle::Simple);
-        let got = run(|o, w| graphviz(&mut data, &GraphvizOptions::default(), o, w));
-        r.check(&format!("{} dump-graphviz", label(&dir)), &got, &want);
-    }
-    r.finish("graphviz_dot");
+    golden_view("graphviz_dot", "dump-graphviz", &GraphvizOptions::default());
 }
 
 /// A tiny deterministic generator for the corruption test.
@@ -454,9 +432,9 @@ fn damaged_data_never_panics() {
             let mut out = Vec::new();
             let mut warn = Vec::new();
             let _ = dump(&mut data, &DumpOptions::default(), &mut out, &mut warn);
-            let _ = chrome(&mut data, &ChromeOptions::default(), &mut out, &mut warn);
-            let _ = flame_graph(&mut data, &FlameOptions::default(), &mut out, &mut warn);
-            let _ = graphviz(&mut data, &GraphvizOptions::default(), &mut out, &mut warn);
+            let _ = ChromeOptions::default().write_view(&mut data, &mut out, &mut warn);
+            let _ = FlameOptions::default().write_view(&mut data, &mut out, &mut warn);
+            let _ = GraphvizOptions::default().write_view(&mut data, &mut out, &mut warn);
             let _ = report(&mut data, &ReportOptions::default(), &mut out, &mut warn);
             let task = ReportOptions {
                 task: true,

@@ -14,13 +14,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::chrome::ChromeOptions;
 use tracemux_uftrace::dump::{dump, DumpOptions};
-use tracemux_uftrace::flame::{flame_graph, FlameOptions};
-use tracemux_uftrace::graph::graphviz::{graphviz, GraphvizOptions};
+use tracemux_uftrace::flame::FlameOptions;
+use tracemux_uftrace::graph::graphviz::GraphvizOptions;
 use tracemux_uftrace::graph::{graph, GraphOptions};
 use tracemux_uftrace::replay::{replay_data, ReplayOptions};
-use tracemux_uftrace::report::walk::WalkOptions;
+use tracemux_uftrace::report::walk::{WalkOptions, WalkView};
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
@@ -107,21 +107,21 @@ fn ours(dir: &Path, cmd: &str, c: &Case) -> (Vec<u8>, bool) {
                 show_args: !c.no_args,
                 ..ChromeOptions::default()
             };
-            chrome(&mut data, &opts, &mut out, &mut warn)
+            opts.write_view(&mut data, &mut out, &mut warn)
         }
         "dump" if c.args.iter().any(|a| a == "--graphviz") => {
             let opts = GraphvizOptions {
                 walk,
                 ..GraphvizOptions::default()
             };
-            graphviz(&mut data, &opts, &mut out, &mut warn)
+            opts.write_view(&mut data, &mut out, &mut warn)
         }
         "dump" if c.args.iter().any(|a| a == "--flame-graph") => {
             let opts = FlameOptions {
                 walk,
                 sample_time: c.sample_time,
             };
-            flame_graph(&mut data, &opts, &mut out, &mut warn)
+            opts.write_view(&mut data, &mut out, &mut warn)
         }
         "dump" => {
             let opts = DumpOptions {

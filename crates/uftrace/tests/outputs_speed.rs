@@ -15,10 +15,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tracemux_uftrace::chrome::{chrome, ChromeOptions};
+use tracemux_uftrace::chrome::ChromeOptions;
 use tracemux_uftrace::dump::{dump, DumpOptions};
-use tracemux_uftrace::flame::{flame_graph, FlameOptions};
+use tracemux_uftrace::flame::FlameOptions;
 use tracemux_uftrace::graph::{graph, GraphOptions};
+use tracemux_uftrace::report::walk::WalkView;
 use tracemux_uftrace::report::{report, ReportOptions};
 use tracemux_uftrace::{Demangle, OpenOptions, UftraceData};
 
@@ -57,10 +58,10 @@ fn outputs() -> Vec<(&'static str, Output)> {
     vec![
         ("dump", |d, o, w| dump(d, &DumpOptions::default(), o, w)),
         ("chrome", |d, o, w| {
-            chrome(d, &ChromeOptions::default(), o, w)
+            ChromeOptions::default().write_view(d, o, w)
         }),
         ("flame", |d, o, w| {
-            flame_graph(d, &FlameOptions::default(), o, w)
+            FlameOptions::default().write_view(d, o, w)
         }),
         ("report", |d, o, w| {
             report(d, &ReportOptions::default(), o, w)

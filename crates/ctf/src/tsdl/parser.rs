@@ -201,6 +201,32 @@ impl Parser {
         }
     }
 
+    /// `item` when the next token is `p` (taken), else nothing.
+    fn after<T>(
+        &mut self,
+        p: Punct,
+        item: impl FnOnce(&mut Self) -> Result<T, TsdlError>,
+    ) -> Result<Option<T>, TsdlError> {
+        if self.eat(p) {
+            item(self).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// A struct, variant or enum (`what`) needs a name or a body.
+    fn name_or_body<N, B>(
+        &self,
+        name: &Option<N>,
+        body: &Option<B>,
+        what: &str,
+    ) -> Result<(), TsdlError> {
+        if name.is_none() && body.is_none() {
+            return Err(self.unexpected(&format!("{what} name or body")));
+        }
+        Ok(())
+    }
+
     fn unexpected(&self, what: &str) -> TsdlError {
         TsdlError::new(
             self.pos(),
@@ -525,32 +551,25 @@ impl Parser {
             align = Some(self.unary()?);
             self.expect(Punct::RParen)?;
         }
-        if name.is_none() && body.is_none() {
-            return Err(self.unexpected("a structure name or body"));
-        }
+        self.name_or_body(&name, &body, "a structure")?;
         Ok(Spec::Struct { name, body, align })
     }
 
     fn variant_spec(&mut self) -> Result<Spec, TsdlError> {
         let name = self.opt_ident();
-        let mut tag = None;
-        if self.eat(Punct::Lt) {
-            tag = Some(self.path()?);
-            self.expect(Punct::Gt)?;
-        }
+        let tag = self.after(Punct::Lt, |p| {
+            let tag = p.path()?;
+            p.expect(Punct::Gt)?;
+            Ok(tag)
+        })?;
         let body = self.opt_body()?;
-        if name.is_none() && body.is_none() {
-            return Err(self.unexpected("a variant name or body"));
-        }
+        self.name_or_body(&name, &body, "a variant")?;
         Ok(Spec::Variant { name, tag, body })
     }
 
     fn enum_spec(&mut self) -> Result<Spec, TsdlError> {
         let name = self.opt_ident();
-        let mut container = None;
-        if self.eat(Punct::Colon) {
-            container = Some(Box::new(self.spec_list(false)?));
-        }
+        let container = self.after(Punct::Colon, |p| Ok(Box::new(p.spec_list(false)?)))?;
         let mut body = None;
         if self.eat(Punct::LBrace) {
             self.enter()?;
@@ -583,9 +602,7 @@ impl Parser {
             self.leave();
             body = Some(list);
         }
-        if name.is_none() && body.is_none() {
-            return Err(self.unexpected("an enumeration name or body"));
-        }
+        self.name_or_body(&name, &body, "an enumeration")?;
         Ok(Spec::Enum {
             name,
             container,
@@ -639,16 +656,22 @@ impl Parser {
         n
     }
 
-    /// A named declarator (`x`, `x[4]`, `*p`, `(x)[2]`).
-    fn declarator(&mut self, need_name: bool) -> Result<Declarator, TsdlError> {
+    /// Where a declarator starts, and its pointers (`*`, `* const`).
+    fn declarator_start(&mut self) -> Declarator {
         let pos = self.pos();
         let pointers = self.pointers();
-        let mut d = Declarator {
+        Declarator {
             name: None,
             dims: Vec::new(),
             pointers,
             pos,
-        };
+        }
+    }
+
+    /// A named declarator (`x`, `x[4]`, `*p`, `(x)[2]`).
+    fn declarator(&mut self, need_name: bool) -> Result<Declarator, TsdlError> {
+        let mut d = self.declarator_start();
+        let pos = d.pos;
         if self.eat(Punct::LParen) {
             let inner = self.declarator(need_name)?;
             self.expect(Punct::RParen)?;
@@ -677,14 +700,7 @@ impl Parser {
     /// An abstract declarator (typealias sides): pointers and dimensions,
     /// no name.
     fn abstract_declarator(&mut self) -> Result<Declarator, TsdlError> {
-        let pos = self.pos();
-        let pointers = self.pointers();
-        let mut d = Declarator {
-            name: None,
-            dims: Vec::new(),
-            pointers,
-            pos,
-        };
+        let mut d = self.declarator_start();
         self.dims(&mut d)?;
         Ok(d)
     }

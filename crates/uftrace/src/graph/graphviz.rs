@@ -6,10 +6,9 @@
 use std::io::{self, Write};
 
 use crate::chrome::UFTRACE_VERSION;
-use crate::data::UftraceData;
 use crate::graph::tree::SingleTree;
 use crate::header::info_bit;
-use crate::report::walk::{begin, dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions};
+use crate::report::walk::{dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked};
 use crate::symbols::basename;
 
 /// Options of `uftrace dump --graphviz`.
@@ -38,45 +37,43 @@ impl DumpOps for Dot {
     }
 }
 
-/// Write `uftrace dump --graphviz` of `data` to `out`; damage goes to
-/// `warn`. `-F/-N/-T` items of `opts.walk` are added to the recording's
-/// filter tables (hence `&mut`).
-pub fn graphviz(
-    data: &mut UftraceData,
-    opts: &GraphvizOptions,
-    out: &mut dyn Write,
-    warn: &mut dyn Write,
-) -> io::Result<()> {
-    let mode = begin(data, &opts.walk, out, warn)?;
-    let data: &UftraceData = data;
-    let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
-    let mut b = Vec::new();
-    let _ = writeln!(b, "# version\":\"uftrace {}\"", opts.version);
-    if data.header.info_mask & info_bit::CMDLINE != 0 {
-        let _ = writeln!(
-            b,
-            "# command_line \"{}\"",
-            data.info.cmdline.as_deref().unwrap_or("")
-        );
+impl WalkView for GraphvizOptions {
+    /// `uftrace dump --graphviz`.
+    fn render(&self, v: Walked<'_>) -> io::Result<()> {
+        let (data, out, warn) = (v.data, v.out, v.warn);
+        let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
+        let mut b = Vec::new();
+        let _ = writeln!(b, "# version\":\"uftrace {}\"", self.version);
+        if data.header.info_mask & info_bit::CMDLINE != 0 {
+            let _ = writeln!(
+                b,
+                "# command_line \"{}\"",
+                data.info.cmdline.as_deref().unwrap_or("")
+            );
+        }
+        let _ = writeln!(b, "\ndigraph \"{exe}\" {{ ");
+        let mut w = Walk::new(data, &self.walk, v.mode);
+        let mut dot = Dot(SingleTree::new(&exe, data.tasks.len()));
+        dump_replay(&mut w, &mut dot, self.walk.no_libcall);
+        w.warn_damage(warn)?;
+        let forest = &dot.0.forest;
+        let nodes = &forest.trees[0].nodes;
+        forest.walk(0, |n, _| {
+            let node = &nodes[n];
+            if node.nr_calls == 0 {
+                return;
+            }
+            b.extend_from_slice(b"    ");
+            if let Some(p) = node.parent {
+                let _ = write!(b, "\"{}\" -> ", nodes[p].name);
+            }
+            let _ = writeln!(b, "\"{}\" [xlabel = \"{}\"]", node.name, node.nr_calls);
+        });
+        b.extend_from_slice(b"}\n");
+        out.write_all(&b)
     }
-    let _ = writeln!(b, "\ndigraph \"{exe}\" {{ ");
-    let mut w = Walk::new(data, &opts.walk, mode);
-    let mut dot = Dot(SingleTree::new(&exe, data.tasks.len()));
-    dump_replay(&mut w, &mut dot, opts.walk.no_libcall);
-    w.warn_damage(warn)?;
-    let forest = &dot.0.forest;
-    let nodes = &forest.trees[0].nodes;
-    forest.walk(0, |n, _| {
-        let node = &nodes[n];
-        if node.nr_calls == 0 {
-            return;
-        }
-        b.extend_from_slice(b"    ");
-        if let Some(p) = node.parent {
-            let _ = write!(b, "\"{}\" -> ", nodes[p].name);
-        }
-        let _ = writeln!(b, "\"{}\" [xlabel = \"{}\"]", node.name, node.nr_calls);
-    });
-    b.extend_from_slice(b"}\n");
-    out.write_all(&b)
+
+    fn walk_options(&self) -> &WalkOptions {
+        &self.walk
+    }
 }

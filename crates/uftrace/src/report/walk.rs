@@ -29,9 +29,9 @@
 //! |---|---|
 //! | `tracemux report DIR` (= `uftrace replay`) | [`crate::replay::replay_data`] |
 //! | `tracemux dump --records DIR` (= `uftrace dump`) | [`crate::dump::dump`] |
-//! | `tracemux dump --chrome DIR` | [`crate::chrome::chrome`] |
-//! | `tracemux dump --flame-graph DIR [--sample-time T]` | [`crate::flame::flame_graph`] |
-//! | `tracemux dump --graphviz DIR` | [`crate::graph::graphviz::graphviz`] |
+//! | `tracemux dump --chrome DIR` | [`crate::chrome::ChromeOptions`] (a [`WalkView`]) |
+//! | `tracemux dump --flame-graph DIR [--sample-time T]` | [`crate::flame::FlameOptions`] (a [`WalkView`]) |
+//! | `tracemux dump --graphviz DIR` | [`crate::graph::graphviz::GraphvizOptions`] (a [`WalkView`]) |
 //! | `tracemux stats DIR` (= `uftrace report`) `[-s KEYS] [--avg-total\|--avg-self] [-f FIELDS] [--task] [--threads]` | [`crate::report::report`] |
 //! | `tracemux stats --graph [FUNC] DIR` (= `uftrace graph`) `[-f FIELDS]` | [`crate::graph::graph`] |
 //!
@@ -203,6 +203,44 @@ pub fn begin(
 ) -> io::Result<FilterMode> {
     warn_damage(warn, &data.damage)?;
     setup_filters(data, opts, out)
+}
+
+/// What a view drawn from one walk gets once [`begin`] has run: the
+/// recording (its filter tables set), the filter mode and the two writers.
+pub struct Walked<'a> {
+    pub data: &'a UftraceData,
+    pub mode: FilterMode,
+    pub out: &'a mut dyn Write,
+    pub warn: &'a mut dyn Write,
+}
+
+/// The `uftrace dump` views drawn from one walk of the recording
+/// (`--chrome`, `--flame-graph`, `--graphviz`): their options implement
+/// this, and [`WalkView::write_view`] runs them.
+pub trait WalkView {
+    /// The filters and common options.
+    fn walk_options(&self) -> &WalkOptions;
+
+    /// Write the view once [`begin`] has installed the filters.
+    fn render(&self, w: Walked<'_>) -> io::Result<()>;
+
+    /// Write the view of `data` to `out`; warnings and damage go to `warn`.
+    /// `-F/-N/-T` items of the walk options are added to the recording's
+    /// filter tables (hence `&mut`).
+    fn write_view(
+        &self,
+        data: &mut UftraceData,
+        out: &mut dyn Write,
+        warn: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mode = begin(data, self.walk_options(), out, warn)?;
+        self.render(Walked {
+            data,
+            mode,
+            out,
+            warn,
+        })
+    }
 }
 
 /// One `uftrace: ...` line on `warn` for each piece of damage.
