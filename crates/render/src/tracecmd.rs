@@ -85,17 +85,19 @@ impl CommTable {
         }
     }
 
-    /// `tep_register_comm`.
-    pub fn register(&mut self, pid: i32, comm: &[u8]) {
+    /// `tep_register_comm`; false when the comm shown for every pid stays
+    /// the same.
+    pub fn register(&mut self, pid: i32, comm: &[u8]) -> bool {
         if !self.ready {
             self.pending.push((pid, comm.into()));
-            return;
+            return true;
         }
         if pid == 0 || self.bsearch(pid).is_some() {
-            return;
+            return false;
         }
         let at = self.arr.partition_point(|e| e.0 < pid);
         self.arr.insert(at, (pid, comm.into()));
+        true
     }
 }
 
@@ -123,6 +125,83 @@ pub struct TaskCol {
 pub struct TaskColumns {
     comms: Option<CommTable>,
     latency: bool,
+    /// Columns written before, by task and CPU (see [`ColumnCache`]).
+    cache: ColumnCache,
+}
+
+/// The task columns written last, in slots chosen by task and CPU: a column
+/// depends only on the comm table, which changes seldom (a task seen for
+/// the first time), so one written before is copied again until then.
+#[derive(Debug, Default)]
+struct ColumnCache {
+    slots: Vec<CachedColumn>,
+    /// Bumped when the comm table changes: older slots are stale.
+    generation: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CachedColumn {
+    pid: i32,
+    cpu: u32,
+    generation: u32,
+    len: u8,
+    text: [u8; 48],
+}
+
+impl ColumnCache {
+    const SLOTS: usize = 1024;
+
+    fn slot(pid: i32, cpu: u32) -> usize {
+        (pid as u32 as usize)
+            .wrapping_mul(31)
+            .wrapping_add(cpu as usize)
+            % Self::SLOTS
+    }
+
+    /// Append the column of `pid` on `cpu` if it is here.
+    fn put(&self, out: &mut Vec<u8>, pid: i32, cpu: u32) -> bool {
+        let Some(c) = self.slots.get(Self::slot(pid, cpu)) else {
+            return false;
+        };
+        if c.pid != pid || c.cpu != cpu || c.generation != self.generation {
+            return false;
+        }
+        // One copy of fixed size, then cut back.
+        let l = out.len();
+        out.extend_from_slice(&c.text);
+        out.truncate(l + c.len as usize);
+        true
+    }
+
+    fn keep(&mut self, pid: i32, cpu: u32, text: &[u8]) {
+        if text.len() > 48 {
+            return;
+        }
+        if self.slots.is_empty() {
+            let empty = CachedColumn {
+                pid: 0,
+                cpu: 0,
+                generation: u32::MAX,
+                len: 0,
+                text: [0; 48],
+            };
+            self.slots = vec![empty; Self::SLOTS];
+        }
+        let c = &mut self.slots[Self::slot(pid, cpu)];
+        c.pid = pid;
+        c.cpu = cpu;
+        c.generation = self.generation;
+        c.len = text.len() as u8;
+        c.text[..text.len()].copy_from_slice(text);
+    }
+
+    fn clear(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == u32::MAX {
+            self.slots.clear();
+            self.generation = 0;
+        }
+    }
 }
 
 impl TaskColumns {
@@ -130,6 +209,7 @@ impl TaskColumns {
         TaskColumns {
             comms: None,
             latency,
+            cache: ColumnCache::default(),
         }
     }
 
@@ -141,9 +221,15 @@ impl TaskColumns {
         for c in &d.cols {
             out.extend_from_slice(&text[from..c.at]);
             from = c.at;
-            task_column(out, comms.find(c.pid), c.pid, c.cpu, self.latency);
+            if !self.cache.put(out, c.pid, c.cpu) {
+                let l = out.len();
+                task_column(out, comms.find(c.pid), c.pid, c.cpu, self.latency);
+                self.cache.keep(c.pid, c.cpu, &out[l..]);
+            }
             for (pid, comm) in &d.regs[reg..c.regs_end] {
-                comms.register(*pid, comm);
+                if comms.register(*pid, comm) {
+                    self.cache.clear();
+                }
             }
             reg = c.regs_end;
         }
