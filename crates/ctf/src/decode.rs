@@ -110,6 +110,9 @@ pub struct Node {
     /// `, NAME = ` (empty without a name): what a printer writes before a
     /// named member (its tail, ` NAME = `, before the first one).
     pub label: Box<[u8]>,
+    /// The label in 32 bytes (zeros after it) when it fits: printers append
+    /// it with one copy of fixed size and cut back to `label.len()`.
+    pub label32: Option<Box<[u8; 32]>>,
     /// Slot where the value is kept for later lengths/selectors.
     pub save: u16,
     pub roles: Roles,
@@ -243,6 +246,13 @@ struct Builder {
     pending: Vec<(u32, FieldLocation, &'static str)>,
 }
 
+/// `label` in 32 bytes, if it fits (see [`Node::label32`]).
+fn padded(label: &[u8]) -> Option<Box<[u8; 32]>> {
+    let mut p = [0u8; 32];
+    p.get_mut(..label.len())?.copy_from_slice(label);
+    Some(Box::new(p))
+}
+
 impl Builder {
     fn push(&mut self, n: Node) -> u32 {
         self.p.nodes.push(n);
@@ -260,6 +270,7 @@ impl Builder {
             align: align.max(1),
             name: name.clone(),
             label: label.clone(),
+            label32: padded(&label),
             save: NO_SLOT,
             roles,
             mapped_clock: false,

@@ -360,12 +360,20 @@ impl FieldPrinter {
             Some(Frame::Struct(n)) => {
                 if self.field_names && !node.label.is_empty() {
                     // ", NAME = " (" NAME = " first).
-                    let l = if *n == 0 {
-                        &node.label[1..]
-                    } else {
-                        &node.label[..]
-                    };
-                    self.out.extend_from_slice(l);
+                    let skip = (*n == 0) as usize;
+                    match &node.label32 {
+                        Some(p) => {
+                            // (two copies of constant size, 31 and 32)
+                            let l = self.out.len();
+                            if skip == 1 {
+                                self.out.extend_from_slice(&p[1..32]);
+                            } else {
+                                self.out.extend_from_slice(&p[..]);
+                            }
+                            self.out.truncate(l + node.label.len() - skip);
+                        }
+                        None => self.out.extend_from_slice(&node.label[skip..]),
+                    }
                 } else {
                     self.out
                         .extend_from_slice(if *n == 0 { b" " } else { b", " });
@@ -842,7 +850,26 @@ struct Msg {
     /// Event: pooled event object (for babeltrace2's stale strings).
     obj: u32,
     /// Event: the rendered scopes after the event name.
-    body: Vec<u8>,
+    body: Body,
+}
+
+/// The rendered scopes of an event: in its stream's chunk (shared with the
+/// stream's other messages), or its own text when babeltrace2's stale
+/// strings changed it.
+enum Body {
+    None,
+    InChunk(std::rc::Rc<Chunk>, u32, u32),
+    Own(Vec<u8>),
+}
+
+impl Body {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::None => &[],
+            Body::InChunk(c, a, b) => &c.bytes[*a as usize..*b as usize],
+            Body::Own(v) => v,
+        }
+    }
 }
 
 /// What a stream's renderer hands the printer, in stream order.
@@ -1038,7 +1065,8 @@ enum Feed<'d> {
 /// One data stream: its rendered items and babeltrace2's message queue.
 struct Rt<'d> {
     feed: Feed<'d>,
-    chunk: Chunk,
+    /// The chunk being read (shared with the messages made from it).
+    chunk: std::rc::Rc<Chunk>,
     next: usize,
     trace: usize,
     group: usize,
@@ -1061,15 +1089,32 @@ impl Rt<'_> {
                 self.next += 1;
                 return Ok(Some(*r));
             }
-            if let Some(e) = self.chunk.error.take() {
+            if let Some(e) = std::rc::Rc::get_mut(&mut self.chunk).and_then(|c| c.error.take()) {
                 return Err(e);
+            }
+            if self.chunk.error.is_some() {
+                // (messages still hold the chunk: take the error from a copy)
+                let e = self.chunk.error.clone();
+                self.chunk = std::rc::Rc::new(Chunk {
+                    seg_end: self.chunk.seg_end,
+                    ..Chunk::default()
+                });
+                if let Some(e) = e {
+                    return Err(e);
+                }
             }
             match &mut self.feed {
                 Feed::Local(r) => {
                     if r.done {
                         return Ok(None);
                     }
-                    let c = &mut self.chunk;
+                    // (the chunk is reused once no message holds it)
+                    if std::rc::Rc::get_mut(&mut self.chunk).is_none() {
+                        self.chunk = std::rc::Rc::new(Chunk::with_room(self.chunk.sizes()));
+                    }
+                    let Some(c) = std::rc::Rc::get_mut(&mut self.chunk) else {
+                        return Ok(None);
+                    };
                     c.items.clear();
                     c.bytes.clear();
                     c.marks.clear();
@@ -1077,7 +1122,7 @@ impl Rt<'_> {
                     r.fill(c, CHUNK);
                 }
                 Feed::Remote(rx) => match rx.recv() {
-                    Ok(c) => self.chunk = c,
+                    Ok(c) => self.chunk = std::rc::Rc::new(c),
                     Err(_) => return Ok(None),
                 },
                 Feed::Segments {
@@ -1087,14 +1132,14 @@ impl Rt<'_> {
                 } => {
                     if self.chunk.seg_end {
                         *cur += 1;
-                        self.chunk.seg_end = false;
+                        self.chunk = std::rc::Rc::new(Chunk::default());
                     }
                     if *cur >= *count {
                         return Ok(None);
                     }
                     let k = workers.len();
                     match workers[*cur % k].recv() {
-                        Ok(c) => self.chunk = c,
+                        Ok(c) => self.chunk = std::rc::Rc::new(c),
                         Err(_) => return Ok(None),
                     }
                 }
@@ -1457,7 +1502,7 @@ impl<'t> Printer<'t> {
             cycles: 0,
             notice: None,
             obj: 0,
-            body: Vec::new(),
+            body: Body::None,
         };
         if rt.ended {
             return Ok(None);
@@ -1503,13 +1548,12 @@ impl<'t> Printer<'t> {
                         self.next_obj - 1
                     }
                 };
-                let mut body = self.spare.pop().unwrap_or_default();
-                body.clear();
                 // babeltrace2's stale strings: an empty string shows the
                 // last non-empty value of the same field object (whose
                 // earlier uses are all printed: it was back in its pool).
                 let c = &rt.chunk;
                 let (b0, b1) = (raw.body.0 as usize, raw.body.1 as usize);
+                let mut own: Option<Vec<u8>> = None;
                 let mut last = b0;
                 let objs = &mut self.stale.objs;
                 if objs.len() <= obj as usize {
@@ -1524,8 +1568,10 @@ impl<'t> Printer<'t> {
                         if let Some(k) = strings.find(i, key) {
                             let v = &strings.values[k];
                             if !v.is_empty() {
+                                let body =
+                                    own.get_or_insert_with(|| self.spare.pop().unwrap_or_default());
                                 body.extend_from_slice(&c.bytes[last..mk.off as usize]);
-                                push_escaped(&mut body, v);
+                                push_escaped(body, v);
                                 last = (mk.off + mk.len) as usize;
                             }
                         }
@@ -1535,7 +1581,13 @@ impl<'t> Printer<'t> {
                         v.extend_from_slice(text);
                     }
                 }
-                body.extend_from_slice(&c.bytes[last..b1]);
+                let body = match own {
+                    Some(mut body) => {
+                        body.extend_from_slice(&c.bytes[last..b1]);
+                        Body::Own(body)
+                    }
+                    None => Body::InChunk(c.clone(), b0 as u32, b1 as u32),
+                };
                 Msg {
                     kind: MsgKind::Event,
                     ts: clock_ns(rt.clock, clock).or(Some(i64::MIN)),
@@ -1738,7 +1790,7 @@ impl<'t> Printer<'t> {
                     };
                     rts.push(Rt {
                         feed,
-                        chunk: Chunk::default(),
+                        chunk: std::rc::Rc::new(Chunk::default()),
                         next: 0,
                         trace: ti,
                         group: gi,
@@ -1900,12 +1952,15 @@ impl<'t> Printer<'t> {
                     self.head(has_clock, m.cycles, ns);
                     self.fixed_head(t, rt.group, m.class, pool);
                     std::mem::swap(&mut self.line.out, obuf);
-                    obuf.extend_from_slice(&m.body);
+                    obuf.extend_from_slice(m.body.bytes());
                     obuf.push(b'\n');
                     summary.events += 1;
                 }
                 self.pools[pool].push(m.obj);
-                self.spare.push(m.body);
+                if let Body::Own(mut b) = m.body {
+                    b.clear();
+                    self.spare.push(b);
+                }
             }
             _ => {}
         }
@@ -2223,7 +2278,7 @@ fn placeholder<'d>() -> Rt<'d> {
     let (_, rx) = std::sync::mpsc::sync_channel(0);
     Rt {
         feed: Feed::Remote(rx),
-        chunk: Chunk::default(),
+        chunk: std::rc::Rc::new(Chunk::default()),
         next: 0,
         trace: 0,
         group: 0,
