@@ -11,7 +11,8 @@
 # Each of `report -R` and `report`, written to a file and to /dev/null:
 # BENCH_RUNS (5) alternating runs of tracemux and trace-cmd, medians of wall
 # seconds and peak RSS; events/s and MB/s of trace data from the medians.
-# The outputs are compared once (identical or not).
+# The outputs are compared once (identical or not). BENCH_VIEWS="raw" or
+# "pretty" times only `report -R` or only `report` (default: both).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 results=tracedat
@@ -42,7 +43,9 @@ side_header
 for t in "${traces[@]}"; do
     size=$(du -m "$t" | cut -f1)
     label="$(basename "$t") (${size}MB)"
-    for mode in "-R" ""; do
+    for view in ${BENCH_VIEWS:-raw pretty}; do
+        mode=""
+        [ "$view" = raw ] && mode="-R"
         events=$(("$tm" report $mode "$t" 2> /dev/null || true) | grep -vc '^=>')
         events=$((events - 1))
         mine=("$tm" report $mode "$t")
