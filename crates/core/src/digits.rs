@@ -28,6 +28,17 @@ fn eight(x: u64) -> u64 {
     v + 0x3030_3030_3030_3030
 }
 
+/// The four decimal digits of `x` (below 10,000) as ASCII in a `u32`, the
+/// most significant in the lowest byte ([`eight`] on one lane).
+#[inline]
+fn four(x: u32) -> u32 {
+    let h = (x * 5243) >> 19;
+    let v = h | ((x - h * 100) << 16);
+    let t = ((v * 103) >> 10) & 0x000F_000F;
+    let v = t | ((v - t * 10) << 8);
+    v + 0x3030_3030
+}
+
 /// How many decimal digits `x` has (at least 1).
 #[inline]
 pub fn decimal_len(x: u64) -> usize {
@@ -71,8 +82,13 @@ pub fn put_u64(out: &mut Vec<u8>, x: u64) {
     if x < 10 {
         out.push(b'0' + x as u8);
     } else if x < 100 {
-        let p = eight(x) >> 48;
+        let p = four(x as u32) >> 16;
         out.extend_from_slice(&(p as u16).to_le_bytes());
+    } else if x < 10_000 {
+        let n = if x < 1000 { 3 } else { 4 };
+        let l = out.len();
+        out.extend_from_slice(&(four(x as u32) >> (8 * (4 - n))).to_le_bytes());
+        out.truncate(l + n);
     } else {
         put_n(out, x, decimal_len(x));
     }
