@@ -12,13 +12,8 @@
 # `babeltrace2 OUTDIR > /dev/null` (no "discarded events" warning).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: record-ctf.sh OUTDIR [ROUNDS] [THREADS]}
-rounds=${2:-300000}
-threads=${3:-2}
-mkdir -p "$(dirname "$out")"
-out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$here/lib.sh"
+recipe_args record-ctf.sh 300000 "$@"
 
 gcc -O1 -o "$work/bench_app" "$here/lttng/bench_app.c" "$here/lttng/bench_tp.c" -I"$here/lttng" \
     -llttng-ust -ldl -lpthread

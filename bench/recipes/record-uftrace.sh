@@ -7,13 +7,8 @@
 #   Needs root (perf sched events) and `apt-get install uftrace gcc`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: record-uftrace.sh OUTDIR [ROUNDS] [THREADS]}
-rounds=${2:-16400}
-threads=${3:-2}
-mkdir -p "$(dirname "$out")"
-out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$here/lib.sh"
+recipe_args record-uftrace.sh 16400 "$@"
 
 gcc -O0 -g -pg -o "$work/ufbench" "$here/uftrace/ufbench.c" -lpthread
 rm -rf "$out"

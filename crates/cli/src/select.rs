@@ -163,32 +163,7 @@ pub struct Plan {
 }
 
 /// C `atoll`: optional spaces and sign, then decimal digits.
-pub fn atoll(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (neg, d) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let mut v: i64 = 0;
-    for c in d.bytes() {
-        if !c.is_ascii_digit() {
-            break;
-        }
-        v = match v
-            .checked_mul(10)
-            .and_then(|v| v.checked_add((c - b'0') as i64))
-        {
-            Some(v) => v,
-            None => return if neg { i64::MIN } else { i64::MAX },
-        };
-    }
-    if neg {
-        -v
-    } else {
-        v
-    }
-}
+pub use tracemux_ftrace::printfmt::atoll;
 
 /// trace-cmd's `parse_cpulist`: `0,2-3` (`:` also separates).
 pub fn parse_cpulist(s: &str) -> Result<Vec<(u32, u32)>> {

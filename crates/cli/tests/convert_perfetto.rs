@@ -162,6 +162,21 @@ fn described_fields(
     Ok((d.name.clone().unwrap_or_default(), m))
 }
 
+/// The times of compact_sched events (their deltas summed up), once every
+/// other column (`lens`) is seen to hold one value per event.
+fn compact_times(deltas: &[u64], lens: &[usize], what: &str) -> Result<Vec<u64>, String> {
+    if lens.iter().any(|&l| l != deltas.len()) {
+        return Err(format!("compact {what} columns of unequal lengths"));
+    }
+    Ok(deltas
+        .iter()
+        .scan(0, |ts, d| {
+            *ts += d;
+            Some(*ts)
+        })
+        .collect())
+}
+
 /// The compact `sched_switch`/`sched_waking` events of the bundles as full
 /// events (cpu, event): the missing fields from the `next_*` of the last
 /// switch (compact or full) strictly before on the CPU, which must not tie.
@@ -190,21 +205,14 @@ fn expand_compact(pk: &[TracePacket]) -> Result<Vec<(u32, FtraceEvent)>, String>
                 .cloned()
                 .ok_or(format!("comm index {i} out of the table"))
         };
-        let n = c.switch_timestamp.len();
-        if [
+        let lens = [
             c.switch_prev_state.len(),
             c.switch_next_pid.len(),
             c.switch_next_prio.len(),
             c.switch_next_comm_index.len(),
-        ]
-        .iter()
-        .any(|&l| l != n)
-        {
-            return Err("compact sched_switch columns of unequal lengths".into());
-        }
-        let mut ts = 0;
-        for k in 0..n {
-            ts += c.switch_timestamp[k];
+        ];
+        let times = compact_times(&c.switch_timestamp, &lens, "sched_switch")?;
+        for (k, ts) in times.into_iter().enumerate() {
             let next_comm = comm(c.switch_next_comm_index[k])?;
             switches.entry(cpu).or_default().push((
                 ts,
@@ -221,21 +229,14 @@ fn expand_compact(pk: &[TracePacket]) -> Result<Vec<(u32, FtraceEvent)>, String>
             };
             compact.push((cpu, ts, FtraceKind::SchedSwitch(e)));
         }
-        let n = c.waking_timestamp.len();
-        if [
+        let lens = [
             c.waking_pid.len(),
             c.waking_target_cpu.len(),
             c.waking_prio.len(),
             c.waking_comm_index.len(),
-        ]
-        .iter()
-        .any(|&l| l != n)
-        {
-            return Err("compact sched_waking columns of unequal lengths".into());
-        }
-        let mut ts = 0;
-        for k in 0..n {
-            ts += c.waking_timestamp[k];
+        ];
+        let times = compact_times(&c.waking_timestamp, &lens, "sched_waking")?;
+        for (k, ts) in times.into_iter().enumerate() {
             let e = SchedWakeupFtraceEvent {
                 comm: Some(comm(c.waking_comm_index[k])?),
                 pid: Some(c.waking_pid[k]),

@@ -43,23 +43,38 @@ pub enum To {
     Parquet,
 }
 
-impl std::str::FromStr for To {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Ok(match s {
-            "ctf" => To::Ctf,
-            "ctf2" => To::Ctf2,
-            "tracedat" => To::Tracedat,
-            "jsonl" => To::Jsonl,
-            "perfetto" => To::Perfetto,
-            "chrome" => To::Chrome,
-            "parquet" => To::Parquet,
-            _ => {
-                return Err(format!(
-                    "{s:?}: not an output format (ctf, ctf2, tracedat, jsonl, perfetto, chrome, parquet)"
-                ))
+/// `FromStr` of an enum by a table of its values' names; an unknown name
+/// is an error that says it is not `$what` and lists the names.
+macro_rules! from_names {
+    ($ty:ident, $what:literal, [$($v:ident => $name:literal),* $(,)?]) => {
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> std::result::Result<Self, String> {
+                by_name(s, &[$(($ty::$v, $name)),*], $what)
             }
-        })
+        }
+    };
+}
+
+from_names!(To, "an output format", [
+    Ctf => "ctf",
+    Ctf2 => "ctf2",
+    Tracedat => "tracedat",
+    Jsonl => "jsonl",
+    Perfetto => "perfetto",
+    Chrome => "chrome",
+    Parquet => "parquet",
+]);
+
+/// The value named `s` in `names`, or an error that says `s` is not `what`
+/// and lists the names.
+fn by_name<T: Copy>(s: &str, names: &[(T, &str)], what: &str) -> std::result::Result<T, String> {
+    match names.iter().find(|(_, n)| *n == s) {
+        Some((v, _)) => Ok(*v),
+        None => {
+            let list: Vec<&str> = names.iter().map(|(_, n)| *n).collect();
+            Err(format!("{s:?}: not {what} ({})", list.join(", ")))
+        }
     }
 }
 
@@ -72,17 +87,7 @@ pub enum Compression {
     Zlib,
 }
 
-impl std::str::FromStr for Compression {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Ok(match s {
-            "none" => Compression::None,
-            "zstd" => Compression::Zstd,
-            "zlib" => Compression::Zlib,
-            _ => return Err(format!("{s:?}: not a compression (none, zstd, zlib)")),
-        })
-    }
-}
+from_names!(Compression, "a compression", [None => "none", Zstd => "zstd", Zlib => "zlib"]);
 
 /// What to convert, into what, and how (the options of `tracemux convert`).
 #[derive(Debug, Clone)]
@@ -472,5 +477,24 @@ impl Sink for Jsonl {
         self.file.write_all(&self.buf)?;
         self.file.flush()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_unknown_ones_are_listed() {
+        assert_eq!("ctf2".parse::<To>(), Ok(To::Ctf2));
+        assert_eq!("zlib".parse::<Compression>(), Ok(Compression::Zlib));
+        assert_eq!(
+            "pcap".parse::<To>(),
+            Err("\"pcap\": not an output format (ctf, ctf2, tracedat, jsonl, perfetto, chrome, parquet)".into())
+        );
+        assert_eq!(
+            "lz4".parse::<Compression>(),
+            Err("\"lz4\": not a compression (none, zstd, zlib)".into())
+        );
     }
 }

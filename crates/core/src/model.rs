@@ -462,42 +462,31 @@ impl ScopeWrap<'_> {
     }
 }
 
+/// Visitor methods passed on to `self.v`: `open` first the payload scope
+/// (once) for a field or the beginning of a compound, `close` for an end.
+macro_rules! wrapped {
+    ($($how:ident $method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method(&mut self, $($arg: $ty),*) {
+            wrapped!(@$how self);
+            self.v.$method($($arg),*);
+        }
+    )*};
+    (@open $s:ident) => { $s.open() };
+    (@close $s:ident) => {};
+}
+
 impl FieldVisitor for ScopeWrap<'_> {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        self.open();
-        self.v.field(name, base, value);
-    }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-        self.open();
-        self.v.enum_field(name, value, labels);
-    }
-    fn struct_begin(&mut self, name: &str) {
-        self.open();
-        self.v.struct_begin(name);
-    }
-    fn struct_end(&mut self) {
-        self.v.struct_end();
-    }
-    fn array_begin(&mut self, name: &str, len: u64) {
-        self.open();
-        self.v.array_begin(name, len);
-    }
-    fn array_end(&mut self) {
-        self.v.array_end();
-    }
-    fn variant_begin(&mut self, name: &str, option: &str) {
-        self.open();
-        self.v.variant_begin(name, option);
-    }
-    fn variant_end(&mut self) {
-        self.v.variant_end();
-    }
-    fn optional_begin(&mut self, name: &str, present: bool) {
-        self.open();
-        self.v.optional_begin(name, present);
-    }
-    fn optional_end(&mut self) {
-        self.v.optional_end();
+    wrapped! {
+        open field(name: &str, base: Base, value: Value<'_>);
+        open enum_field(name: &str, value: Value<'_>, labels: &[&str]);
+        open struct_begin(name: &str);
+        close struct_end();
+        open array_begin(name: &str, len: u64);
+        close array_end();
+        open variant_begin(name: &str, option: &str);
+        close variant_end();
+        open optional_begin(name: &str, present: bool);
+        close optional_end();
     }
     fn wants(&self, scope: Scope, name: &str) -> bool {
         self.v.wants(scope, name)

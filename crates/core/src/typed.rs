@@ -422,6 +422,24 @@ impl FieldTape {
     }
 }
 
+impl FieldTape {
+    /// Into a compound: its step, one level deeper.
+    fn begin(&mut self, step: Step) {
+        self.steps.push(step);
+        self.depth += 1;
+    }
+}
+
+/// The ends of compounds: their step, one level up.
+macro_rules! tape_ends {
+    ($($method:ident => $step:ident),*) => {$(
+        fn $method(&mut self) {
+            self.steps.push(Step::$step);
+            self.depth = self.depth.saturating_sub(1);
+        }
+    )*};
+}
+
 impl FieldVisitor for FieldTape {
     fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
         let n = self.name_span(name);
@@ -445,41 +463,27 @@ impl FieldVisitor for FieldTape {
     }
     fn struct_begin(&mut self, name: &str) {
         let n = self.name_span(name);
-        self.steps.push(Step::StructBegin(n));
-        self.depth += 1;
-    }
-    fn struct_end(&mut self) {
-        self.steps.push(Step::StructEnd);
-        self.depth = self.depth.saturating_sub(1);
+        self.begin(Step::StructBegin(n));
     }
     fn array_begin(&mut self, name: &str, len: u64) {
         let n = self.name_span(name);
-        self.steps.push(Step::ArrayBegin(n, len));
-        self.depth += 1;
-    }
-    fn array_end(&mut self) {
-        self.steps.push(Step::ArrayEnd);
-        self.depth = self.depth.saturating_sub(1);
+        self.begin(Step::ArrayBegin(n, len));
     }
     fn variant_begin(&mut self, name: &str, option: &str) {
         let n = self.name_span(name);
         let o = self.name_span(option);
-        self.steps.push(Step::VariantBegin(n, o));
-        self.depth += 1;
-    }
-    fn variant_end(&mut self) {
-        self.steps.push(Step::VariantEnd);
-        self.depth = self.depth.saturating_sub(1);
+        self.begin(Step::VariantBegin(n, o));
     }
     fn optional_begin(&mut self, name: &str, present: bool) {
         let n = self.name_span(name);
-        self.steps.push(Step::OptionalBegin(n, present));
-        self.depth += 1;
+        self.begin(Step::OptionalBegin(n, present));
     }
-    fn optional_end(&mut self) {
-        self.steps.push(Step::OptionalEnd);
-        self.depth = self.depth.saturating_sub(1);
-    }
+    tape_ends!(
+        struct_end => StructEnd,
+        array_end => ArrayEnd,
+        variant_end => VariantEnd,
+        optional_end => OptionalEnd
+    );
 }
 
 #[cfg(test)]

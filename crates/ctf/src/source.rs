@@ -311,6 +311,19 @@ impl Rec<'_> {
         self.c.depth = self.c.depth.saturating_sub(1);
     }
 
+    /// A variant or optional: opened, then its content is named like it.
+    fn open_wrapper(&mut self, node: &Node, f: impl FnOnce(&mut FieldTape, &str)) {
+        let inherited = self.c.use_outer;
+        self.open(node, f);
+        self.inherit(node, inherited);
+    }
+
+    /// The end of a variant or optional.
+    fn close_wrapper(&mut self, f: impl FnOnce(&mut FieldTape)) {
+        self.c.use_outer = false;
+        self.close(f);
+    }
+
     /// The next value is the content of a variant or optional named like
     /// `node` (or like the name it inherited itself).
     fn inherit(&mut self, node: &Node, inherited: bool) {
@@ -410,25 +423,19 @@ impl Visitor for Rec<'_> {
                 .unwrap_or(""),
             _ => "",
         };
-        let inherited = self.c.use_outer;
-        self.open(node, |t, n| t.variant_begin(n, opt));
-        self.inherit(node, inherited);
+        self.open_wrapper(node, |t, n| t.variant_begin(n, opt));
     }
 
     fn variant_end(&mut self, _node: &Node, _end: u64) {
-        self.c.use_outer = false;
-        self.close(|t| t.variant_end());
+        self.close_wrapper(|t| t.variant_end());
     }
 
     fn optional_begin(&mut self, node: &Node, enabled: bool, _selector: i128, _at: u64) {
-        let inherited = self.c.use_outer;
-        self.open(node, |t, n| t.optional_begin(n, enabled));
-        self.inherit(node, inherited);
+        self.open_wrapper(node, |t, n| t.optional_begin(n, enabled));
     }
 
     fn optional_end(&mut self, _node: &Node, _end: u64) {
-        self.c.use_outer = false;
-        self.close(|t| t.optional_end());
+        self.close_wrapper(|t| t.optional_end());
     }
 
     fn int(&mut self, node: &Node, v: IntValue, _at: u64) {

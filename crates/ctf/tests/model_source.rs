@@ -142,6 +142,24 @@ impl Flat {
     }
 }
 
+impl Flat {
+    /// Into a compound: `seg` on the path, one level deeper.
+    fn enter(&mut self, seg: String) {
+        self.path.push(seg);
+        self.depth += 1;
+    }
+}
+
+/// The ends of compounds: back out of what `enter` went into.
+macro_rules! leave_on {
+    ($($end:ident),*) => {$(
+        fn $end(&mut self) {
+            self.path.pop();
+            self.depth -= 1;
+        }
+    )*};
+}
+
 impl FieldVisitor for Flat {
     fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
         let v = match value {
@@ -172,37 +190,18 @@ impl FieldVisitor for Flat {
         self.depth -= 1;
     }
     fn struct_begin(&mut self, name: &str) {
-        self.path.push(name.to_string());
-        self.depth += 1;
-    }
-    fn struct_end(&mut self) {
-        self.path.pop();
-        self.depth -= 1;
+        self.enter(name.to_string());
     }
     fn array_begin(&mut self, name: &str, len: u64) {
-        self.path.push(format!("{name}[{len}]"));
-        self.depth += 1;
-    }
-    fn array_end(&mut self) {
-        self.path.pop();
-        self.depth -= 1;
+        self.enter(format!("{name}[{len}]"));
     }
     fn variant_begin(&mut self, name: &str, option: &str) {
-        self.path.push(format!("{name}<{option}>"));
-        self.depth += 1;
-    }
-    fn variant_end(&mut self) {
-        self.path.pop();
-        self.depth -= 1;
+        self.enter(format!("{name}<{option}>"));
     }
     fn optional_begin(&mut self, name: &str, present: bool) {
-        self.path.push(format!("{name}?{present}"));
-        self.depth += 1;
+        self.enter(format!("{name}?{present}"));
     }
-    fn optional_end(&mut self) {
-        self.path.pop();
-        self.depth -= 1;
-    }
+    leave_on!(struct_end, array_end, variant_end, optional_end);
 }
 
 /// The flattened tape of the first event of class `full` (and its cpu/pid).

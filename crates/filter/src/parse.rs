@@ -347,13 +347,8 @@ impl Parser<'_> {
                 *left = arg;
                 Ok(())
             }
-            Node::Num { left, .. } => {
-                if !is_field_or_bool {
-                    return Err(FilterError::new(
-                        ErrorKind::InvalidArgType,
-                        "invalid argument type",
-                    ));
-                }
+            // a comparison's left side is a field (or a boolean)
+            Node::Num { left, .. } if is_field_or_bool => {
                 *left = arg;
                 Ok(())
             }

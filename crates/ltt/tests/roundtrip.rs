@@ -307,31 +307,27 @@ fn report_lines_are_exact() {
          name = \"irq_entry\", facility_id = 1, event_id = 0, int_size = 4, long_size = 4, \
          pointer_size = 4, size_t_size = 4, alignment = 4 }"
     );
-    let mmap = lines.iter().find(|l| l.contains("fs:mmap")).unwrap();
-    assert!(
-        mmap.ends_with(
+    // the first line of each event type, and how it ends
+    for (key, end) in [
+        (
+            "fs:mmap",
             "fs:mmap: { cpu_id = 0 }, { addr = 0xCAFEF00D, len = 0, flags = 0x22, \
-             big = 18446744073709551615, neg = -9223372036854775808 }"
+             big = 18446744073709551615, neg = -9223372036854775808 }",
         ),
-        "{mmap}"
-    );
-    let open = lines.iter().find(|l| l.contains("fs:open")).unwrap();
-    assert!(
-        open.ends_with("{ fd = 0, name = \"/dev/\\\"0\\\"\\\\\\n\", mode = 0755 }"),
-        "{open}"
-    );
-    let rx = lines.iter().find(|l| l.contains("net:rx")).unwrap();
-    assert!(
-        rx.ends_with("{ field_1 = \"eth0\", field_2 = 44, field_3 = 16909060, tail = \"\" }"),
-        "{rx}"
-    );
-    let nothing = lines.iter().find(|l| l.contains("net:nothing")).unwrap();
-    assert!(
-        nothing.ends_with("net:nothing: { cpu_id = 1 }"),
-        "{nothing}"
-    );
-    let hb = lines.iter().find(|l| l.contains("time_heartbeat")).unwrap();
-    assert!(hb.ends_with("core:time_heartbeat: { cpu_id = 0 }"), "{hb}");
+        (
+            "fs:open",
+            "{ fd = 0, name = \"/dev/\\\"0\\\"\\\\\\n\", mode = 0755 }",
+        ),
+        (
+            "net:rx",
+            "{ field_1 = \"eth0\", field_2 = 44, field_3 = 16909060, tail = \"\" }",
+        ),
+        ("net:nothing", "net:nothing: { cpu_id = 1 }"),
+        ("time_heartbeat", "core:time_heartbeat: { cpu_id = 0 }"),
+    ] {
+        let line = lines.iter().find(|l| l.contains(key)).unwrap();
+        assert!(line.ends_with(end), "{line}");
+    }
 }
 
 #[test]

@@ -283,15 +283,7 @@ impl BabeltracePrinter {
         };
         // reuse the frame storage: an empty Vec of the same layout
         let frames = recycle(std::mem::take(&mut self.spare));
-        let mut p = Fields {
-            out,
-            schema,
-            frames,
-            block: Block::None,
-            skip: 0,
-            names_as_given: self.names_as_given,
-            payload_at: 0,
-        };
+        let mut p = Fields::new(out, schema, frames, self.names_as_given);
         visit_fields(ev, &ctx, &mut p);
         if self.omit_empty_payload {
             let empty = matches!(p.frames.first(), Some(Frame::Struct { n: 0, .. }));
@@ -378,7 +370,25 @@ struct Fields<'o, 's> {
     payload_at: usize,
 }
 
-impl<'s> Fields<'_, 's> {
+impl<'o, 's> Fields<'o, 's> {
+    /// Before the first scope of an event (`frames` empty, to reuse).
+    fn new(
+        out: &'o mut Vec<u8>,
+        schema: &'s ClassSchema,
+        frames: Vec<Frame<'s>>,
+        names_as_given: bool,
+    ) -> Self {
+        Fields {
+            out,
+            schema,
+            frames,
+            block: Block::None,
+            skip: 0,
+            names_as_given,
+            payload_at: 0,
+        }
+    }
+
     fn close_block(&mut self) {
         if self.block != Block::None {
             self.frames.clear();
@@ -560,6 +570,20 @@ impl<'s> Fields<'_, 's> {
         }
         let (sname, ty) = self.next_ty();
         Some((sname.unwrap_or(name), ty))
+    }
+
+    /// Into a variant or optional (`{ `) whose content has type `inner`;
+    /// an absent optional is `{ }` and has no content.
+    fn open_wrap(&mut self, name: &str, inner: Option<&'s FieldType>, absent: bool) {
+        self.enter(name);
+        self.out.extend_from_slice(b"{ ");
+        if absent {
+            self.out.extend_from_slice(b"{ }");
+        }
+        self.frames.push(Frame::Wrap {
+            ty: inner,
+            done: absent,
+        });
     }
 
     /// The start of an array, variant or optional: as [`Self::start`],
@@ -911,12 +935,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
                 self.out.extend_from_slice(b" )");
             }
         }
-        self.enter(name);
-        self.out.extend_from_slice(b"{ ");
-        self.frames.push(Frame::Wrap {
-            ty: inner,
-            done: false,
-        });
+        self.open_wrap(name, inner, false);
     }
 
     fn variant_end(&mut self) {
@@ -939,15 +958,7 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
             }
             _ => None,
         };
-        self.enter(name);
-        self.out.extend_from_slice(b"{ ");
-        if !present {
-            self.out.extend_from_slice(b"{ }");
-        }
-        self.frames.push(Frame::Wrap {
-            ty: inner,
-            done: !present,
-        });
+        self.open_wrap(name, inner, !present);
     }
 
     fn optional_end(&mut self) {
@@ -965,14 +976,18 @@ pub fn write_value(out: &mut Vec<u8>, base: Base, value: Value<'_>) {
 pub fn time_of_day(out: &mut Vec<u8>, ns: i64) {
     let secs = ns.div_euclid(1_000_000_000);
     let frac = ns.rem_euclid(1_000_000_000);
-    let day = secs.rem_euclid(86_400);
-    dec_pad(out, day / 3600, 2, b'0');
-    out.push(b':');
-    dec_pad(out, day / 60 % 60, 2, b'0');
-    out.push(b':');
-    dec_pad(out, day % 60, 2, b'0');
+    hms(out, secs.rem_euclid(86_400) as u64);
     out.push(b'.');
     dec_pad(out, frac, 9, b'0');
+}
+
+/// `HH:MM:SS` of a second of the day.
+fn hms(out: &mut Vec<u8>, sec_of_day: u64) {
+    dec_pad(out, sec_of_day / 3600, 2, b'0');
+    out.push(b':');
+    dec_pad(out, sec_of_day / 60 % 60, 2, b'0');
+    out.push(b':');
+    dec_pad(out, sec_of_day % 60, 2, b'0');
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
@@ -1008,12 +1023,7 @@ pub fn clock_time(out: &mut Vec<u8>, ns: u64, seconds: bool, date: bool) {
             dec_pad(out, d, 2, b'0');
             out.push(b' ');
         }
-        let tod = s % 86_400;
-        dec_pad(out, tod / 3600, 2, b'0');
-        out.push(b':');
-        dec_pad(out, tod / 60 % 60, 2, b'0');
-        out.push(b':');
-        dec_pad(out, tod % 60, 2, b'0');
+        hms(out, s % 86_400);
     }
     out.push(b'.');
     dec_pad(out, frac, 9, b'0');
@@ -1083,15 +1093,7 @@ mod tests {
             ],
         );
         let mut out = Vec::new();
-        let mut p = Fields {
-            out: &mut out,
-            schema: &schema,
-            frames: Vec::new(),
-            block: Block::None,
-            skip: 0,
-            names_as_given: false,
-            payload_at: 0,
-        };
+        let mut p = Fields::new(&mut out, &schema, Vec::new(), false);
         p.scope_begin(Scope::Payload);
         p.enum_field("e", Value::Signed(-2), &["NEG"]);
         p.struct_begin("s");
@@ -1136,15 +1138,7 @@ mod tests {
             ],
         );
         let mut out = Vec::new();
-        let mut p = Fields {
-            out: &mut out,
-            schema: &schema,
-            frames: Vec::new(),
-            block: Block::None,
-            skip: 0,
-            names_as_given: false,
-            payload_at: 0,
-        };
+        let mut p = Fields::new(&mut out, &schema, Vec::new(), false);
         p.scope_begin(Scope::Payload);
         p.array_begin("args", 2);
         p.variant_begin("", "char");

@@ -22,13 +22,20 @@ pub fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
         .map_or("", |b| b.name.as_str())
 }
 
-pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    out.extend_from_slice(b"{\"type\":\"event\",\"ts\":");
-    dec(out, ev.ts);
+/// The members every line starts with: `{"type":KIND,"ts":..,"cpu":..,"buffer":..`.
+fn line_head(out: &mut Vec<u8>, kind: &[u8], ts: u64, cpu: u32, buffer: &str) {
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind);
+    out.extend_from_slice(b"\",\"ts\":");
+    dec(out, ts);
     out.extend_from_slice(b",\"cpu\":");
-    dec(out, ev.cpu);
+    dec(out, cpu);
     out.extend_from_slice(b",\"buffer\":");
-    json_str(out, buffer_name(meta, ev.stream).as_bytes());
+    json_str(out, buffer.as_bytes());
+}
+
+pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+    line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
     match ev.class {
         Some(c) => {
             out.extend_from_slice(b",\"system\":");
@@ -48,19 +55,15 @@ pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
         Some(c) => json_str(out, c.as_bytes()),
         None => out.extend_from_slice(b"null"),
     }
-    match ev.class {
-        Some(c) if ev.tape.is_none() && c.schema.is_none() => {
-            out.extend_from_slice(b",\"fields\":{");
+    match fixed_layout(ev) {
+        Some(c) => {
+            out.extend_from_slice(b",\"fields\":");
             fixed_fields(out, c, ev);
-            out.extend_from_slice(b"}}\n");
         }
-        _ => {
-            if !scopes(out, meta, ev, false) {
-                out.extend_from_slice(b",\"fields\":{}");
-            }
-            out.extend_from_slice(b"}\n");
-        }
+        None if !scopes(out, meta, ev, false) => out.extend_from_slice(b",\"fields\":{}"),
+        None => {}
     }
+    out.extend_from_slice(b"}\n");
 }
 
 /// The `comm` member of an event of task `pid`: `<idle>` for pid 0, else
@@ -75,13 +78,9 @@ pub fn task_name(meta: &TraceMeta, pid: i32) -> Option<&str> {
 /// The payload of `ev` alone, as one JSON object (the `fields` member of
 /// [`write_event`]; `{}` when the event has none).
 pub fn write_payload(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    match ev.class {
-        Some(c) if ev.tape.is_none() && c.schema.is_none() => {
-            out.push(b'{');
-            fixed_fields(out, c, ev);
-            out.push(b'}');
-        }
-        _ => {
+    match fixed_layout(ev) {
+        Some(c) => fixed_fields(out, c, ev),
+        None => {
             let start = out.len();
             if scopes(out, meta, ev, true) {
                 out.drain(start..start + b",\"fields\":".len());
@@ -122,16 +121,29 @@ struct PayloadOnly<'v> {
     on: bool,
 }
 
+/// Visitor methods that pass the call on to `self.v` while `self.on`.
+macro_rules! while_on {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method(&mut self, $($arg: $ty),*) {
+            if self.on {
+                self.v.$method($($arg),*);
+            }
+        }
+    )*};
+}
+
 impl FieldVisitor for PayloadOnly<'_> {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        if self.on {
-            self.v.field(name, base, value);
-        }
-    }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-        if self.on {
-            self.v.enum_field(name, value, labels);
-        }
+    while_on! {
+        field(name: &str, base: Base, value: Value<'_>);
+        enum_field(name: &str, value: Value<'_>, labels: &[&str]);
+        struct_begin(name: &str);
+        struct_end();
+        array_begin(name: &str, len: u64);
+        array_end();
+        variant_begin(name: &str, option: &str);
+        variant_end();
+        optional_begin(name: &str, present: bool);
+        optional_end();
     }
     fn scope_begin(&mut self, scope: Scope) {
         self.on = scope == Scope::Payload;
@@ -145,51 +157,19 @@ impl FieldVisitor for PayloadOnly<'_> {
         }
         self.on = false;
     }
-    fn struct_begin(&mut self, name: &str) {
-        if self.on {
-            self.v.struct_begin(name);
-        }
-    }
-    fn struct_end(&mut self) {
-        if self.on {
-            self.v.struct_end();
-        }
-    }
-    fn array_begin(&mut self, name: &str, len: u64) {
-        if self.on {
-            self.v.array_begin(name, len);
-        }
-    }
-    fn array_end(&mut self) {
-        if self.on {
-            self.v.array_end();
-        }
-    }
-    fn variant_begin(&mut self, name: &str, option: &str) {
-        if self.on {
-            self.v.variant_begin(name, option);
-        }
-    }
-    fn variant_end(&mut self) {
-        if self.on {
-            self.v.variant_end();
-        }
-    }
-    fn optional_begin(&mut self, name: &str, present: bool) {
-        if self.on {
-            self.v.optional_begin(name, present);
-        }
-    }
-    fn optional_end(&mut self) {
-        if self.on {
-            self.v.optional_end();
-        }
-    }
 }
 
-/// The own fields of a fixed-layout (ftrace) event, as the README's schema
-/// has always shown them (`common_*` fields left out: `pid` has them).
+/// The class of `ev` when its fields have a fixed layout (ftrace: no
+/// recorded tape, no typed schema).
+fn fixed_layout<'e>(ev: &Event<'e>) -> Option<&'e EventClass> {
+    ev.class.filter(|c| ev.tape.is_none() && c.schema.is_none())
+}
+
+/// The own fields of a fixed-layout (ftrace) event as one object, as the
+/// README's schema has always shown them (`common_*` fields left out: `pid`
+/// has them).
 fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {
+    out.push(b'{');
     for (i, f) in c.fields.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -201,6 +181,7 @@ fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {
             None => out.extend_from_slice(b"null"),
         }
     }
+    out.push(b'}');
 }
 
 /// One leaf value.
@@ -410,12 +391,7 @@ impl FieldVisitor for Json<'_> {
 }
 
 pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
-    out.extend_from_slice(b"{\"type\":\"lost\",\"ts\":");
-    dec(out, l.ts);
-    out.extend_from_slice(b",\"cpu\":");
-    dec(out, l.cpu);
-    out.extend_from_slice(b",\"buffer\":");
-    json_str(out, buffer_name(meta, l.stream).as_bytes());
+    line_head(out, b"lost", l.ts, l.cpu, buffer_name(meta, l.stream));
     out.extend_from_slice(b",\"count\":");
     match l.count {
         Some(c) => dec(out, c),

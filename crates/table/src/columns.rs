@@ -621,6 +621,13 @@ impl Columns {
         t
     }
 
+    /// A compound where the schema has another kind: a null there.
+    fn mismatch(&mut self, id: NodeId) -> Option<Frame> {
+        self.mismatches += 1;
+        self.null(id);
+        None
+    }
+
     fn skipping(&mut self) -> bool {
         matches!(self.stack.last(), Some(Frame::Skip(_)) | None)
     }
@@ -900,11 +907,7 @@ impl FieldVisitor for Columns {
                 self.open_struct(id);
                 Some(Frame::Struct(id))
             }
-            _ => {
-                self.mismatches += 1;
-                self.null(id);
-                None
-            }
+            _ => self.mismatch(id),
         });
         self.enter(f);
     }
@@ -919,11 +922,7 @@ impl FieldVisitor for Columns {
         }
         let f = self.target(name).and_then(|id| match self.nodes[id].kind {
             Kind::List { .. } => Some(Frame::List(id)),
-            _ => {
-                self.mismatches += 1;
-                self.null(id);
-                None
-            }
+            _ => self.mismatch(id),
         });
         self.enter(f);
     }
@@ -956,11 +955,7 @@ impl FieldVisitor for Columns {
                 self.stack.push(Frame::Struct(id));
                 Some(Frame::Once(opt))
             }
-            _ => {
-                self.mismatches += 1;
-                self.null(id);
-                None
-            }
+            _ => self.mismatch(id),
         });
         self.enter(f);
     }

@@ -58,13 +58,21 @@ fn run(src: &str, out: &str, size_mb: &str) -> Result<(), String> {
         let mut recs = Vec::new();
         let mut kept = 0usize;
         let mut damage = Vec::new();
-        let _ = for_each_raw(&t, b, c, false, &mut damage, &mut |r| {
-            if kept < SOURCE_CAP {
-                kept += r.data.len() + 8;
-                recs.push((r.ts, r.data.to_vec()));
-            }
-            Ok(())
-        });
+        let _ = for_each_raw(
+            &t,
+            b,
+            c,
+            false,
+            &mut damage,
+            &mut |r| {
+                if kept < SOURCE_CAP {
+                    kept += r.data.len() + 8;
+                    recs.push((r.ts, r.data.to_vec()));
+                }
+                Ok(())
+            },
+            &mut |_| {},
+        );
         if let (Some(f), Some(l)) = (recs.first(), recs.last()) {
             lo = lo.min(f.0);
             hi = hi.max(l.0);

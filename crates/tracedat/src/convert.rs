@@ -173,20 +173,9 @@ pub fn page_layout(t: &TraceDat<'_>, b: &Buffer) -> PageLayout {
 /// Call `f` on every data record of one CPU of one buffer, in stored
 /// order, with its raw time. Damage is returned (strict) or pushed to
 /// `damage` and skipped past (lenient), as the merged reader does.
+/// `progress` is told the offset in the file up to which the source has
+/// been read (after each page or chunk).
 pub fn for_each_raw(
-    t: &TraceDat<'_>,
-    b: &Buffer,
-    c: &CpuData,
-    strict: bool,
-    damage: &mut Vec<Error>,
-    f: &mut dyn FnMut(RawRecord<'_>) -> Result<()>,
-) -> Result<()> {
-    for_each_raw_progress(t, b, c, strict, damage, f, &mut |_| {})
-}
-
-/// [`for_each_raw`] that also tells `progress` the offset in the file up
-/// to which the source has been read (after each page or chunk).
-fn for_each_raw_progress(
     t: &TraceDat<'_>,
     b: &Buffer,
     c: &CpuData,
@@ -438,7 +427,7 @@ fn convert_with(
                 }
             };
             let spill_err = |e: std::io::Error| format!("cannot write the spill file: {e}");
-            let res = for_each_raw_progress(
+            let res = for_each_raw(
                 t,
                 b,
                 c,

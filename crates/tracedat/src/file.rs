@@ -287,15 +287,8 @@ impl<'a> TraceDat<'a> {
                 c.set_section("flyrecord");
                 let offset = c.offset();
                 let cpus = self.read_v6_cpu_table(&mut c)?;
-                self.buffers.push(Buffer {
-                    name: String::new(),
-                    clock: top_clock.clone(),
-                    page_size: self.page_size,
-                    offset,
-                    cpus,
-                    latency: false,
-                    compressed: false,
-                });
+                self.buffers
+                    .push(self.flyrecord(String::new(), &top_clock, offset, cpus));
                 for (name, offset) in instances {
                     let r = (|| {
                         let start = usize::try_from(offset)
@@ -320,15 +313,10 @@ impl<'a> TraceDat<'a> {
                         self.read_v6_cpu_table(&mut bc)
                     })();
                     match r {
-                        Ok(cpus) => self.buffers.push(Buffer {
-                            name,
-                            clock: top_clock.clone(),
-                            page_size: self.page_size,
-                            offset,
-                            cpus,
-                            latency: false,
-                            compressed: false,
-                        }),
+                        Ok(cpus) => {
+                            let b = self.flyrecord(name, &top_clock, offset, cpus);
+                            self.buffers.push(b);
+                        }
                         Err(e) => self.damage.push(e),
                     }
                 }
@@ -356,6 +344,19 @@ impl<'a> TraceDat<'a> {
             v.push(CpuData { cpu, offset, size });
         }
         Ok(v)
+    }
+
+    /// A v6 flyrecord buffer (the file's page size, uncompressed pages).
+    fn flyrecord(&self, name: String, clock: &str, offset: u64, cpus: Vec<CpuData>) -> Buffer {
+        Buffer {
+            name,
+            clock: clock.to_string(),
+            page_size: self.page_size,
+            offset,
+            cpus,
+            latency: false,
+            compressed: false,
+        }
     }
 
     /// `header_page` and `header_event`, each a NUL-terminated tag and a u64 size.

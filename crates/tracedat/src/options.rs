@@ -151,9 +151,10 @@ pub fn parse_tsc2nsec(data: &[u8], e: Endian) -> Result<Tsc2Nsec> {
     })
 }
 
-/// Bound for per-CPU sample counts so a corrupt count cannot allocate much:
-/// every sample takes 24 bytes of input.
-fn bounded(count: u32, c: &Cursor<'_>, per: usize) -> Result<usize> {
+/// A u32 count of items of `per` bytes each, refused when the rest of the
+/// data cannot hold them (so a corrupt count cannot allocate much).
+fn bounded_count(c: &mut Cursor<'_>, per: usize) -> Result<usize> {
+    let count = c.u32()?;
     let n = count as usize;
     if n.saturating_mul(per) > c.remaining() {
         return Err(c.invalid(format!("count {count} larger than the remaining data")));
@@ -165,12 +166,11 @@ pub fn parse_time_shift(data: &[u8], e: Endian) -> Result<TimeShift> {
     let mut c = Cursor::new(data, e, "option TIME_SHIFT");
     let peer_trace_id = c.u64()?;
     let flags = c.u32()?;
-    let ncpu = c.u32()?;
-    let ncpu = bounded(ncpu, &c, 4)?;
+    let ncpu = bounded_count(&mut c, 4)?;
     let mut cpus = Vec::with_capacity(ncpu);
     for _ in 0..ncpu {
-        let count = c.u32()?;
-        let n = bounded(count, &c, 24)?;
+        // every sample takes 24 bytes
+        let n = bounded_count(&mut c, 24)?;
         let mut cpu = TimeShiftCpu::default();
         for v in [&mut cpu.times, &mut cpu.offsets, &mut cpu.scalings] {
             for _ in 0..n {
@@ -202,8 +202,7 @@ pub fn parse_guest(data: &[u8], e: Endian) -> Result<Guest> {
     let mut c = Cursor::new(data, e, "option GUEST");
     let name = c.cstring()?;
     let trace_id = c.u64()?;
-    let n = c.u32()?;
-    let n = bounded(n, &c, 8)?;
+    let n = bounded_count(&mut c, 8)?;
     let mut vcpus = Vec::with_capacity(n);
     for _ in 0..n {
         vcpus.push((c.u32()?, c.u32()?));

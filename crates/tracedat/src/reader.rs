@@ -268,37 +268,7 @@ pub fn time_calc(t: &TraceDat<'_>, opts: &ReadOptions) -> TimeCalc {
 }
 
 /// C `strtoll(s, NULL, 0)`: optional sign, then hex (0x), octal (0) or decimal.
-pub fn strtoll(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (neg, s) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let (radix, digits) = if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (16, h)
-    } else if s.starts_with('0') && s.len() > 1 {
-        (8, &s[1..])
-    } else {
-        (10, s)
-    };
-    let end = digits
-        .find(|c: char| !c.is_digit(radix))
-        .unwrap_or(digits.len());
-    let digits = &digits[..end];
-    if digits.is_empty() {
-        return 0;
-    }
-    // out of range saturates, as C's strtoll does
-    match i128::from_str_radix(digits, radix) {
-        Ok(v) => {
-            let v = if neg { -v } else { v };
-            v.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-        }
-        Err(_) if neg => i64::MIN,
-        Err(_) => i64::MAX,
-    }
-}
+pub use tracemux_ftrace::printfmt::strtoll;
 
 enum Source<'a> {
     /// Pages straight from the file.

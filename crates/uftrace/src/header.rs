@@ -172,26 +172,14 @@ pub struct InfoSections {
     pub build_id: [u8; 20],
     pub exit_status: i32,
     pub cmdline: Option<String>,
-    pub nr_cpus_online: i32,
-    pub nr_cpus_possible: i32,
-    pub cpudesc: Option<String>,
+    pub cpu: CpuInfo,
     pub meminfo: Option<String>,
-    pub kernel: Option<String>,
-    pub hostname: Option<String>,
-    pub distro: Option<String>,
+    pub os: OsInfo,
     pub nr_tid: i32,
     /// Task ids in recording order; the order of `tids` decides ties
     /// when records of several tasks have the same timestamp.
     pub tids: Vec<i32>,
-    pub stime: f64,
-    pub utime: f64,
-    pub vctxsw: i64,
-    pub ictxsw: i64,
-    pub maxrss: i64,
-    pub major_fault: i64,
-    pub minor_fault: i64,
-    pub rblock: i64,
-    pub wblock: i64,
+    pub usage: Usage,
     pub load: [f32; 3],
     pub argspec: Option<String>,
     pub retspec: Option<String>,
@@ -203,6 +191,40 @@ pub struct InfoSections {
     pub elapsed_time: Option<String>,
     pub pattern: PatternType,
     pub uftrace_version: Option<String>,
+}
+
+/// The `cpuinfo:` section.
+#[derive(Debug, Clone, Default)]
+pub struct CpuInfo {
+    pub online: i32,
+    pub possible: i32,
+    pub desc: Option<String>,
+}
+
+/// The `osinfo:` section.
+#[derive(Debug, Clone, Default)]
+pub struct OsInfo {
+    pub kernel: Option<String>,
+    pub hostname: Option<String>,
+    pub distro: Option<String>,
+}
+
+/// The `usageinfo:` section: the recorded program's resource usage.
+#[derive(Debug, Clone, Default)]
+pub struct Usage {
+    /// System and user CPU time (s).
+    pub stime: f64,
+    pub utime: f64,
+    /// Voluntary and involuntary context switches.
+    pub vctxsw: i64,
+    pub ictxsw: i64,
+    /// Peak resident set size (KB).
+    pub maxrss: i64,
+    pub major_fault: i64,
+    pub minor_fault: i64,
+    /// Blocks read and written.
+    pub rblock: i64,
+    pub wblock: i64,
 }
 
 /// Line reader over the text part with C `fgets`-like behaviour.
@@ -405,10 +427,10 @@ fn read_cpuinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
     counted(l, "cpuinfo:", 2, |v| {
         if let Some(r) = v.strip_prefix("nr_cpus=") {
             let (a, b) = pair(r);
-            i.nr_cpus_online = a as i32;
-            i.nr_cpus_possible = b as i32;
+            i.cpu.online = a as i32;
+            i.cpu.possible = b as i32;
         } else if let Some(r) = v.strip_prefix("desc=") {
-            i.cpudesc = Some(chomp(r).to_string());
+            i.cpu.desc = Some(chomp(r).to_string());
         }
         true
     })
@@ -423,11 +445,11 @@ fn read_meminfo(i: &mut InfoSections, l: &mut Lines) -> bool {
 fn read_osinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
     counted(l, "osinfo:", 3, |v| {
         if let Some(r) = v.strip_prefix("kernel=") {
-            i.kernel = Some(chomp(r).to_string());
+            i.os.kernel = Some(chomp(r).to_string());
         } else if let Some(r) = v.strip_prefix("hostname=") {
-            i.hostname = Some(chomp(r).to_string());
+            i.os.hostname = Some(chomp(r).to_string());
         } else if let Some(r) = v.strip_prefix("distro=") {
-            i.distro = Some(chomp(r).to_string());
+            i.os.distro = Some(chomp(r).to_string());
         }
         true
     })
@@ -460,17 +482,17 @@ fn read_taskinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
 fn read_usageinfo(i: &mut InfoSections, l: &mut Lines) -> bool {
     counted(l, "usageinfo:", 6, |v| {
         if let Some(r) = v.strip_prefix("systime=") {
-            i.stime = c_atof(r);
+            i.usage.stime = c_atof(r);
         } else if let Some(r) = v.strip_prefix("usrtime=") {
-            i.utime = c_atof(r);
+            i.usage.utime = c_atof(r);
         } else if let Some(r) = v.strip_prefix("ctxsw=") {
-            (i.vctxsw, i.ictxsw) = pair(r);
+            (i.usage.vctxsw, i.usage.ictxsw) = pair(r);
         } else if let Some(r) = v.strip_prefix("maxrss=") {
-            i.maxrss = c_atol(r);
+            i.usage.maxrss = c_atol(r);
         } else if let Some(r) = v.strip_prefix("pagefault=") {
-            (i.major_fault, i.minor_fault) = pair(r);
+            (i.usage.major_fault, i.usage.minor_fault) = pair(r);
         } else if let Some(r) = v.strip_prefix("iops=") {
-            (i.rblock, i.wblock) = pair(r);
+            (i.usage.rblock, i.usage.wblock) = pair(r);
         }
         true
     })

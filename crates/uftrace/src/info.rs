@@ -191,8 +191,8 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
     }
     text(&mut w, info_bit::CMDLINE, "cmdline", &i.cmdline)?;
     if mask & info_bit::CPUINFO != 0 {
-        kv(&mut w, "cpu info", &s(&i.cpudesc))?;
-        let (online, possible) = (&i.nr_cpus_online, &i.nr_cpus_possible);
+        kv(&mut w, "cpu info", &s(&i.cpu.desc))?;
+        let (online, possible) = (&i.cpu.online, &i.cpu.possible);
         pair(
             &mut w,
             "number of cpus",
@@ -213,9 +213,9 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
         )?;
     }
     if mask & info_bit::OSINFO != 0 {
-        kv(&mut w, "kernel version", &s(&i.kernel))?;
-        kv(&mut w, "hostname", &s(&i.hostname))?;
-        kv(&mut w, "distro", &s(&i.distro))?;
+        kv(&mut w, "kernel version", &s(&i.os.kernel))?;
+        kv(&mut w, "hostname", &s(&i.os.hostname))?;
+        kv(&mut w, "distro", &s(&i.os.distro))?;
     }
     writeln!(w, "#")?;
     writeln!(w, "# process information")?;
@@ -264,24 +264,33 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
         kv(
             &mut w,
             "cpu time",
-            &format!("{:.3} / {:.3} sec (sys / user)", i.stime, i.utime),
+            &format!(
+                "{:.3} / {:.3} sec (sys / user)",
+                i.usage.stime, i.usage.utime
+            ),
         )?;
         pair(
             &mut w,
             "context switch",
-            &i.vctxsw,
-            &i.ictxsw,
+            &i.usage.vctxsw,
+            &i.usage.ictxsw,
             "voluntary / involuntary",
         )?;
-        kv(&mut w, "max rss", &format!("{} KB", i.maxrss))?;
+        kv(&mut w, "max rss", &format!("{} KB", i.usage.maxrss))?;
         pair(
             &mut w,
             "page fault",
-            &i.major_fault,
-            &i.minor_fault,
+            &i.usage.major_fault,
+            &i.usage.minor_fault,
             "major / minor",
         )?;
-        pair(&mut w, "disk iops", &i.rblock, &i.wblock, "read / write")?;
+        pair(
+            &mut w,
+            "disk iops",
+            &i.usage.rblock,
+            &i.usage.wblock,
+            "read / write",
+        )?;
     }
     if let Ok(note) = std::fs::read(dir.join("note.txt")) {
         writeln!(w, "#")?;

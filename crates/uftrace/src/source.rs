@@ -280,7 +280,7 @@ pub fn trace_meta(data: &UftraceData) -> (TraceMeta, Vec<(u32, u32)>) {
     let mut meta = TraceMeta {
         endian: Some(data.endian()),
         long_size: if data.header.elf_class == 1 { 4 } else { 8 },
-        cpus: data.info.nr_cpus_online.max(0) as u32,
+        cpus: data.info.cpu.online.max(0) as u32,
         buffers: vec![BufferInfo {
             name: String::new(),
             clock: "mono".into(),
@@ -303,7 +303,7 @@ pub fn trace_meta(data: &UftraceData) -> (TraceMeta, Vec<(u32, u32)>) {
             uuid: None,
         }],
         tracer_version: data.info.uftrace_version.clone(),
-        uname: data.info.kernel.clone(),
+        uname: data.info.os.kernel.clone(),
         ..TraceMeta::default()
     };
     for t in &data.sessions.tasks {
@@ -319,15 +319,15 @@ pub fn trace_meta(data: &UftraceData) -> (TraceMeta, Vec<(u32, u32)>) {
     env("uftrace_version", i.uftrace_version.clone());
     env("exename", i.exename.clone());
     env("cmdline", i.cmdline.clone());
-    env("hostname", i.hostname.clone());
-    env("kernel", i.kernel.clone());
-    env("distro", i.distro.clone());
-    env("cpudesc", i.cpudesc.clone());
+    env("hostname", i.os.hostname.clone());
+    env("kernel", i.os.kernel.clone());
+    env("distro", i.os.distro.clone());
+    env("cpudesc", i.cpu.desc.clone());
     env(
         "nr_cpus",
         Some(format!(
             "{} / {} (online / possible)",
-            i.nr_cpus_online, i.nr_cpus_possible
+            i.cpu.online, i.cpu.possible
         )),
     );
     env("record_date", i.record_date.clone());

@@ -24,7 +24,7 @@ mod parse;
 pub mod printf;
 mod segments;
 mod strto;
-pub use strto::{strtoll, strtoull};
+pub use strto::{atoll, strtoll, strtoull};
 
 #[cfg(test)]
 mod pretty_tests;

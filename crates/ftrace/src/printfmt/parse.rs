@@ -733,16 +733,19 @@ impl Parser<'_, '_> {
         if !is(&t, Ty::Delim, ",") {
             return err();
         }
-        let mut flags = Vec::new();
-        let t = self.process_fields(&mut flags);
-        self.set(
-            arg,
-            PrintArg::Flags {
-                field: Some(field),
-                delim,
-                flags,
-            },
-        );
+        self.list_then_close(arg, |flags| PrintArg::Flags {
+            field: Some(field),
+            delim,
+            flags,
+        })
+    }
+
+    /// The `{ value, "name" }` list that ends `__print_flags` and
+    /// `__print_symbolic`, then `)`: `make(list)` into `arg`.
+    fn list_then_close(&mut self, arg: ArgId, make: impl FnOnce(Vec<FlagSym>) -> PrintArg) -> R {
+        let mut list = Vec::new();
+        let t = self.process_fields(&mut list);
+        self.set(arg, make(list));
         if !is(&t, Ty::Delim, ")") {
             return err();
         }
@@ -762,19 +765,10 @@ impl Parser<'_, '_> {
         if !is(&t, Ty::Delim, ",") {
             return err();
         }
-        let mut symbols = Vec::new();
-        let t = self.process_fields(&mut symbols);
-        self.set(
-            arg,
-            PrintArg::Symbol {
-                field: Some(field),
-                symbols,
-            },
-        );
-        if !is(&t, Ty::Delim, ")") {
-            return err();
-        }
-        self.lex.read_token_item()
+        self.list_then_close(arg, |symbols| PrintArg::Symbol {
+            field: Some(field),
+            symbols,
+        })
     }
 
     fn alloc_and_process_delim(&mut self, next: &str) -> Result<ArgId, ()> {
@@ -795,11 +789,18 @@ impl Parser<'_, '_> {
         Ok(field)
     }
 
+    /// `N` arguments separated by `,`, the last closed by `)`.
+    fn args_to_close<const N: usize>(&mut self) -> Option<[ArgId; N]> {
+        let mut ids = [0; N];
+        for (k, id) in ids.iter_mut().enumerate() {
+            let next = if k + 1 == N { ")" } else { "," };
+            *id = self.alloc_and_process_delim(next).ok()?;
+        }
+        Some(ids)
+    }
+
     fn process_hex(&mut self, arg: ArgId, is_str: bool) -> R {
-        let Ok(field) = self.alloc_and_process_delim(",") else {
-            return err();
-        };
-        let Ok(size) = self.alloc_and_process_delim(")") else {
+        let Some([field, size]) = self.args_to_close() else {
             return err();
         };
         self.set(
@@ -814,13 +815,7 @@ impl Parser<'_, '_> {
     }
 
     fn process_int_array(&mut self, arg: ArgId) -> R {
-        let Ok(field) = self.alloc_and_process_delim(",") else {
-            return err();
-        };
-        let Ok(count) = self.alloc_and_process_delim(",") else {
-            return err();
-        };
-        let Ok(el_size) = self.alloc_and_process_delim(")") else {
+        let Some([field, count, el_size]) = self.args_to_close() else {
             return err();
         };
         self.set(
@@ -834,16 +829,22 @@ impl Parser<'_, '_> {
         self.lex.read_token_item()
     }
 
-    fn process_dynamic_array(&mut self, arg: ArgId) -> R {
+    /// `FIELD)` of a dynamic-array call: `make(FIELD)` into `arg`; false
+    /// when malformed.
+    fn dynamic_field(&mut self, arg: ArgId, make: fn(FieldRef) -> PrintArg) -> bool {
         let t = self.lex.read_token();
         if t.0 != Ty::Item {
-            return err();
+            return false;
         }
         let Some(field) = self.find_field(&t.1) else {
-            return err();
+            return false;
         };
-        self.set(arg, PrintArg::DynamicArray { field });
-        if !is(&self.lex.read_token(), Ty::Delim, ")") {
+        self.set(arg, make(field));
+        is(&self.lex.read_token(), Ty::Delim, ")")
+    }
+
+    fn process_dynamic_array(&mut self, arg: ArgId) -> R {
+        if !self.dynamic_field(arg, |field| PrintArg::DynamicArray { field }) {
             return err();
         }
         let t = self.lex.read_token_item();
@@ -861,15 +862,7 @@ impl Parser<'_, '_> {
     }
 
     fn process_dynamic_array_len(&mut self, arg: ArgId) -> R {
-        let t = self.lex.read_token();
-        if t.0 != Ty::Item {
-            return err();
-        }
-        let Some(field) = self.find_field(&t.1) else {
-            return err();
-        };
-        self.set(arg, PrintArg::DynamicArrayLen { field });
-        if !is(&self.lex.read_token(), Ty::Delim, ")") {
+        if !self.dynamic_field(arg, |field| PrintArg::DynamicArrayLen { field }) {
             return err();
         }
         self.lex.read_token()

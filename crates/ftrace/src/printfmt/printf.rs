@@ -43,37 +43,24 @@ impl Spec {
             }
             i += 1;
         }
-        if b.get(i) == Some(&b'*') {
-            sp.width_star = true;
-            i += 1;
-        } else {
-            let (v, n) = digits(&b[i..]);
-            if n > 0 {
-                sp.width = Some(v);
-                i += n;
-            }
+        let (star, width, n) = star_or_digits(&b[i..]);
+        sp.width_star = star;
+        if n > 0 && !star {
+            sp.width = Some(width);
         }
+        i += n;
         if b.get(i) == Some(&b'.') {
-            i += 1;
-            if b.get(i) == Some(&b'*') {
-                sp.prec_star = true;
-                i += 1;
-            } else {
-                let (v, n) = digits(&b[i..]);
-                sp.prec = Some(v);
-                i += n;
-            }
+            // `.` alone is precision 0
+            let (star, prec, n) = star_or_digits(&b[i + 1..]);
+            sp.prec_star = star;
+            sp.prec = (!star).then_some(prec);
+            i += 1 + n;
         }
         match b.get(i) {
-            Some(b'h') => {
+            // `h`, `hh`, `l`, `ll`
+            Some(&c @ (b'h' | b'l')) => {
                 i += 1;
-                if b.get(i) == Some(&b'h') {
-                    i += 1;
-                }
-            }
-            Some(b'l') => {
-                i += 1;
-                if b.get(i) == Some(&b'l') {
+                if b.get(i) == Some(&c) {
                     i += 1;
                 }
             }
@@ -121,6 +108,17 @@ impl Spec {
             }
         }
         (minus, width, prec)
+    }
+}
+
+/// A `*` or decimal digits at the start of `b`: (whether a star, the
+/// number, bytes taken).
+fn star_or_digits(b: &[u8]) -> (bool, u32, usize) {
+    if b.first() == Some(&b'*') {
+        (true, 0, 1)
+    } else {
+        let (v, n) = digits(b);
+        (false, v, n)
     }
 }
 
@@ -294,12 +292,18 @@ pub fn put_digits<const N: usize>(buf: &mut [u8; N], v: u64, radix: u64) -> usiz
     }
 }
 
+/// `v` in `radix` (10 or 16), at most `N` digits.
+#[inline]
+fn put_radix<const N: usize>(out: &mut Vec<u8>, v: u64, radix: u64) {
+    let mut buf = [0u8; N];
+    let i = put_digits(&mut buf, v, radix);
+    put_small(out, &buf[i..]);
+}
+
 /// Unsigned decimal.
 #[inline]
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 20];
-    let i = put_digits(&mut buf, v, 10);
-    put_small(out, &buf[i..]);
+    put_radix::<20>(out, v, 10);
 }
 
 /// Signed decimal.
@@ -314,9 +318,7 @@ pub fn put_i64(out: &mut Vec<u8>, v: i64) {
 /// Lower-case hex without prefix (`%llx`).
 #[inline]
 pub fn put_hex(out: &mut Vec<u8>, v: u64) {
-    let mut buf = [0u8; 16];
-    let i = put_digits(&mut buf, v, 16);
-    put_small(out, &buf[i..]);
+    put_radix::<16>(out, v, 16);
 }
 
 /// Two lower-case hex digits (`%02x` of a byte).

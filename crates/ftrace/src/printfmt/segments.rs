@@ -59,6 +59,18 @@ fn lit(s: Vec<u8>) -> Segment {
 }
 
 impl State {
+    /// A conversion of the next argument.
+    fn push_conv(&mut self, kind: SegKind, text: String, len_arg: Option<usize>, ls: i32) {
+        let arg = self.take_arg();
+        self.segs.push(Segment {
+            kind,
+            text,
+            arg,
+            len_arg,
+            ls,
+        });
+    }
+
     fn take_arg(&mut self) -> Option<usize> {
         if self.next_arg < self.nargs {
             self.next_arg += 1;
@@ -144,14 +156,7 @@ impl State {
                     i += res;
                     ret += res;
                     let text = spec(i, 31, &mut self.failed);
-                    let arg = self.take_arg();
-                    self.segs.push(Segment {
-                        kind: SegKind::Pointer,
-                        text,
-                        arg,
-                        len_arg,
-                        ls,
-                    });
+                    self.push_conv(SegKind::Pointer, text, len_arg, ls);
                     return ret + 1;
                 }
                 b'd' | b'u' | b'i' | b'x' | b'X' | b'o' => {
@@ -164,14 +169,7 @@ impl State {
                         // "bad count"
                         self.failed = true;
                     }
-                    let arg = self.take_arg();
-                    self.segs.push(Segment {
-                        kind: SegKind::Digit,
-                        text,
-                        arg,
-                        len_arg,
-                        ls,
-                    });
+                    self.push_conv(SegKind::Digit, text, len_arg, ls);
                     return ret + 1;
                 }
                 b's' => {
@@ -180,14 +178,7 @@ impl State {
                         return ret;
                     }
                     let text = spec(i, 31, &mut self.failed);
-                    let arg = self.take_arg();
-                    self.segs.push(Segment {
-                        kind: SegKind::String,
-                        text,
-                        arg,
-                        len_arg,
-                        ls: 0,
-                    });
+                    self.push_conv(SegKind::String, text, len_arg, 0);
                     return ret + 1;
                 }
                 c => {

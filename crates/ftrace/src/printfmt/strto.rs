@@ -1,9 +1,10 @@
 //! C's `strtoull(s, NULL, 0)` / `strtoll(s, NULL, 0)`: leading spaces, an
 //! optional sign, `0x` hex / `0` octal / decimal, stop at the first
-//! non-digit, saturate on overflow.
+//! non-digit, saturate on overflow; and `atoll` (decimal only).
 
-/// Magnitude and sign; `None` magnitude on overflow.
-fn parse(s: &str) -> (bool, Option<u64>) {
+/// Magnitude and sign; `None` magnitude on overflow. `pick_base`: `0x`
+/// hex, `0` octal, else decimal (C's base 0); otherwise decimal.
+fn parse(s: &str, pick_base: bool) -> (bool, Option<u64>) {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() && (b[i] == b' ' || (9..=13).contains(&b[i])) {
@@ -15,7 +16,7 @@ fn parse(s: &str) -> (bool, Option<u64>) {
         i += 1;
     }
     let mut base = 10u64;
-    if i < b.len() && b[i] == b'0' {
+    if pick_base && i < b.len() && b[i] == b'0' {
         if matches!(b.get(i + 1), Some(b'x' | b'X'))
             && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit())
         {
@@ -45,7 +46,7 @@ fn parse(s: &str) -> (bool, Option<u64>) {
 }
 
 pub fn strtoull(s: &str) -> u64 {
-    match parse(s) {
+    match parse(s, true) {
         (_, None) => u64::MAX,
         (true, Some(v)) => v.wrapping_neg(),
         (false, Some(v)) => v,
@@ -53,7 +54,17 @@ pub fn strtoull(s: &str) -> u64 {
 }
 
 pub fn strtoll(s: &str) -> i64 {
-    match parse(s) {
+    signed(parse(s, true))
+}
+
+/// C `atoll` (as glibc's, saturating): optional spaces and sign, then
+/// decimal digits.
+pub fn atoll(s: &str) -> i64 {
+    signed(parse(s, false))
+}
+
+fn signed(parsed: (bool, Option<u64>)) -> i64 {
+    match parsed {
         (false, None) => i64::MAX,
         (true, None) => i64::MIN,
         (false, Some(v)) => i64::try_from(v).unwrap_or(i64::MAX),
@@ -84,5 +95,9 @@ mod tests {
         assert_eq!(strtoll("-5"), -5);
         assert_eq!(strtoll("-9223372036854775808"), i64::MIN);
         assert_eq!(strtoll("09"), 0);
+        assert_eq!(atoll(" -12ab"), -12);
+        assert_eq!(atoll("010"), 10);
+        assert_eq!(atoll("0x10"), 0);
+        assert_eq!(atoll("-99999999999999999999"), i64::MIN);
     }
 }
