@@ -925,6 +925,44 @@ impl Chunk {
     }
 }
 
+/// Chunks the printer is done with, for the workers to fill again: their
+/// buffers keep their room, so no chunk costs an allocation and fresh pages.
+#[derive(Default)]
+struct ChunkPool(std::sync::Mutex<Vec<Chunk>>);
+
+impl ChunkPool {
+    /// Chunks kept at most (the rest are freed).
+    const MAX: usize = 16;
+
+    /// An empty chunk: a used one, else a new one with room for `room`.
+    fn take(&self, room: [usize; 3]) -> Chunk {
+        let used = self.0.lock().ok().and_then(|mut v| v.pop());
+        match used {
+            Some(mut c) => {
+                c.items.clear();
+                c.bytes.clear();
+                c.marks.clear();
+                c.raw.clear();
+                c.error = None;
+                c.seg_end = false;
+                c
+            }
+            None => Chunk::with_room(room),
+        }
+    }
+
+    /// Keep `c` if nothing else holds it.
+    fn give(&self, c: std::rc::Rc<Chunk>) {
+        if let Ok(c) = std::rc::Rc::try_unwrap(c) {
+            if let Ok(mut v) = self.0.lock() {
+                if v.len() < Self::MAX {
+                    v.push(c);
+                }
+            }
+        }
+    }
+}
+
 /// Items per chunk.
 const CHUNK: usize = 512;
 
@@ -1079,9 +1117,19 @@ struct Rt<'d> {
     ended: bool,
     /// An error hit while producing; returned when the queue is refilled.
     error: Option<StreamError>,
+    /// Where chunks go once read (for the workers).
+    pool: Option<&'d ChunkPool>,
 }
 
 impl Rt<'_> {
+    /// Read `c` next; the chunk read so far goes back to the pool.
+    fn replace_chunk(&mut self, c: Chunk) {
+        let old = std::mem::replace(&mut self.chunk, std::rc::Rc::new(c));
+        if let Some(p) = self.pool {
+            p.give(old);
+        }
+    }
+
     /// The next rendered item (`None` after the last).
     fn next_raw(&mut self) -> Result<Option<Raw>, StreamError> {
         loop {
@@ -1122,7 +1170,7 @@ impl Rt<'_> {
                     r.fill(c, CHUNK);
                 }
                 Feed::Remote(rx) => match rx.recv() {
-                    Ok(c) => self.chunk = std::rc::Rc::new(c),
+                    Ok(c) => self.replace_chunk(c),
                     Err(_) => return Ok(None),
                 },
                 Feed::Segments {
@@ -1132,14 +1180,17 @@ impl Rt<'_> {
                 } => {
                     if self.chunk.seg_end {
                         *cur += 1;
-                        self.chunk = std::rc::Rc::new(Chunk::default());
+                        let old = std::mem::take(&mut self.chunk);
+                        if let Some(p) = self.pool {
+                            p.give(old);
+                        }
                     }
                     if *cur >= *count {
                         return Ok(None);
                     }
                     let k = workers.len();
                     match workers[*cur % k].recv() {
-                        Ok(c) => self.chunk = std::rc::Rc::new(c),
+                        Ok(c) => self.replace_chunk(c),
                         Err(_) => return Ok(None),
                     }
                 }
@@ -1151,10 +1202,10 @@ impl Rt<'_> {
 
 /// A worker: render a stream chunk by chunk until the printer stops
 /// listening or the stream ends.
-fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>) {
+fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>, pool: &ChunkPool) {
     let mut room = [0; 3];
     while !r.done {
-        let mut c = Chunk::with_room(room);
+        let mut c = pool.take(room);
         r.fill(&mut c, CHUNK);
         room = c.sizes();
         if tx.send(c).is_err() {
@@ -1176,6 +1227,7 @@ fn segment_worker<'d>(
     w: usize,
     k: usize,
     tx: std::sync::mpsc::SyncSender<Chunk>,
+    pool: &ChunkPool,
 ) {
     let n = segs.len();
     let mut i = w;
@@ -1183,7 +1235,7 @@ fn segment_worker<'d>(
     while i < n {
         let mut r = Renderer::new(t, g, names, segs[i].clone(), loader);
         loop {
-            let mut c = Chunk::with_room(room);
+            let mut c = pool.take(room);
             r.fill(&mut c, CHUNK);
             room = c.sizes();
             let stop = r.done;
@@ -1734,10 +1786,12 @@ impl<'t> Printer<'t> {
             .iter()
             .flat_map(|t| t.streams.iter().map(move |g| workers_of(t, g)))
             .sum();
-        // Rendered chunks waiting in the channels: about 24 MB in all (a
+        // Rendered chunks waiting in the channels: about 16 MB in all (a
         // chunk holds 512 lines), so that workers run ahead of the printer
         // without holding the trace's text.
-        let depth = (192 / all_workers.max(1)).clamp(2, 64);
+        let depth = (128 / all_workers.max(1)).clamp(2, 64);
+        let chunk_pool = ChunkPool::default();
+        let pool = &chunk_pool;
         std::thread::scope(|sc| {
             let mut rts: Vec<Rt<'_>> = Vec::new();
             let mut pool_base = 0;
@@ -1766,7 +1820,9 @@ impl<'t> Printer<'t> {
                         for w in 0..k {
                             let (tx, rx) = std::sync::mpsc::sync_channel(depth);
                             let segs = segs.clone();
-                            sc.spawn(move || segment_worker(t, loader, g, names, segs, w, k, tx));
+                            sc.spawn(move || {
+                                segment_worker(t, loader, g, names, segs, w, k, tx, pool)
+                            });
                             workers.push(rx);
                         }
                         Feed::Segments {
@@ -1777,7 +1833,7 @@ impl<'t> Printer<'t> {
                     } else if parallel {
                         let renderer = Renderer::new(t, g, names, 0..g.packets.len(), loader);
                         let (tx, rx) = std::sync::mpsc::sync_channel(depth);
-                        sc.spawn(move || render_worker(renderer, tx));
+                        sc.spawn(move || render_worker(renderer, tx, pool));
                         Feed::Remote(rx)
                     } else {
                         Feed::Local(Box::new(Renderer::new(
@@ -1800,6 +1856,7 @@ impl<'t> Printer<'t> {
                         started: false,
                         ended: false,
                         error: None,
+                        pool: Some(pool),
                     });
                 }
                 pool_base += t.prog.streams.iter().map(|s| s.events.len()).sum::<usize>();
@@ -1957,9 +2014,17 @@ impl<'t> Printer<'t> {
                     summary.events += 1;
                 }
                 self.pools[pool].push(m.obj);
-                if let Body::Own(mut b) = m.body {
-                    b.clear();
-                    self.spare.push(b);
+                match m.body {
+                    Body::Own(mut b) => {
+                        b.clear();
+                        self.spare.push(b);
+                    }
+                    Body::InChunk(c, ..) => {
+                        if let Some(p) = rt.pool {
+                            p.give(c);
+                        }
+                    }
+                    Body::None => {}
                 }
             }
             _ => {}
@@ -2288,6 +2353,7 @@ fn placeholder<'d>() -> Rt<'d> {
         started: true,
         ended: true,
         error: None,
+        pool: None,
     }
 }
 
