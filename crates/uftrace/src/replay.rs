@@ -438,12 +438,7 @@ impl<'d> Replay<'d, '_> {
         }
         if let Some(exit) = leaf {
             self.next_item();
-            let mut retval = std::mem::take(&mut self.ret_buf);
-            retval.clear();
-            if exit.rec.more && self.opts.show_args {
-                retval.extend_from_slice(b" = ");
-                self.values(ti, &exit.rec, true, &mut retval);
-            }
+            let mut retval = self.return_value(ti, &exit.rec);
             retval.push(b';');
             let f = self.walk.stacks.get(ti, sc - 1).unwrap_or_default();
             self.print_fields(ti, Some(f.addr), Some(f.total_time));
@@ -466,6 +461,18 @@ impl<'d> Replay<'d, '_> {
         self.args_buf = args;
     }
 
+    /// ` = VALUE` of an exit record with a return value shown (empty
+    /// otherwise), in the reused buffer `ret_buf` (give it back after use).
+    fn return_value(&mut self, ti: usize, rec: &Record<'d>) -> Vec<u8> {
+        let mut retval = std::mem::take(&mut self.ret_buf);
+        retval.clear();
+        if rec.more && self.opts.show_args {
+            retval.extend_from_slice(b" = ");
+            self.values(ti, rec, true, &mut retval);
+        }
+        retval
+    }
+
     fn print_exit(&mut self, it: &Item<'d>) {
         let ti = it.task;
         let rec = it.rec;
@@ -474,11 +481,8 @@ impl<'d> Replay<'d, '_> {
         let shown = st.get(ti, sc).filter(|f| f.flags & fl::NORECORD == 0);
         if let (Some(f), true) = (shown, st.enabled) {
             let depth = st.update(Kind::Exit, ti, sc);
-            let mut retval = std::mem::take(&mut self.ret_buf);
-            retval.clear();
-            if rec.more && self.opts.show_args {
-                retval.extend_from_slice(b" = ");
-                self.values(ti, &rec, true, &mut retval);
+            let mut retval = self.return_value(ti, &rec);
+            if !retval.is_empty() {
                 retval.push(b';');
             }
             self.print_fields(ti, Some(f.addr), Some(f.total_time));
