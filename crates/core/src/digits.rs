@@ -113,6 +113,27 @@ pub fn put_padded(out: &mut Vec<u8>, x: u64, width: usize) {
     put_n(out, x, n.max(width.min(20)));
 }
 
+/// Lower-case hexadecimal digits.
+pub const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+/// Upper-case hexadecimal digits.
+pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Append `x` in hexadecimal (no prefix) with the digits of `table`
+/// ([`HEX_LOWER`] or [`HEX_UPPER`]), built in a register.
+#[inline]
+pub fn put_hex(out: &mut Vec<u8>, x: u64, table: &[u8; 16]) {
+    let n = (64 - x.leading_zeros()).max(1).div_ceil(4) as usize;
+    let mut acc = 0u128;
+    let mut v = x;
+    for i in (0..n).rev() {
+        acc |= (table[(v & 15) as usize] as u128) << (8 * i);
+        v >>= 4;
+    }
+    let l = out.len();
+    out.extend_from_slice(&acc.to_le_bytes());
+    out.truncate(l + n);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +159,12 @@ mod tests {
                 put_padded(&mut o, v, w);
                 assert_eq!(o, format!("x{v:0w$}").as_bytes(), "{v} {w}");
             }
+            let mut o = b"x".to_vec();
+            put_hex(&mut o, v, HEX_LOWER);
+            assert_eq!(o, format!("x{v:x}").as_bytes());
+            let mut o = Vec::new();
+            put_hex(&mut o, v, HEX_UPPER);
+            assert_eq!(o, format!("{v:X}").as_bytes());
             for s in [v as i64, (v as i64).wrapping_neg(), i64::MIN, i64::MAX] {
                 let mut o = Vec::new();
                 put_i64(&mut o, s);

@@ -13,7 +13,7 @@ use tracemux_core::digits;
 use tracemux_core::model::Base;
 
 /// Upper-case hexadecimal digits (babeltrace2 prints `0xFF`).
-pub const HEX: &[u8; 16] = b"0123456789ABCDEF";
+pub const HEX: &[u8; 16] = digits::HEX_UPPER;
 
 /// An integer value and its signedness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,20 +70,10 @@ pub fn int(out: &mut Vec<u8>, base: Base, v: Int, len: u32) {
 pub fn radix(out: &mut Vec<u8>, x: u64, bits: u32) {
     let mask = (1u64 << bits) - 1;
     let n = ((64 - x.leading_zeros()).max(1)).div_ceil(bits) as usize;
-    let mut v = x;
-    if n <= 16 {
-        // The digits built in a register, appended with one store (see
-        // `tracemux_core::digits`).
-        let mut acc = 0u128;
-        for i in (0..n).rev() {
-            acc |= (HEX[(v & mask) as usize] as u128) << (8 * i);
-            v >>= bits;
-        }
-        let l = out.len();
-        out.extend_from_slice(&acc.to_le_bytes());
-        out.truncate(l + n);
-        return;
+    if bits == 4 {
+        return digits::put_hex(out, x, digits::HEX_UPPER);
     }
+    let mut v = x;
     let l = out.len();
     out.resize(l + n, b'0');
     for c in out[l..].iter_mut().rev() {

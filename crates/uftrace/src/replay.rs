@@ -16,7 +16,6 @@ use std::path::Path;
 use tracemux_core::digits;
 
 use tracemux_core::Endian;
-use tracemux_ftrace::printfmt::printf::put_digits;
 
 use crate::args::format_values;
 use crate::data::{Loader, OpenOptions, ReadLoader, UftraceData};
@@ -276,9 +275,11 @@ fn push_num(out: &mut Vec<u8>, v: u64, width: usize, zeros: usize) {
 
 /// Append `v` in lower-case hex right-aligned in `width` columns.
 fn push_hex(out: &mut Vec<u8>, v: u64, width: usize) {
-    let mut b = [0u8; 16];
-    let i = put_digits(&mut b, v, 16);
-    pad_left(out, &b[i..], width);
+    let n = (64 - v.leading_zeros()).max(1).div_ceil(4) as usize;
+    if n < width {
+        out.resize(out.len() + (width - n), b' ');
+    }
+    digits::put_hex(out, v, digits::HEX_LOWER);
 }
 
 fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {

@@ -275,35 +275,12 @@ pub fn fmt_str(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, s: &[u8]) {
 }
 
 pub use tracemux_core::bytes::put_small;
-
-/// Write the digits of `v` in `radix` (10 or 16: lower-case) at the end
-/// of `buf`; returns where they start.
-#[inline]
-pub fn put_digits<const N: usize>(buf: &mut [u8; N], v: u64, radix: u64) -> usize {
-    let mut i = N;
-    let mut m = v;
-    loop {
-        i -= 1;
-        buf[i] = b"0123456789abcdef"[(m % radix) as usize];
-        m /= radix;
-        if m == 0 {
-            return i;
-        }
-    }
-}
-
-/// `v` in `radix` (10 or 16), at most `N` digits.
-#[inline]
-fn put_radix<const N: usize>(out: &mut Vec<u8>, v: u64, radix: u64) {
-    let mut buf = [0u8; N];
-    let i = put_digits(&mut buf, v, radix);
-    put_small(out, &buf[i..]);
-}
+use tracemux_core::digits;
 
 /// Unsigned decimal.
 #[inline]
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
-    put_radix::<20>(out, v, 10);
+    digits::put_u64(out, v);
 }
 
 /// Signed decimal.
@@ -318,7 +295,7 @@ pub fn put_i64(out: &mut Vec<u8>, v: i64) {
 /// Lower-case hex without prefix (`%llx`).
 #[inline]
 pub fn put_hex(out: &mut Vec<u8>, v: u64) {
-    put_radix::<16>(out, v, 16);
+    digits::put_hex(out, v, digits::HEX_LOWER);
 }
 
 /// Two lower-case hex digits (`%02x` of a byte).
