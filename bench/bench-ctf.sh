@@ -16,13 +16,11 @@
 #           (almost) nothing; outputs differ by design and are not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-results=ctf
-fmt="%-20s %-32s %10s %9s %10s %12s"
 . "$here/lib.sh"
 
-pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
+ctf_big_inputs "$@"
 
-header trace events "events/s"
+table ctf "%-20s %-32s %10s %9s %10s %12s" trace events "events/s"
 for t in "${inputs[@]}"; do
     label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
 

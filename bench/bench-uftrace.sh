@@ -16,13 +16,11 @@
 #   `uftrace report -d DIR` vs `tracemux stats DIR`          (decode speed; not compared)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-results=uftrace
-fmt="%-22s %-30s %10s %9s %11s %12s"
 . "$here/lib.sh"
 
 pick_inputs uftrace-big info record-uftrace.sh "$@"
 
-header recording records "records/s"
+table uftrace "%-22s %-30s %10s %9s %11s %12s" recording records "records/s"
 for d in "${inputs[@]}"; do
     label="$(basename "$d") ($(du -sm "$d" | cut -f1)MB)"
 
