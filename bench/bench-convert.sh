@@ -23,11 +23,9 @@
 # The CTF outputs are read back by babeltrace2 and their event counts compared.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-results=convert
-fmt="%-24s %-34s %10s %9s %10s %12s"
 . "$here/lib.sh"
 
-pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
+ctf_big_inputs "$@"
 if [ $# -eq 0 ] && [ -f "$out/tracedat-big/trace-v6.dat" ]; then
     inputs+=("$out/tracedat-big/trace-v6.dat")
 fi
@@ -36,7 +34,7 @@ count_events() { # the events babeltrace2 reads from a CTF trace
     babeltrace2 "$1" | wc -l
 }
 
-header trace events "events/s"
+table convert "%-24s %-34s %10s %9s %10s %12s" trace events "events/s"
 for t in "${inputs[@]}"; do
     label="$(basename "$t") ($(du -sm "$t" | cut -f1)MB)"
     events=$("$tm" report --json "$t" | grep -c '"type":"event"')

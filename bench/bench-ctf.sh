@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 results=ctf
 . "$here/lib.sh"
 
-pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
+ctf_big_inputs "$@"
 
 side_header
 for t in "${inputs[@]}"; do

@@ -1,12 +1,11 @@
-# Shared by bench-tracedat.sh, bench-ctf.sh, bench-uftrace.sh and bench-convert.sh. Before
-# sourcing, set: here (bench/), results (NAME: out/NAME-results.txt and
-# out/NAME-time.txt), fmt (printf format of a table row: label, command,
-# count, seconds, rate, RSS MB).
+# Shared by bench-tracedat.sh, bench-ctf.sh, bench-uftrace.sh and
+# bench-convert.sh. Before sourcing, set here (bench/), and results (NAME of
+# out/NAME-results.txt) for the side-by-side tables.
 # Provides: root (repository), out (bench/out, created), tm (the tracemux
-# binary; TRACEMUX=path skips the build), recorded, pick_inputs, run, line,
-# ratio, verdict, header; and for the side-by-side tables (alternating runs,
-# medians, to a file and to /dev/null): median, timed, same_output,
-# side_header, side_by_side, side_note.
+# binary; TRACEMUX=path skips the build), recorded, pick_inputs,
+# ctf_big_inputs, table, run, line, ratio, verdict; and for the side-by-side
+# tables (alternating runs, medians, to a file and to /dev/null): median,
+# timed, same_output, side_header, side_by_side, side_note.
 
 root=$(cd "$here/.." && pwd)
 out=$here/out
@@ -35,6 +34,12 @@ pick_inputs() {
         recorded "$name" "$file" "$recipe"
         inputs=("$out/$name")
     fi
+}
+
+# ctf_big_inputs [TRACE...]: inputs, the TRACEs or the LTTng-UST trace
+# bench/out/ctf-big (recorded first by recipes/record-ctf.sh when missing)
+ctf_big_inputs() {
+    pick_inputs ctf-big ust/uid/0/64-bit/metadata record-ctf.sh "$@"
 }
 
 # run NAME CMD...: "wall-seconds peak-RSS-KiB exit-status" of CMD; stdout to out/NAME.out
@@ -84,9 +89,13 @@ verdict() {
     echo "   $title: $msg" | tee -a "$out/$results-results.txt"
 }
 
-# header LABEL-TITLE COUNT-TITLE RATE-TITLE: the table's first line (starts the results file)
-header() {
-    printf "$fmt\n" "$1" command "$2" seconds "$3" "peak RSS MB" | tee "$out/$results-results.txt"
+# table NAME FMT LABEL-TITLE COUNT-TITLE RATE-TITLE: starts the results
+# table NAME (out/NAME-results.txt, out/NAME-time.txt) whose rows have the
+# printf format FMT (label, command, count, seconds, rate, RSS MB), with its
+# first line
+table() {
+    results=$1 fmt=$2
+    printf "$fmt\n" "$3" command "$4" seconds "$5" "peak RSS MB" | tee "$out/$results-results.txt"
 }
 
 # --- side by side: alternating runs, medians (bench-tracedat/ctf/uftrace.sh) ---

@@ -6,23 +6,12 @@
 //! and printed by replay (default and `--kernel-full`) and dump.
 #![no_main]
 
-use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use tracemux_uftrace::dump::{dump, DumpOptions};
 use tracemux_uftrace::replay::{replay_data, ReplayOptions};
-use tracemux_uftrace::{kernel, Demangle, MergeOptions, Merger, OpenOptions, UftraceData};
-
-fn recording() -> &'static Mutex<UftraceData> {
-    static DATA: OnceLock<Mutex<UftraceData>> = OnceLock::new();
-    DATA.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/uftrace/kernel/pg-dlopen-k/uftrace.data");
-        let data = UftraceData::open(&dir, OpenOptions::default()).expect("fixture recording");
-        Mutex::new(data)
-    })
-}
+use tracemux_uftrace::{kernel, Demangle, MergeOptions, Merger, UftraceData};
 
 fuzz_target!(|input: &[u8]| {
     if input.len() < 4 {
@@ -33,7 +22,7 @@ fuzz_target!(|input: &[u8]| {
     let body = &input[4..];
     let (header, rest) = body.split_at(hl.min(body.len()));
     let (cpu0, cpu1) = rest.split_at(c0.min(rest.len()));
-    let Ok(mut data) = recording().lock() else {
+    let Ok(mut data) = fixture::recording(&DATA, "kernel/pg-dlopen-k").lock() else {
         return;
     };
     let tids: Vec<i32> = data.tasks.iter().map(|t| t.tid).collect();
@@ -69,3 +58,9 @@ fuzz_target!(|input: &[u8]| {
         &mut std::io::sink(),
     );
 });
+
+/// The fixture recording, opened by the first run.
+static DATA: OnceLock<Mutex<UftraceData>> = OnceLock::new();
+
+#[path = "fixture.rs"]
+mod fixture;

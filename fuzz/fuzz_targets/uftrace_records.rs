@@ -6,29 +6,18 @@
 //! blobs, merge and replay printing all run over it.
 #![no_main]
 
-use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use tracemux_uftrace::replay::{replay_data, ReplayOptions};
-use tracemux_uftrace::{MergeOptions, Merger, OpenOptions, TaskReader, UftraceData};
-
-fn recording() -> &'static Mutex<UftraceData> {
-    static DATA: OnceLock<Mutex<UftraceData>> = OnceLock::new();
-    DATA.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/uftrace/corpus/pg-args-retval/uftrace.data");
-        let data = UftraceData::open(&dir, OpenOptions::default()).expect("fixture recording");
-        Mutex::new(data)
-    })
-}
+use tracemux_uftrace::{MergeOptions, Merger, TaskReader, UftraceData};
 
 fuzz_target!(|input: &[u8]| {
     if input.len() < 6 {
         return;
     }
     let body = &input[6..];
-    let Ok(mut data) = recording().lock() else {
+    let Ok(mut data) = fixture::recording(&DATA, "corpus/pg-args-retval").lock() else {
         return;
     };
     let n = data.tasks.len();
@@ -52,3 +41,9 @@ fuzz_target!(|input: &[u8]| {
     let opts = ReplayOptions::default();
     let _ = replay_data(&mut data, &opts, &mut std::io::sink(), &mut std::io::sink());
 });
+
+/// The fixture recording, opened by the first run.
+static DATA: OnceLock<Mutex<UftraceData>> = OnceLock::new();
+
+#[path = "fixture.rs"]
+mod fixture;

@@ -175,10 +175,16 @@ impl<'j> Lowerer<'j> {
         })
     }
 
-    fn alias(&mut self, v: &'j Value) -> Res<()> {
-        let c = self.c;
+    /// A fragment's context and root path, once the fragment is seen to
+    /// have no extensions.
+    fn fragment(&self, v: &Value) -> Res<(Cx, JPath<'static>)> {
         let root = JPath::root();
-        c.no_ext(v, &root)?;
+        self.c.no_ext(v, &root)?;
+        Ok((self.c, root))
+    }
+
+    fn alias(&mut self, v: &'j Value) -> Res<()> {
+        let (c, root) = self.fragment(v)?;
         let nv = c.req(v, "name", &root)?;
         let name = c.str(nv, &root.key("name"))?;
         if self.by_name.contains_key(name) {
@@ -262,9 +268,7 @@ impl<'j> Lowerer<'j> {
     }
 
     fn trace_class(&mut self, v: &'j Value) -> Res<()> {
-        let c = self.c;
-        let root = JPath::root();
-        c.no_ext(v, &root)?;
+        let (c, root) = self.fragment(v)?;
         if self.have_trace_class {
             return Err(c.err(v, &root, "a second trace class"));
         }
@@ -310,9 +314,7 @@ impl<'j> Lowerer<'j> {
     }
 
     fn clock_class(&mut self, v: &'j Value) -> Res<()> {
-        let c = self.c;
-        let root = JPath::root();
-        c.no_ext(v, &root)?;
+        let (c, root) = self.fragment(v)?;
         // Drafts of CTF 2 named clock classes by `name` (no `id`).
         let iv = match (v.get("id"), v.get("name")) {
             (None, Some(n)) => {
@@ -400,9 +402,7 @@ impl<'j> Lowerer<'j> {
     }
 
     fn stream_class(&mut self, v: &'j Value) -> Res<()> {
-        let c = self.c;
-        let root = JPath::root();
-        c.no_ext(v, &root)?;
+        let (c, root) = self.fragment(v)?;
         let id = c.opt_u64(v, "id", &root)?.unwrap_or(0);
         if self.stream_ids.contains_key(&id) {
             return Err(c.err(v, &root, format!("duplicate data stream class ID {id}")));
@@ -445,27 +445,18 @@ impl<'j> Lowerer<'j> {
         ph: Option<&StructClass>,
     ) -> Res<()> {
         let mut earlier = [ph, None, None, None, None, None];
-        let pc = self.scope(
-            v,
-            "packet-context-field-class",
-            Scope::PacketContext,
-            clock,
-            &earlier,
-        )?;
+        let mut field_class = |key, scope, earlier: &_| self.scope(v, key, scope, clock, earlier);
+        let pc = field_class("packet-context-field-class", Scope::PacketContext, &earlier)?;
         earlier[1] = pc.as_ref();
-        let eh = self.scope(
-            v,
+        let eh = field_class(
             "event-record-header-field-class",
             Scope::EventHeader,
-            clock,
             &earlier,
         )?;
         earlier[2] = eh.as_ref();
-        let cc = self.scope(
-            v,
+        let cc = field_class(
             "event-record-common-context-field-class",
             Scope::EventCommonContext,
-            clock,
             &earlier,
         )?;
         sc.packet_context = pc;
@@ -475,9 +466,7 @@ impl<'j> Lowerer<'j> {
     }
 
     fn event_class(&mut self, v: &'j Value) -> Res<()> {
-        let c = self.c;
-        let root = JPath::root();
-        c.no_ext(v, &root)?;
+        let (c, root) = self.fragment(v)?;
         let sid = c.opt_u64(v, "data-stream-class-id", &root)?.unwrap_or(0);
         let Some(&si) = self.stream_ids.get(&sid) else {
             return Err(c.err(
@@ -539,21 +528,14 @@ impl<'j> Lowerer<'j> {
     ) -> Res<()> {
         let mut earlier = sc.scope_roots(ph);
         let clock = sc.default_clock;
-        let spec = self.scope(
-            v,
+        let mut field_class = |key, scope, earlier: &_| self.scope(v, key, scope, clock, earlier);
+        let spec = field_class(
             "specific-context-field-class",
             Scope::EventSpecificContext,
-            clock,
             &earlier,
         )?;
         earlier[4] = spec.as_ref();
-        let payload = self.scope(
-            v,
-            "payload-field-class",
-            Scope::EventPayload,
-            clock,
-            &earlier,
-        )?;
+        let payload = field_class("payload-field-class", Scope::EventPayload, &earlier)?;
         ec.specific_context = spec;
         ec.payload = payload;
         Ok(())

@@ -131,6 +131,29 @@ enum Ns {
     Enum,
 }
 
+impl Ns {
+    /// The keyword of a declaration in this namespace (`struct`...).
+    fn keyword(self) -> &'static str {
+        match self {
+            Ns::Alias => "typealias",
+            Ns::Struct => "struct",
+            Ns::Variant => "variant",
+            Ns::Enum => "enum",
+        }
+    }
+}
+
+impl DeclScope {
+    fn names(&self, ns: Ns) -> &HashMap<String, T> {
+        match ns {
+            Ns::Alias => &self.aliases,
+            Ns::Struct => &self.structs,
+            Ns::Variant => &self.variants,
+            Ns::Enum => &self.enums,
+        }
+    }
+}
+
 struct Ctx {
     scopes: Vec<DeclScope>,
     native: ByteOrder,
@@ -175,13 +198,7 @@ impl Ctx {
 
     fn lookup(&self, ns: Ns, name: &str) -> Option<T> {
         for s in self.scopes.iter().rev() {
-            let m = match ns {
-                Ns::Alias => &s.aliases,
-                Ns::Struct => &s.structs,
-                Ns::Variant => &s.variants,
-                Ns::Enum => &s.enums,
-            };
-            if let Some(t) = m.get(name) {
+            if let Some(t) = s.names(ns).get(name) {
                 return Some(copy_t(t));
             }
         }
@@ -190,13 +207,27 @@ impl Ctx {
 
     fn declared_locally(&self, ns: Ns, name: &str) -> bool {
         let s = self.scopes.last().expect("root scope");
-        let m = match ns {
-            Ns::Alias => &s.aliases,
-            Ns::Struct => &s.structs,
-            Ns::Variant => &s.variants,
-            Ns::Enum => &s.enums,
-        };
-        m.contains_key(name)
+        s.names(ns).contains_key(name)
+    }
+
+    /// A `struct`, `variant` or `enum` without a body: the one declared
+    /// under `name`.
+    fn declared(&self, ns: Ns, name: &Option<String>, pos: Pos) -> Result<T, TsdlError> {
+        let n = name.as_deref().unwrap_or("");
+        self.lookup(ns, n)
+            .ok_or_else(|| err(pos, format!("unknown type `{} {n}`", ns.keyword())))
+    }
+
+    /// A `struct`, `variant` or `enum` with a body must not declare its
+    /// name again in the same scope.
+    fn not_redeclared(&self, ns: Ns, name: &Option<String>, pos: Pos) -> Result<(), TsdlError> {
+        match name {
+            Some(n) if self.declared_locally(ns, n) => Err(err(
+                pos,
+                format!("`{} {n}` is already declared", ns.keyword()),
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -467,16 +498,9 @@ impl Ctx {
             Spec::String(b) => self.string(b),
             Spec::Struct { name, body, align } => {
                 let Some(body) = body else {
-                    let n = name.as_deref().unwrap_or("");
-                    return self
-                        .lookup(Ns::Struct, n)
-                        .ok_or_else(|| err(pos, format!("unknown type `struct {n}`")));
+                    return self.declared(Ns::Struct, name, pos);
                 };
-                if let Some(n) = name {
-                    if self.declared_locally(Ns::Struct, n) {
-                        return Err(err(pos, format!("`struct {n}` is already declared")));
-                    }
-                }
+                self.not_redeclared(Ns::Struct, name, pos)?;
                 let mut min_align = 1;
                 if let Some(a) = align {
                     let v = get_uint(a, pos, "align")?;
@@ -499,17 +523,9 @@ impl Ctx {
             }
             Spec::Variant { name, tag, body } => {
                 let mut t = match body {
-                    None => {
-                        let n = name.as_deref().unwrap_or("");
-                        self.lookup(Ns::Variant, n)
-                            .ok_or_else(|| err(pos, format!("unknown type `variant {n}`")))?
-                    }
+                    None => self.declared(Ns::Variant, name, pos)?,
                     Some(body) => {
-                        if let Some(n) = name {
-                            if self.declared_locally(Ns::Variant, n) {
-                                return Err(err(pos, format!("`variant {n}` is already declared")));
-                            }
-                        }
+                        self.not_redeclared(Ns::Variant, name, pos)?;
                         self.push();
                         let options = self.body(body, true);
                         self.pop();
@@ -534,16 +550,9 @@ impl Ctx {
                 body,
             } => {
                 let Some(body) = body else {
-                    let n = name.as_deref().unwrap_or("");
-                    return self
-                        .lookup(Ns::Enum, n)
-                        .ok_or_else(|| err(pos, format!("unknown type `enum {n}`")));
+                    return self.declared(Ns::Enum, name, pos);
                 };
-                if let Some(n) = name {
-                    if self.declared_locally(Ns::Enum, n) {
-                        return Err(err(pos, format!("`enum {n}` is already declared")));
-                    }
-                }
+                self.not_redeclared(Ns::Enum, name, pos)?;
                 let ct = match container {
                     Some(c) => self.spec_list(c)?,
                     None => self.lookup(Ns::Alias, "int").ok_or_else(|| {
