@@ -1554,6 +1554,32 @@ struct Conv<'a> {
 }
 
 impl<'a> Conv<'a> {
+    /// An array or sequence `t` of `length` elements `e`; of text
+    /// elements, a string.
+    fn array(
+        &self,
+        t: &'a T,
+        e: &'a T,
+        length: Length,
+        stack: &mut Vec<Frame<'a>>,
+    ) -> Result<FieldClass, TsdlError> {
+        if is_text_elem(e) {
+            return Ok(FieldClass::String(StringClass {
+                kind: StringKind::Sized(length),
+                encoding: StringEncoding::Utf8,
+            }));
+        }
+        stack.push((t, ARRAY_IDX));
+        let c = self.conv(e, stack);
+        stack.pop();
+        Ok(FieldClass::Array(ArrayClass {
+            element: Box::new(c?),
+            length,
+            min_align: 1,
+            roles: Roles::NONE,
+        }))
+    }
+
     fn conv(&self, t: &'a T, stack: &mut Vec<Frame<'a>>) -> Result<FieldClass, TsdlError> {
         Ok(match t {
             T::Int(i) => {
@@ -1616,24 +1642,7 @@ impl<'a> Conv<'a> {
                     options,
                 })
             }
-            T::Array(e, n) => {
-                if is_text_elem(e) {
-                    FieldClass::String(StringClass {
-                        kind: StringKind::Sized(Length::Static(*n)),
-                        encoding: StringEncoding::Utf8,
-                    })
-                } else {
-                    stack.push((t, ARRAY_IDX));
-                    let c = self.conv(e, stack);
-                    stack.pop();
-                    FieldClass::Array(ArrayClass {
-                        element: Box::new(c?),
-                        length: Length::Static(*n),
-                        min_align: 1,
-                        roles: Roles::NONE,
-                    })
-                }
-            }
+            T::Array(e, n) => self.array(t, e, Length::Static(*n), stack)?,
             T::Seq(e, lref, pos) => {
                 let r = resolve(lref, *pos, self.scope, stack, &self.roots)?;
                 if !matches!(r.target, T::Int(_)) {
@@ -1642,22 +1651,7 @@ impl<'a> Conv<'a> {
                         format!("sequence length `{lref}` is not an integer"),
                     ));
                 }
-                if is_text_elem(e) {
-                    FieldClass::String(StringClass {
-                        kind: StringKind::Sized(Length::Dynamic(r.loc)),
-                        encoding: StringEncoding::Utf8,
-                    })
-                } else {
-                    stack.push((t, ARRAY_IDX));
-                    let c = self.conv(e, stack);
-                    stack.pop();
-                    FieldClass::Array(ArrayClass {
-                        element: Box::new(c?),
-                        length: Length::Dynamic(r.loc),
-                        min_align: 1,
-                        roles: Roles::NONE,
-                    })
-                }
+                self.array(t, e, Length::Dynamic(r.loc), stack)?
             }
         })
     }
