@@ -1591,6 +1591,21 @@ fn int_field<V: Visitor>(c: &mut Cursor<'_>, v: &mut V, n: &Node) -> Result<(), 
     } else {
         IntValue::U(raw)
     };
+    int_value(c, v, n, val, raw, len, at)
+}
+
+/// An integer's value decoded (`raw` its bits, `len` their number): kept
+/// for later lengths and selectors, visited, its roles applied.
+#[inline(always)]
+fn int_value<V: Visitor>(
+    c: &mut Cursor<'_>,
+    v: &mut V,
+    n: &Node,
+    val: IntValue,
+    raw: u64,
+    len: u32,
+    at: u64,
+) -> Result<(), Box<DecodeError>> {
     if n.save != NO_SLOT {
         c.slots[n.save as usize] = val.as_i128();
     }
@@ -1674,15 +1689,7 @@ fn field_cold<V: Visitor>(
             } else {
                 IntValue::U(val)
             };
-            if n.save != NO_SLOT {
-                c.slots[n.save as usize] = iv.as_i128();
-            }
-            if V::FIELDS {
-                v.int(n, iv, at);
-            }
-            if !n.roles.is_empty() {
-                apply_roles(c, v, n, val, 64)?;
-            }
+            int_value(c, v, n, iv, val, 64, at)?;
         }
         Kind::String { len, encoding } => {
             c.align(8)?;

@@ -277,20 +277,8 @@ pub fn fmt_str(out: &mut Vec<u8>, sp: &Spec, star: Option<i32>, s: &[u8]) {
 pub use tracemux_core::bytes::put_small;
 use tracemux_core::digits;
 
-/// Unsigned decimal.
-#[inline]
-pub fn put_u64(out: &mut Vec<u8>, v: u64) {
-    digits::put_u64(out, v);
-}
-
-/// Signed decimal.
-#[inline]
-pub fn put_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    put_u64(out, v.unsigned_abs());
-}
+/// Unsigned and signed decimal.
+pub use tracemux_core::digits::{put_i64, put_u64};
 
 /// Lower-case hex without prefix (`%llx`).
 #[inline]
