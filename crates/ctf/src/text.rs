@@ -10,6 +10,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use tracemux_core::digits::put_padded;
 use tracemux_core::{Error, ErrorKind};
 
 use crate::decode::{IntValue, Kind, Node, Visitor};
@@ -710,21 +711,21 @@ impl Clock {
                     if self.date {
                         let y = t.year;
                         if (0..10000).contains(&y) {
-                            push_pad(&mut self.cache, y as u64, 4);
+                            put_padded(&mut self.cache, y as u64, 4);
                         } else {
                             self.cache.extend_from_slice(b.format(y).as_bytes());
                         }
                         self.cache.push(b'-');
-                        push_pad(&mut self.cache, t.month as u64, 2);
+                        put_padded(&mut self.cache, t.month as u64, 2);
                         self.cache.push(b'-');
-                        push_pad(&mut self.cache, t.day as u64, 2);
+                        put_padded(&mut self.cache, t.day as u64, 2);
                         self.cache.push(b' ');
                     }
-                    push_pad(&mut self.cache, t.hour as u64, 2);
+                    put_padded(&mut self.cache, t.hour as u64, 2);
                     self.cache.push(b':');
-                    push_pad(&mut self.cache, t.min as u64, 2);
+                    put_padded(&mut self.cache, t.min as u64, 2);
                     self.cache.push(b':');
-                    push_pad(&mut self.cache, t.sec as u64, 2);
+                    put_padded(&mut self.cache, t.sec as u64, 2);
                 } else {
                     // No date can be had (no `i64` of nanoseconds is that
                     // far): the seconds as they are.
@@ -735,13 +736,8 @@ impl Clock {
             out.extend_from_slice(&self.cache);
         }
         out.push(b'.');
-        push_pad(out, na, 9);
+        put_padded(out, na, 9);
     }
-}
-
-/// Append `v` zero-padded to `width` digits.
-fn push_pad(out: &mut Vec<u8>, v: u64, width: usize) {
-    tracemux_core::digits::put_padded(out, v, width);
 }
 
 // ---------------------------------------------------------------------
@@ -1137,19 +1133,14 @@ impl Rt<'_> {
                 self.next += 1;
                 return Ok(Some(*r));
             }
-            if let Some(e) = std::rc::Rc::get_mut(&mut self.chunk).and_then(|c| c.error.take()) {
-                return Err(e);
-            }
-            if self.chunk.error.is_some() {
-                // (messages still hold the chunk: take the error from a copy)
-                let e = self.chunk.error.clone();
-                self.chunk = std::rc::Rc::new(Chunk {
-                    seg_end: self.chunk.seg_end,
+            if let Some(e) = self.chunk.error.clone() {
+                // (messages may still hold the chunk: it is read no more)
+                let seg_end = self.chunk.seg_end;
+                self.replace_chunk(Chunk {
+                    seg_end,
                     ..Chunk::default()
                 });
-                if let Some(e) = e {
-                    return Err(e);
-                }
+                return Err(e);
             }
             match &mut self.feed {
                 Feed::Local(r) => {
@@ -1158,7 +1149,13 @@ impl Rt<'_> {
                     }
                     // (the chunk is reused once no message holds it)
                     if std::rc::Rc::get_mut(&mut self.chunk).is_none() {
-                        self.chunk = std::rc::Rc::new(Chunk::with_room(self.chunk.sizes()));
+                        let room = self.chunk.sizes();
+                        let c = match self.pool {
+                            Some(p) => p.take(room),
+                            None => Chunk::with_room(room),
+                        };
+                        // (messages still hold the old one: nothing to give back)
+                        self.chunk = std::rc::Rc::new(c);
                     }
                     let Some(c) = std::rc::Rc::get_mut(&mut self.chunk) else {
                         return Ok(None);
@@ -2045,7 +2042,7 @@ impl<'t> Printer<'t> {
                 out.push(b'[');
             }
             if o.clock_cycles {
-                push_pad(out, cycles, 20);
+                put_padded(out, cycles, 20);
             } else {
                 self.clock.push(out, ns, &mut self.warnbuf);
             }
@@ -2062,7 +2059,7 @@ impl<'t> Printer<'t> {
                     match self.last_cycles {
                         Some(l) => {
                             out.push(b'+');
-                            push_pad(out, cycles.wrapping_sub(l), 12);
+                            put_padded(out, cycles.wrapping_sub(l), 12);
                         }
                         None => out.extend_from_slice(b"+????????????"),
                     }
@@ -2074,7 +2071,7 @@ impl<'t> Printer<'t> {
                             let mut b = itoa::Buffer::new();
                             out.extend_from_slice(b.format(d / 1_000_000_000).as_bytes());
                             out.push(b'.');
-                            push_pad(out, d % 1_000_000_000, 9);
+                            put_padded(out, d % 1_000_000_000, 9);
                         }
                         None => out.extend_from_slice(b"+?.?????????"),
                     }

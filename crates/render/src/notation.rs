@@ -68,11 +68,11 @@ pub fn int(out: &mut Vec<u8>, base: Base, v: Int, len: u32) {
 
 /// `x` in base 2^`bits` (3: octal, 4: hex), upper-case, no prefix.
 pub fn radix(out: &mut Vec<u8>, x: u64, bits: u32) {
-    let mask = (1u64 << bits) - 1;
-    let n = ((64 - x.leading_zeros()).max(1)).div_ceil(bits) as usize;
     if bits == 4 {
         return digits::put_hex(out, x, digits::HEX_UPPER);
     }
+    let mask = (1u64 << bits) - 1;
+    let n = ((64 - x.leading_zeros()).max(1)).div_ceil(bits) as usize;
     let mut v = x;
     let l = out.len();
     out.resize(l + n, b'0');
