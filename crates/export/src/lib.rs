@@ -18,6 +18,8 @@
 pub use prost;
 
 pub mod chrome;
+mod packets;
 pub mod perfetto;
 pub mod proto;
 pub mod tree;
+mod typed_events;

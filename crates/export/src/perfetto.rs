@@ -20,17 +20,22 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use prost::Message;
-use tracemux_core::model::{Event, Format, Lost, TraceMeta};
+use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
 use tracemux_core::typed::Scope;
+use tracemux_core::Endian;
 
+use crate::packets::Packets;
 use crate::proto::*;
-use crate::tree::{write_out, Kind, Tree};
+use crate::tree::{Kind, Tree};
+use crate::typed_events::{record_value, value_int, Fields, Layout, Typed};
 
 /// Events per `FtraceEventBundle` before it is written.
 pub const BUNDLE_EVENTS: usize = 1000;
 
-/// Uncompressed bytes of packets per `compressed_packets` packet.
-pub const COMPRESS_CHUNK: usize = 1 << 18;
+pub use crate::packets::COMPRESS_CHUNK;
+
+/// Bytes of the blocks that hold the messages of described generic events.
+const DENSE_ARENA: usize = 1 << 16;
 
 /// The packet sequence of the ftrace bundles (track-event sequences count
 /// from 1).
@@ -111,9 +116,7 @@ impl Pending {
         }
     }
     fn len(&self) -> usize {
-        self.events.len()
-            + self.compact.switch_timestamp.len()
-            + self.compact.waking_timestamp.len()
+        self.events.len() + self.compact.len()
     }
     fn comm(&mut self, c: &str) -> u32 {
         if let Some(&i) = self.comms.get(c) {
@@ -148,6 +151,30 @@ struct Dense {
     written: bool,
 }
 
+/// What the writer does with the events of a class.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    /// The message Perfetto has for them, if any.
+    typed: Option<Typed>,
+    /// Where their fields are, for a class of a fixed layout.
+    layout: Option<Layout>,
+}
+
+/// One event of a bundle before it is placed: its task and flags, and
+/// its message.
+struct Built {
+    pid: Option<u32>,
+    flags: Option<u32>,
+    message: Body,
+}
+
+enum Body {
+    Typed(FtraceKind),
+    /// Of a described generic class: `(class key, field number,
+    /// descriptor written)`, the message itself in `dense_buf`.
+    Dense((usize, u32, bool)),
+}
+
 /// A kernel symbol: its interned id, and whether a packet defined it yet.
 struct Ksym {
     iid: u64,
@@ -168,9 +195,10 @@ struct Seq {
     stack: Vec<u64>,
 }
 
-/// A sink of the model writing Perfetto's protobuf format to `W`.
-pub struct PerfettoWriter<W: Write> {
-    out: W,
+/// A sink of the model writing Perfetto's protobuf format to `W` (on a
+/// thread of its own: see [`crate::packets`]).
+pub struct PerfettoWriter<W: Write + Send + 'static> {
+    out: Packets<W>,
     opts: PerfettoOptions,
     kernel: bool,
     cpu_sched: Vec<CpuSched>,
@@ -179,15 +207,18 @@ pub struct PerfettoWriter<W: Write> {
     /// described (too many fields).
     dense: HashMap<usize, Option<Dense>>,
     dense_buf: Vec<u8>,
+    /// Where the messages of described generic events are kept until
+    /// their bundle is written.
+    dense_arena: prost::bytes::BytesMut,
     /// Whether a bundle was written (the first clears the ftrace sequence's
     /// incremental state).
     ftrace_started: bool,
-    /// Framed packets waiting for compression.
-    raw: Vec<u8>,
     uftrace_pid: Option<i32>,
     tree: Tree,
-    buf: Vec<u8>,
     pending: Vec<Option<Pending>>,
+    /// What to do with each class's events, by class id (with the class's
+    /// address: merged traces may share ids).
+    plans: Vec<Option<(usize, Plan)>>,
     seqs: HashMap<TrackKey, Seq>,
     /// Names newly interned by the event being built.
     new_names: Vec<EventName>,
@@ -225,7 +256,7 @@ pub fn is_kernel_trace(meta: &TraceMeta) -> bool {
     }
 }
 
-impl<W: Write> PerfettoWriter<W> {
+impl<W: Write + Send + 'static> PerfettoWriter<W> {
     /// Start the trace: `SystemInfo` (uname) and a `ProcessTree` of the
     /// trace's task names.
     pub fn new(meta: &TraceMeta, out: W) -> std::io::Result<Self> {
@@ -236,28 +267,31 @@ impl<W: Write> PerfettoWriter<W> {
     pub fn with_options(meta: &TraceMeta, out: W, opts: PerfettoOptions) -> std::io::Result<Self> {
         let uftrace_pid = uftrace_pid(meta);
         let mut w = PerfettoWriter {
-            out,
+            out: Packets::start(out, opts.compress)?,
             opts,
             kernel: is_kernel_trace(meta),
             cpu_sched: Vec::new(),
             ksyms: HashMap::new(),
             dense: HashMap::new(),
             dense_buf: Vec::new(),
+            dense_arena: prost::bytes::BytesMut::new(),
             ftrace_started: false,
-            raw: Vec::new(),
             uftrace_pid,
             tree: Tree::default(),
-            buf: Vec::with_capacity(1 << 16),
             pending: Vec::new(),
+            plans: Vec::new(),
             seqs: HashMap::new(),
             new_names: Vec::new(),
             new_ann_names: Vec::new(),
             stats: PerfettoStats::default(),
         };
-        w.packet(&TracePacket {
-            data: Some(Data::SystemInfo(system_info(meta))),
-            ..Default::default()
-        })?;
+        w.packet(
+            TracePacket {
+                data: Some(Data::SystemInfo(system_info(meta))),
+                ..Default::default()
+            },
+            1,
+        )?;
         let mut tree = ProcessTree::default();
         for (tid, comm) in meta.tasks.sorted() {
             tree.threads.push(Thread {
@@ -279,63 +313,25 @@ impl<W: Write> PerfettoWriter<W> {
             });
         }
         if !tree.threads.is_empty() {
-            w.packet(&TracePacket {
-                data: Some(Data::ProcessTree(tree)),
-                ..Default::default()
-            })?;
+            w.packet(
+                TracePacket {
+                    data: Some(Data::ProcessTree(tree)),
+                    ..Default::default()
+                },
+                1,
+            )?;
         }
         Ok(w)
     }
 
-    /// Frame one packet as `Trace.packet` (field 1, length-delimited).
-    fn packet(&mut self, p: &TracePacket) -> std::io::Result<()> {
+    /// Write one packet (holding `weight` events).
+    fn packet(&mut self, p: TracePacket, weight: usize) -> std::io::Result<()> {
         self.stats.packets += 1;
-        if self.opts.compress {
-            self.raw.push(0x0a);
-            p.encode_length_delimited(&mut self.raw)
-                .map_err(std::io::Error::other)?;
-            if self.raw.len() >= COMPRESS_CHUNK {
-                self.compress()?;
-            }
-            return Ok(());
-        }
-        self.buf.push(0x0a);
-        p.encode_length_delimited(&mut self.buf)
-            .map_err(std::io::Error::other)?;
-        if self.buf.len() >= 1 << 16 {
-            self.drain()?;
-        }
-        Ok(())
-    }
-
-    /// The packets in `raw` as one `compressed_packets` packet.
-    fn compress(&mut self) -> std::io::Result<()> {
-        if self.raw.is_empty() {
-            return Ok(());
-        }
-        let mut z = flate2::write::ZlibEncoder::new(
-            Vec::with_capacity(self.raw.len() / 4),
-            flate2::Compression::fast(),
-        );
-        z.write_all(&self.raw)?;
-        self.raw.clear();
-        let p = TracePacket {
-            data: Some(Data::CompressedPackets(z.finish()?)),
-            ..Default::default()
-        };
-        self.buf.push(0x0a);
-        p.encode_length_delimited(&mut self.buf)
-            .map_err(std::io::Error::other)?;
-        self.drain()
-    }
-
-    fn drain(&mut self) -> std::io::Result<()> {
-        write_out(&mut self.out, &mut self.buf, &mut self.stats.bytes)
+        self.out.push(p, weight)
     }
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
-        self.tree.collect(meta, ev);
         let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
         if self.kernel && !uftrace {
             self.ftrace(meta, ev)
@@ -407,19 +403,22 @@ impl<W: Write> PerfettoWriter<W> {
                 debug_annotation_names: std::mem::take(&mut self.new_ann_names),
                 ..Default::default()
             });
-        self.packet(&TracePacket {
-            timestamp: Some(l.ts),
-            trusted_packet_sequence_id: Some(seq_id),
-            interned_data: interned,
-            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
-            data: Some(Data::TrackEvent(TrackEvent {
-                debug_annotations: anns,
-                r#type: Some(TYPE_INSTANT),
-                name_iid: Some(name_iid),
+        self.packet(
+            TracePacket {
+                timestamp: Some(l.ts),
+                trusted_packet_sequence_id: Some(seq_id),
+                interned_data: interned,
+                sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+                data: Some(Data::TrackEvent(TrackEvent {
+                    debug_annotations: anns,
+                    r#type: Some(TYPE_INSTANT),
+                    name_iid: Some(name_iid),
+                    ..Default::default()
+                })),
                 ..Default::default()
-            })),
-            ..Default::default()
-        })
+            },
+            1,
+        )
     }
 
     fn new_stream_sequence(
@@ -440,11 +439,10 @@ impl<W: Write> PerfettoWriter<W> {
         for s in 0..self.pending.len() {
             self.flush_bundle(s)?;
         }
-        self.compress()?;
-        self.drain()?;
-        self.out.flush()?;
         self.stats.sequences = self.seqs.len() as u32;
-        Ok((self.out, self.stats))
+        let (out, bytes) = self.out.finish()?;
+        self.stats.bytes = bytes;
+        Ok((out, self.stats))
     }
 
     fn flush_bundle(&mut self, s: usize) -> std::io::Result<()> {
@@ -476,10 +474,14 @@ impl<W: Write> PerfettoWriter<W> {
                 }
             }
         }
-        let compact = (!p.compact.is_empty()).then(|| std::mem::take(&mut p.compact));
+        // the buffers of the next bundle: ones the encoder is done with
+        let compact = (!p.compact.is_empty())
+            .then(|| std::mem::replace(&mut p.compact, self.out.compact_buffer()));
+        let events = std::mem::replace(&mut p.events, self.out.events_buffer());
+        let weight = events.len() + compact.as_ref().map_or(0, |c| c.len());
         let bundle = FtraceEventBundle {
             cpu: Some(p.cpu),
-            event: std::mem::take(&mut p.events),
+            event: events,
             lost_events: p.lost.then_some(true),
             compact_sched: compact,
             generic_event_descriptors: descriptors,
@@ -509,22 +511,63 @@ impl<W: Write> PerfettoWriter<W> {
                 ..Default::default()
             });
         }
-        self.packet(&pk)?;
-        // keep the buffers for the next bundle
-        if let (Some(Data::FtraceEvents(b)), Some(Some(p))) =
-            (pk.data.take(), self.pending.get_mut(s))
-        {
-            p.events = b.event;
-            p.events.clear();
-            if let Some(mut c) = b.compact_sched {
-                c.clear();
-                p.compact = c;
-            }
-        }
-        Ok(())
+        self.packet(pk, weight)
     }
 
-    fn ftrace(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+    /// What the writer does with the events of class `c`, found at its
+    /// first event.
+    fn plan(&mut self, c: &EventClass) -> Plan {
+        let key = c as *const EventClass as usize;
+        let i = c.id as usize;
+        if let Some(Some((k, plan))) = self.plans.get(i) {
+            if *k == key {
+                return *plan;
+            }
+        }
+        let typed = Typed::of(c);
+        let plan = Plan {
+            typed,
+            layout: Layout::of(c, typed),
+        };
+        if i < 1 << 16 {
+            if self.plans.len() <= i {
+                self.plans.resize(i + 1, None);
+            }
+            self.plans[i] = Some((key, plan));
+        }
+        plan
+    }
+
+    /// An event's task, flags and message, read straight from its record
+    /// (classes of a fixed layout); `None`: read it through the tree.
+    fn read_record(&mut self, ev: &Event<'_>, c: &EventClass, plan: Plan) -> Option<Built> {
+        let layout = plan.layout.filter(|_| ev.tape.is_none())?;
+        let (data, endian) = (ev.data, ev.endian);
+        let int = |defs: &[FieldDef], i: Option<u16>| {
+            i.and_then(|i| value_int(record_value(defs, i, data, endian)))
+        };
+        let message = match plan.typed {
+            Some(t) => Body::Typed(t.message(&Fields::record(c, &layout, data, endian))),
+            None if self.opts.describe_generic => {
+                let d = dense_record(&self.dense, c, data, endian, &mut self.dense_buf)?;
+                Body::Dense(d)
+            }
+            None => return None,
+        };
+        Some(Built {
+            pid: if ev.pid >= 0 {
+                Some(ev.pid as u32)
+            } else {
+                int(&c.fields, layout.pid).map(|v| v as u32)
+            },
+            flags: int(&c.common_fields, layout.flags).map(|v| v as u32),
+            message,
+        })
+    }
+
+    /// An event's task, flags and message, from the tree of its values.
+    fn read_tree(&mut self, meta: &TraceMeta, ev: &Event<'_>, typed: Option<Typed>) -> Built {
+        self.tree.collect(meta, ev);
         let t = &self.tree;
         let pid = if ev.pid >= 0 {
             Some(ev.pid as u32)
@@ -534,29 +577,48 @@ impl<W: Write> PerfettoWriter<W> {
                 .find_map(|n| t.find(Scope::Payload, n).and_then(|i| t.int(i)))
                 .map(|v| v as u32)
         };
-        let common_flags = t
+        let flags = t
             .find(Scope::CommonContext, "common_flags")
             .and_then(|i| t.int(i))
             .map(|v| v as u32);
-        let mut dense = None;
-        let mut kind = match typed(ev, t) {
-            Some(k) => k,
+        let message = match typed {
+            Some(ty) => Body::Typed(ty.message(&Fields::tree(t, ty))),
             None => {
-                self.stats.generic_events += 1;
                 let d = if self.opts.describe_generic {
                     dense_event(&mut self.dense, ev, t, &mut self.dense_buf)
                 } else {
                     None
                 };
                 match d {
-                    Some(d) => {
-                        dense = Some(d);
-                        FtraceKind::Print(PrintFtraceEvent::default())
-                    }
-                    None => FtraceKind::Generic(generic(ev, t)),
+                    Some(d) => Body::Dense(d),
+                    None => Body::Typed(FtraceKind::Generic(generic(ev, t))),
                 }
             }
         };
+        Built {
+            pid,
+            flags,
+            message,
+        }
+    }
+
+    fn ftrace(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        let plan = ev.class.map(|c| (c, self.plan(c)));
+        let built = match plan {
+            Some((c, plan)) => match self.read_record(ev, c, plan) {
+                Some(b) => b,
+                None => self.read_tree(meta, ev, plan.typed),
+            },
+            None => self.read_tree(meta, ev, None),
+        };
+        let (pid, common_flags) = (built.pid, built.flags);
+        let (mut kind, dense) = match built.message {
+            Body::Typed(k) => (k, None),
+            Body::Dense(d) => (FtraceKind::Print(PrintFtraceEvent::default()), Some(d)),
+        };
+        if plan.is_none_or(|(_, p)| p.typed.is_none()) {
+            self.stats.generic_events += 1;
+        }
         self.stats.ftrace_events += 1;
         let s = ev.stream as usize;
         if self.pending.len() <= s {
@@ -604,10 +666,16 @@ impl<W: Write> PerfettoWriter<W> {
                 None => false,
             };
             st.tie = tie;
+            let mut comm = match st.last.take() {
+                Some(l) => l.2,
+                None => String::new(),
+            };
+            comm.clear();
+            comm.push_str(e.next_comm.as_deref().unwrap_or_default());
             st.last = Some((
                 ev.ts,
                 e.next_pid.unwrap_or(-1),
-                e.next_comm.clone().unwrap_or_default(),
+                comm,
                 e.next_prio.unwrap_or(0),
             ));
         }
@@ -619,7 +687,15 @@ impl<W: Write> PerfettoWriter<W> {
                 pid,
                 common_flags,
                 event: dense.is_none().then_some(kind),
-                dense: dense.map(|(_, tag, _)| (tag, self.dense_buf.clone())),
+                dense: dense.map(|(_, tag, _)| {
+                    // one allocation for many events' messages
+                    if self.dense_arena.capacity() < self.dense_buf.len() {
+                        self.dense_arena
+                            .reserve(DENSE_ARENA.max(self.dense_buf.len()));
+                    }
+                    self.dense_arena.extend_from_slice(&self.dense_buf);
+                    (tag, self.dense_arena.split().freeze())
+                }),
             });
         }
         if p.len() >= BUNDLE_EVENTS {
@@ -629,6 +705,7 @@ impl<W: Write> PerfettoWriter<W> {
     }
 
     fn track_event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        self.tree.collect(meta, ev);
         let key = if ev.pid >= 0 {
             TrackKey::Thread(ev.pid)
         } else {
@@ -738,7 +815,7 @@ impl<W: Write> PerfettoWriter<W> {
             ..Default::default()
         };
         self.stats.track_events += 1;
-        self.packet(&pk)
+        self.packet(pk, 1)
     }
 
     /// A packet sequence for a thread or stream: its first packet clears
@@ -796,18 +873,21 @@ impl<W: Write> PerfettoWriter<W> {
                 stack: Vec::new(),
             },
         );
-        self.packet(&TracePacket {
-            trusted_packet_sequence_id: Some(id),
-            sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
-            first_packet_on_sequence: Some(true),
-            trace_packet_defaults: Some(TracePacketDefaults {
-                track_event_defaults: Some(TrackEventDefaults {
-                    track_uuid: Some(uuid),
+        self.packet(
+            TracePacket {
+                trusted_packet_sequence_id: Some(id),
+                sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+                first_packet_on_sequence: Some(true),
+                trace_packet_defaults: Some(TracePacketDefaults {
+                    track_event_defaults: Some(TrackEventDefaults {
+                        track_uuid: Some(uuid),
+                    }),
                 }),
-            }),
-            data: Some(Data::TrackDescriptor(desc)),
-            ..Default::default()
-        })
+                data: Some(Data::TrackDescriptor(desc)),
+                ..Default::default()
+            },
+            1,
+        )
     }
 }
 
@@ -919,6 +999,49 @@ fn dense_event(
         k += 1;
     }
     (k == d.fields.len()).then_some((key, d.tag, d.written))
+}
+
+/// [`dense_event`] of a fixed-layout class's record, read straight from
+/// it once the class's descriptor exists; `None` when the tree must decide
+/// (no descriptor yet, or a value that is not a number or text of the
+/// descriptor's type).
+fn dense_record(
+    classes: &HashMap<usize, Option<Dense>>,
+    c: &EventClass,
+    data: &[u8],
+    endian: Endian,
+    buf: &mut Vec<u8>,
+) -> Option<(usize, u32, bool)> {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let key = c as *const _ as usize;
+    let d = classes.get(&key)?.as_ref()?;
+    // the descriptor was made from the tree of this class, one field per
+    // definition
+    if d.fields.len() != c.fields.len() {
+        return None;
+    }
+    buf.clear();
+    for (k, (f, (_, ty))) in c.fields.iter().zip(&d.fields).enumerate() {
+        let num = k as u32 + 1;
+        match (f.value(data, endian)?, *ty) {
+            (Value::Unsigned(x), FIELD_TYPE_UINT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x, buf);
+            }
+            (Value::Signed(x), FIELD_TYPE_INT64) => {
+                encode_key(num, WireType::Varint, buf);
+                encode_varint(x as u64, buf);
+            }
+            (Value::Str(s), FIELD_TYPE_STRING) => {
+                encode_key(num, WireType::LengthDelimited, buf);
+                let s = String::from_utf8_lossy(s);
+                encode_varint(s.len() as u64, buf);
+                buf.extend_from_slice(s.as_bytes());
+            }
+            _ => return None,
+        }
+    }
+    Some((key, d.tag, d.written))
 }
 
 /// A kernel address as a name: the symbol it is in (`name+0xOFF` inside
@@ -1162,171 +1285,4 @@ fn generic(ev: &Event<'_>, t: &Tree) -> GenericFtraceEvent {
         });
     }
     g
-}
-
-/// Field lookups for the typed messages: the first of `names` present in the
-/// payload (LTTng names threads `tid` where ftrace says `pid`).
-struct Fields<'a>(&'a Tree);
-
-impl Fields<'_> {
-    fn node(&self, names: &[&str]) -> Option<usize> {
-        names.iter().find_map(|n| self.0.find(Scope::Payload, n))
-    }
-    fn int(&self, names: &[&str]) -> Option<i128> {
-        self.node(names).and_then(|i| self.0.int(i))
-    }
-    fn i32(&self, names: &[&str]) -> Option<i32> {
-        self.int(names).map(|v| v as i32)
-    }
-    fn u32(&self, names: &[&str]) -> Option<u32> {
-        self.int(names).map(|v| v as u32)
-    }
-    fn i64(&self, names: &[&str]) -> Option<i64> {
-        self.int(names).map(|v| v as i64)
-    }
-    fn u64(&self, names: &[&str]) -> Option<u64> {
-        self.int(names).map(|v| v as u64)
-    }
-    fn str(&self, names: &[&str]) -> Option<String> {
-        self.node(names)
-            .filter(|&i| matches!(self.0.nodes[i].kind, Kind::Str(..)))
-            .map(|i| self.0.text(i))
-    }
-    fn ints(&self, name: &str) -> Vec<u64> {
-        match self.0.find(Scope::Payload, name) {
-            Some(i) if self.0.nodes[i].kind == Kind::Arr => self
-                .0
-                .children(i)
-                .filter_map(|c| self.0.int(c))
-                .map(|v| v as u64)
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
-/// The typed message of an event Perfetto knows, by its ftrace (or LTTng)
-/// name; `None`: written as a generic event.
-fn typed(ev: &Event<'_>, t: &Tree) -> Option<FtraceKind> {
-    let c = ev.class?;
-    let f = Fields(t);
-    let wake = || SchedWakeupFtraceEvent {
-        comm: f.str(&["comm"]),
-        pid: f.i32(&["tid", "pid"]),
-        prio: f.i32(&["prio"]),
-        success: f.i32(&["success"]),
-        target_cpu: f.i32(&["target_cpu"]),
-    };
-    let cpu = || CpuFtraceEvent {
-        state: f.u32(&["state"]),
-        cpu_id: f.u32(&["cpu_id"]),
-    };
-    let wq = || WorkqueueFtraceEvent {
-        work: f.u64(&["work"]),
-        function: f.u64(&["function"]),
-    };
-    Some(match c.name.as_str() {
-        "sched_switch" => FtraceKind::SchedSwitch(SchedSwitchFtraceEvent {
-            prev_comm: f.str(&["prev_comm"]),
-            prev_pid: f.i32(&["prev_tid", "prev_pid"]),
-            prev_prio: f.i32(&["prev_prio"]),
-            prev_state: f.i64(&["prev_state"]),
-            next_comm: f.str(&["next_comm"]),
-            next_pid: f.i32(&["next_tid", "next_pid"]),
-            next_prio: f.i32(&["next_prio"]),
-        }),
-        "sched_wakeup" => FtraceKind::SchedWakeup(wake()),
-        "sched_wakeup_new" => FtraceKind::SchedWakeupNew(wake()),
-        "sched_waking" => FtraceKind::SchedWaking(wake()),
-        "sched_process_fork" => FtraceKind::SchedProcessFork(SchedProcessForkFtraceEvent {
-            parent_comm: f.str(&["parent_comm"]),
-            parent_pid: f.i32(&["parent_tid", "parent_pid"]),
-            child_comm: f.str(&["child_comm"]),
-            child_pid: f.i32(&["child_tid", "child_pid"]),
-        }),
-        "sched_process_exit" => FtraceKind::SchedProcessExit(SchedProcessExitFtraceEvent {
-            comm: f.str(&["comm"]),
-            pid: f.i32(&["tid", "pid"]),
-            tgid: f.i32(&["tgid"]),
-            prio: f.i32(&["prio"]),
-        }),
-        "sched_process_free" => FtraceKind::SchedProcessFree(SchedProcessFreeFtraceEvent {
-            comm: f.str(&["comm"]),
-            pid: f.i32(&["tid", "pid"]),
-            prio: f.i32(&["prio"]),
-        }),
-        "sched_process_exec" => FtraceKind::SchedProcessExec(SchedProcessExecFtraceEvent {
-            filename: f.str(&["filename"]),
-            pid: f.i32(&["tid", "pid"]),
-            old_pid: f.i32(&["old_tid", "old_pid"]),
-        }),
-        "task_newtask" => FtraceKind::TaskNewtask(TaskNewtaskFtraceEvent {
-            pid: f.i32(&["tid", "pid"]),
-            comm: f.str(&["comm"]),
-            clone_flags: f.u64(&["clone_flags"]),
-            oom_score_adj: f.i32(&["oom_score_adj"]),
-        }),
-        "task_rename" => FtraceKind::TaskRename(TaskRenameFtraceEvent {
-            pid: f.i32(&["tid", "pid"]),
-            oldcomm: f.str(&["oldcomm"]),
-            newcomm: f.str(&["newcomm"]),
-            oom_score_adj: f.i32(&["oom_score_adj"]),
-        }),
-        "sched_migrate_task" => FtraceKind::SchedMigrateTask(SchedMigrateTaskFtraceEvent {
-            comm: f.str(&["comm"]),
-            pid: f.i32(&["tid", "pid"]),
-            prio: f.i32(&["prio"]),
-            orig_cpu: f.i32(&["orig_cpu"]),
-            dest_cpu: f.i32(&["dest_cpu"]),
-            running: f.i32(&["running"]),
-            load: f.u32(&["load"]),
-        }),
-        "cpu_frequency" | "power_cpu_frequency" => FtraceKind::CpuFrequency(cpu()),
-        "cpu_idle" | "power_cpu_idle" => FtraceKind::CpuIdle(cpu()),
-        "irq_handler_entry" => FtraceKind::IrqHandlerEntry(IrqHandlerEntryFtraceEvent {
-            irq: f.i32(&["irq"]),
-            name: f.str(&["name"]),
-            handler: f.u32(&["handler"]),
-        }),
-        "irq_handler_exit" => FtraceKind::IrqHandlerExit(IrqHandlerExitFtraceEvent {
-            irq: f.i32(&["irq"]),
-            ret: f.i32(&["ret"]),
-        }),
-        "softirq_entry" | "irq_softirq_entry" => FtraceKind::SoftirqEntry(SoftirqFtraceEvent {
-            vec: f.u32(&["vec"]),
-        }),
-        "softirq_exit" | "irq_softirq_exit" => FtraceKind::SoftirqExit(SoftirqFtraceEvent {
-            vec: f.u32(&["vec"]),
-        }),
-        "sys_enter" if c.system == "raw_syscalls" => FtraceKind::SysEnter(SysEnterFtraceEvent {
-            id: f.i64(&["id"]),
-            args: f.ints("args"),
-        }),
-        "sys_exit" if c.system == "raw_syscalls" => FtraceKind::SysExit(SysExitFtraceEvent {
-            id: f.i64(&["id"]),
-            ret: f.i64(&["ret"]),
-        }),
-        "workqueue_execute_start" => FtraceKind::WorkqueueExecuteStart(wq()),
-        "workqueue_execute_end" => FtraceKind::WorkqueueExecuteEnd(wq()),
-        "print" if c.system == "ftrace" => FtraceKind::Print(PrintFtraceEvent {
-            ip: f.u64(&["ip"]),
-            buf: f.str(&["buf"]),
-        }),
-        "funcgraph_entry" if c.system == "ftrace" => {
-            FtraceKind::FuncgraphEntry(FuncgraphEntryFtraceEvent {
-                depth: f.i32(&["depth"]),
-                func: f.u64(&["func"]),
-            })
-        }
-        "funcgraph_exit" if c.system == "ftrace" => {
-            FtraceKind::FuncgraphExit(FuncgraphExitFtraceEvent {
-                calltime: f.u64(&["calltime"]),
-                depth: f.i32(&["depth"]),
-                func: f.u64(&["func"]),
-                overrun: f.u64(&["overrun"]),
-                rettime: f.u64(&["rettime"]),
-            })
-        }
-        _ => return None,
-    })
 }

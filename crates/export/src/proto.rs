@@ -129,6 +129,10 @@ impl CompactSched {
     pub fn is_empty(&self) -> bool {
         self.switch_timestamp.is_empty() && self.waking_timestamp.is_empty()
     }
+    /// Events in the columns.
+    pub fn len(&self) -> usize {
+        self.switch_timestamp.len() + self.waking_timestamp.len()
+    }
     pub fn clear(&mut self) {
         self.intern_table.clear();
         self.switch_timestamp.clear();
@@ -156,7 +160,7 @@ pub struct FtraceEvent {
     pub pid: Option<u32>,
     pub common_flags: Option<u32>,
     pub event: Option<FtraceKind>,
-    pub dense: Option<(u32, Vec<u8>)>,
+    pub dense: Option<(u32, prost::bytes::Bytes)>,
 }
 
 /// The tags of [`FtraceKind`].
@@ -204,7 +208,7 @@ impl prost::Message for FtraceEvent {
                 FtraceKind::merge(&mut self.event, tag, wire_type, buf, ctx)
             }
             t if t >= DENSE_FIELD_BASE => {
-                let mut b = Vec::new();
+                let mut b = prost::bytes::Bytes::new();
                 bytes::merge(wire_type, &mut b, buf, ctx)?;
                 self.dense = Some((t, b));
                 Ok(())

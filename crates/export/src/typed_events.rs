@@ -1,0 +1,464 @@
+//! The events Perfetto has a message for, and where their fields are.
+//!
+//! Each message reads its fields by slot: slot `k` is the `k`th entry of
+//! the message's name list (the first of its names the event has: LTTng
+//! names threads `tid` where ftrace says `pid`). The fields are found in the
+//! tree of the event's values ([`Fields::Tree`]), or, for classes of a fixed
+//! layout (trace.dat), straight in the record ([`Fields::Record`]), through
+//! the field definitions a [`Layout`] found once per class.
+
+use tracemux_core::model::{EventClass, FieldDef, Value};
+use tracemux_core::typed::Scope;
+use tracemux_core::Endian;
+
+use crate::proto::*;
+use crate::tree::{Kind, Tree};
+
+/// The events Perfetto has a message for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Typed {
+    SchedSwitch,
+    SchedWakeup,
+    SchedWakeupNew,
+    SchedWaking,
+    SchedProcessFork,
+    SchedProcessExit,
+    SchedProcessFree,
+    SchedProcessExec,
+    TaskNewtask,
+    TaskRename,
+    SchedMigrateTask,
+    CpuFrequency,
+    CpuIdle,
+    IrqHandlerEntry,
+    IrqHandlerExit,
+    SoftirqEntry,
+    SoftirqExit,
+    SysEnter,
+    SysExit,
+    WorkqueueExecuteStart,
+    WorkqueueExecuteEnd,
+    Print,
+    FuncgraphEntry,
+    FuncgraphExit,
+}
+
+/// Most slots of a message.
+pub(crate) const SLOTS: usize = 7;
+
+type Names = &'static [&'static [&'static str]];
+
+const SWITCH: Names = &[
+    &["prev_comm"],
+    &["prev_tid", "prev_pid"],
+    &["prev_prio"],
+    &["prev_state"],
+    &["next_comm"],
+    &["next_tid", "next_pid"],
+    &["next_prio"],
+];
+const WAKE: Names = &[
+    &["comm"],
+    &["tid", "pid"],
+    &["prio"],
+    &["success"],
+    &["target_cpu"],
+];
+const FORK: Names = &[
+    &["parent_comm"],
+    &["parent_tid", "parent_pid"],
+    &["child_comm"],
+    &["child_tid", "child_pid"],
+];
+const EXIT: Names = &[&["comm"], &["tid", "pid"], &["tgid"], &["prio"]];
+const FREE: Names = &[&["comm"], &["tid", "pid"], &["prio"]];
+const EXEC: Names = &[&["filename"], &["tid", "pid"], &["old_tid", "old_pid"]];
+const NEWTASK: Names = &[
+    &["tid", "pid"],
+    &["comm"],
+    &["clone_flags"],
+    &["oom_score_adj"],
+];
+const RENAME: Names = &[
+    &["tid", "pid"],
+    &["oldcomm"],
+    &["newcomm"],
+    &["oom_score_adj"],
+];
+const MIGRATE: Names = &[
+    &["comm"],
+    &["tid", "pid"],
+    &["prio"],
+    &["orig_cpu"],
+    &["dest_cpu"],
+    &["running"],
+    &["load"],
+];
+const CPU_STATE: Names = &[&["state"], &["cpu_id"]];
+const IRQ_ENTRY: Names = &[&["irq"], &["name"], &["handler"]];
+const IRQ_EXIT: Names = &[&["irq"], &["ret"]];
+const SOFTIRQ: Names = &[&["vec"]];
+const SYS_ENTER: Names = &[&["id"], &["args"]];
+const SYS_EXIT: Names = &[&["id"], &["ret"]];
+const WORK: Names = &[&["work"], &["function"]];
+const PRINT: Names = &[&["ip"], &["buf"]];
+const FG_ENTRY: Names = &[&["depth"], &["func"]];
+const FG_EXIT: Names = &[
+    &["calltime"],
+    &["depth"],
+    &["func"],
+    &["overrun"],
+    &["rettime"],
+];
+
+impl Typed {
+    /// The message of events of class `c`, by its ftrace (or LTTng) name;
+    /// `None`: they are written as generic events.
+    pub(crate) fn of(c: &EventClass) -> Option<Typed> {
+        use Typed::*;
+        let ftrace = c.system == "ftrace";
+        Some(match c.name.as_str() {
+            "sched_switch" => SchedSwitch,
+            "sched_wakeup" => SchedWakeup,
+            "sched_wakeup_new" => SchedWakeupNew,
+            "sched_waking" => SchedWaking,
+            "sched_process_fork" => SchedProcessFork,
+            "sched_process_exit" => SchedProcessExit,
+            "sched_process_free" => SchedProcessFree,
+            "sched_process_exec" => SchedProcessExec,
+            "task_newtask" => TaskNewtask,
+            "task_rename" => TaskRename,
+            "sched_migrate_task" => SchedMigrateTask,
+            "cpu_frequency" | "power_cpu_frequency" => CpuFrequency,
+            "cpu_idle" | "power_cpu_idle" => CpuIdle,
+            "irq_handler_entry" => IrqHandlerEntry,
+            "irq_handler_exit" => IrqHandlerExit,
+            "softirq_entry" | "irq_softirq_entry" => SoftirqEntry,
+            "softirq_exit" | "irq_softirq_exit" => SoftirqExit,
+            "sys_enter" if c.system == "raw_syscalls" => SysEnter,
+            "sys_exit" if c.system == "raw_syscalls" => SysExit,
+            "workqueue_execute_start" => WorkqueueExecuteStart,
+            "workqueue_execute_end" => WorkqueueExecuteEnd,
+            "print" if ftrace => Print,
+            "funcgraph_entry" if ftrace => FuncgraphEntry,
+            "funcgraph_exit" if ftrace => FuncgraphExit,
+            _ => return None,
+        })
+    }
+
+    /// The names of the message's slots.
+    fn names(self) -> Names {
+        use Typed::*;
+        match self {
+            SchedSwitch => SWITCH,
+            SchedWakeup | SchedWakeupNew | SchedWaking => WAKE,
+            SchedProcessFork => FORK,
+            SchedProcessExit => EXIT,
+            SchedProcessFree => FREE,
+            SchedProcessExec => EXEC,
+            TaskNewtask => NEWTASK,
+            TaskRename => RENAME,
+            SchedMigrateTask => MIGRATE,
+            CpuFrequency | CpuIdle => CPU_STATE,
+            IrqHandlerEntry => IRQ_ENTRY,
+            IrqHandlerExit => IRQ_EXIT,
+            SoftirqEntry | SoftirqExit => SOFTIRQ,
+            SysEnter => SYS_ENTER,
+            SysExit => SYS_EXIT,
+            WorkqueueExecuteStart | WorkqueueExecuteEnd => WORK,
+            Print => PRINT,
+            FuncgraphEntry => FG_ENTRY,
+            FuncgraphExit => FG_EXIT,
+        }
+    }
+
+    /// The message of one event.
+    pub(crate) fn message(self, f: &Fields<'_>) -> FtraceKind {
+        use Typed::*;
+        let wake = || SchedWakeupFtraceEvent {
+            comm: f.str(0),
+            pid: f.i32(1),
+            prio: f.i32(2),
+            success: f.i32(3),
+            target_cpu: f.i32(4),
+        };
+        let cpu = || CpuFtraceEvent {
+            state: f.u32(0),
+            cpu_id: f.u32(1),
+        };
+        let wq = || WorkqueueFtraceEvent {
+            work: f.u64(0),
+            function: f.u64(1),
+        };
+        match self {
+            SchedSwitch => FtraceKind::SchedSwitch(SchedSwitchFtraceEvent {
+                prev_comm: f.str(0),
+                prev_pid: f.i32(1),
+                prev_prio: f.i32(2),
+                prev_state: f.i64(3),
+                next_comm: f.str(4),
+                next_pid: f.i32(5),
+                next_prio: f.i32(6),
+            }),
+            SchedWakeup => FtraceKind::SchedWakeup(wake()),
+            SchedWakeupNew => FtraceKind::SchedWakeupNew(wake()),
+            SchedWaking => FtraceKind::SchedWaking(wake()),
+            SchedProcessFork => FtraceKind::SchedProcessFork(SchedProcessForkFtraceEvent {
+                parent_comm: f.str(0),
+                parent_pid: f.i32(1),
+                child_comm: f.str(2),
+                child_pid: f.i32(3),
+            }),
+            SchedProcessExit => FtraceKind::SchedProcessExit(SchedProcessExitFtraceEvent {
+                comm: f.str(0),
+                pid: f.i32(1),
+                tgid: f.i32(2),
+                prio: f.i32(3),
+            }),
+            SchedProcessFree => FtraceKind::SchedProcessFree(SchedProcessFreeFtraceEvent {
+                comm: f.str(0),
+                pid: f.i32(1),
+                prio: f.i32(2),
+            }),
+            SchedProcessExec => FtraceKind::SchedProcessExec(SchedProcessExecFtraceEvent {
+                filename: f.str(0),
+                pid: f.i32(1),
+                old_pid: f.i32(2),
+            }),
+            TaskNewtask => FtraceKind::TaskNewtask(TaskNewtaskFtraceEvent {
+                pid: f.i32(0),
+                comm: f.str(1),
+                clone_flags: f.u64(2),
+                oom_score_adj: f.i32(3),
+            }),
+            TaskRename => FtraceKind::TaskRename(TaskRenameFtraceEvent {
+                pid: f.i32(0),
+                oldcomm: f.str(1),
+                newcomm: f.str(2),
+                oom_score_adj: f.i32(3),
+            }),
+            SchedMigrateTask => FtraceKind::SchedMigrateTask(SchedMigrateTaskFtraceEvent {
+                comm: f.str(0),
+                pid: f.i32(1),
+                prio: f.i32(2),
+                orig_cpu: f.i32(3),
+                dest_cpu: f.i32(4),
+                running: f.i32(5),
+                load: f.u32(6),
+            }),
+            CpuFrequency => FtraceKind::CpuFrequency(cpu()),
+            CpuIdle => FtraceKind::CpuIdle(cpu()),
+            IrqHandlerEntry => FtraceKind::IrqHandlerEntry(IrqHandlerEntryFtraceEvent {
+                irq: f.i32(0),
+                name: f.str(1),
+                handler: f.u32(2),
+            }),
+            IrqHandlerExit => FtraceKind::IrqHandlerExit(IrqHandlerExitFtraceEvent {
+                irq: f.i32(0),
+                ret: f.i32(1),
+            }),
+            SoftirqEntry => FtraceKind::SoftirqEntry(SoftirqFtraceEvent { vec: f.u32(0) }),
+            SoftirqExit => FtraceKind::SoftirqExit(SoftirqFtraceEvent { vec: f.u32(0) }),
+            SysEnter => FtraceKind::SysEnter(SysEnterFtraceEvent {
+                id: f.i64(0),
+                args: f.ints(1),
+            }),
+            SysExit => FtraceKind::SysExit(SysExitFtraceEvent {
+                id: f.i64(0),
+                ret: f.i64(1),
+            }),
+            WorkqueueExecuteStart => FtraceKind::WorkqueueExecuteStart(wq()),
+            WorkqueueExecuteEnd => FtraceKind::WorkqueueExecuteEnd(wq()),
+            Print => FtraceKind::Print(PrintFtraceEvent {
+                ip: f.u64(0),
+                buf: f.str(1),
+            }),
+            FuncgraphEntry => FtraceKind::FuncgraphEntry(FuncgraphEntryFtraceEvent {
+                depth: f.i32(0),
+                func: f.u64(1),
+            }),
+            FuncgraphExit => FtraceKind::FuncgraphExit(FuncgraphExitFtraceEvent {
+                calltime: f.u64(0),
+                depth: f.i32(1),
+                func: f.u64(2),
+                overrun: f.u64(3),
+                rettime: f.u64(4),
+            }),
+        }
+    }
+}
+
+/// Where the fields of a fixed-layout class are (indices into its
+/// `fields` or `common_fields`), found by name at its first event.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout {
+    /// The typed message's slots.
+    slots: [Option<u16>; SLOTS],
+    /// `common_flags` among the common fields.
+    pub(crate) flags: Option<u16>,
+    /// The payload's `common_pid` or `perf_tid` (for events without a
+    /// task).
+    pub(crate) pid: Option<u16>,
+}
+
+impl Layout {
+    /// The layout of class `c` for its message `typed`; `None` when its
+    /// events do not lie at fixed offsets (CTF, uftrace, LTT: read
+    /// through the tree).
+    pub(crate) fn of(c: &EventClass, typed: Option<Typed>) -> Option<Layout> {
+        if c.schema.is_some() || c.common_fields.is_empty() {
+            return None;
+        }
+        let find = |defs: &[FieldDef], names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| defs.iter().position(|f| f.name == *n))
+                .map(|i| i as u16)
+        };
+        let mut slots = [None; SLOTS];
+        if let Some(t) = typed {
+            for (slot, names) in slots.iter_mut().zip(t.names()) {
+                *slot = find(&c.fields, names);
+            }
+        }
+        Some(Layout {
+            slots,
+            flags: find(&c.common_fields, &["common_flags"]),
+            pid: find(&c.fields, &["common_pid", "perf_tid"]),
+        })
+    }
+}
+
+/// The fields of one event, as the typed messages read them.
+pub(crate) enum Fields<'a> {
+    /// The tree of its values, and the names of the message's slots.
+    Tree(&'a Tree, Names),
+    /// Its record, read through its class's field definitions.
+    Record {
+        defs: &'a [FieldDef],
+        slots: &'a [Option<u16>; SLOTS],
+        data: &'a [u8],
+        endian: Endian,
+    },
+}
+
+/// A value of the record at field `i` of `defs` (as the tree holds it: a
+/// field past the end of a damaged record is empty bytes).
+pub(crate) fn record_value<'t>(
+    defs: &[FieldDef],
+    i: u16,
+    data: &'t [u8],
+    endian: Endian,
+) -> Value<'t> {
+    defs[i as usize]
+        .value(data, endian)
+        .unwrap_or(Value::Bytes(&[]))
+}
+
+/// An integer value as the tree's `int` reads it.
+pub(crate) fn value_int(v: Value<'_>) -> Option<i128> {
+    match v {
+        Value::Unsigned(x) => Some(x as i128),
+        Value::Signed(x) => Some(x as i128),
+        Value::Bool(x) => Some(x as i128),
+        _ => None,
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of the tree `t` for `typed`'s message.
+    pub(crate) fn tree(t: &'a Tree, typed: Typed) -> Self {
+        Fields::Tree(t, typed.names())
+    }
+
+    /// The fields of record `data` of a fixed-layout class.
+    pub(crate) fn record(
+        c: &'a EventClass,
+        layout: &'a Layout,
+        data: &'a [u8],
+        endian: Endian,
+    ) -> Self {
+        Fields::Record {
+            defs: &c.fields,
+            slots: &layout.slots,
+            data,
+            endian,
+        }
+    }
+
+    fn node(t: &Tree, names: Names, slot: usize) -> Option<usize> {
+        names
+            .get(slot)?
+            .iter()
+            .find_map(|n| t.find(Scope::Payload, n))
+    }
+
+    fn value(&self, slot: usize) -> Option<Value<'a>> {
+        match *self {
+            Fields::Record {
+                defs,
+                slots,
+                data,
+                endian,
+            } => Some(record_value(defs, slots[slot]?, data, endian)),
+            Fields::Tree(..) => None,
+        }
+    }
+
+    fn int(&self, slot: usize) -> Option<i128> {
+        match self {
+            Fields::Tree(t, names) => Self::node(t, names, slot).and_then(|i| t.int(i)),
+            Fields::Record { .. } => value_int(self.value(slot)?),
+        }
+    }
+    fn i32(&self, slot: usize) -> Option<i32> {
+        self.int(slot).map(|v| v as i32)
+    }
+    fn u32(&self, slot: usize) -> Option<u32> {
+        self.int(slot).map(|v| v as u32)
+    }
+    fn i64(&self, slot: usize) -> Option<i64> {
+        self.int(slot).map(|v| v as i64)
+    }
+    fn u64(&self, slot: usize) -> Option<u64> {
+        self.int(slot).map(|v| v as u64)
+    }
+    fn str(&self, slot: usize) -> Option<String> {
+        match self {
+            Fields::Tree(t, names) => Self::node(t, names, slot)
+                .filter(|&i| matches!(t.nodes[i].kind, Kind::Str(..)))
+                .map(|i| t.text(i)),
+            Fields::Record { .. } => match self.value(slot)? {
+                Value::Str(s) => Some(String::from_utf8_lossy(s).into_owned()),
+                _ => None,
+            },
+        }
+    }
+    /// An array of integers (bytes: each byte); empty when absent.
+    fn ints(&self, slot: usize) -> Vec<u64> {
+        match self {
+            Fields::Tree(t, names) => match Self::node(t, names, slot) {
+                Some(i) if t.nodes[i].kind == Kind::Arr => t
+                    .children(i)
+                    .filter_map(|c| t.int(c))
+                    .map(|v| v as u64)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            Fields::Record { .. } => match self.value(slot) {
+                Some(
+                    v @ Value::IntArray {
+                        data, elem_size, ..
+                    },
+                ) => {
+                    let n = data.len() / elem_size.max(1) as usize;
+                    let mut out = Vec::with_capacity(n);
+                    out.extend((0..n).filter_map(|j| v.array_elem(j)).map(|x| x as u64));
+                    out
+                }
+                Some(Value::Bytes(b)) => b.iter().map(|&x| u64::from(x)).collect(),
+                _ => Vec::new(),
+            },
+        }
+    }
+}
