@@ -34,9 +34,6 @@ pub const BUNDLE_EVENTS: usize = 1000;
 
 pub use crate::packets::COMPRESS_CHUNK;
 
-/// Bytes of the blocks that hold the messages of described generic events.
-const DENSE_ARENA: usize = 1 << 16;
-
 /// The packet sequence of the ftrace bundles (track-event sequences count
 /// from 1).
 pub const FTRACE_SEQUENCE: u32 = 0x7fff_0001;
@@ -207,9 +204,10 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// described (too many fields).
     dense: HashMap<usize, Option<Dense>>,
     dense_buf: Vec<u8>,
-    /// Where the messages of described generic events are kept until
-    /// their bundle is written.
-    dense_arena: prost::bytes::BytesMut,
+    /// The encoded debug annotations of the track event being built.
+    ann_buf: Vec<u8>,
+    /// Where encoded parts of events are kept until they are written.
+    arena: Arena,
     /// Whether a bundle was written (the first clears the ftrace sequence's
     /// incremental state).
     ftrace_started: bool,
@@ -274,7 +272,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             ksyms: HashMap::new(),
             dense: HashMap::new(),
             dense_buf: Vec::new(),
-            dense_arena: prost::bytes::BytesMut::new(),
+            ann_buf: Vec::new(),
+            arena: Arena::default(),
             ftrace_started: false,
             uftrace_pid,
             tree: Tree::default(),
@@ -687,15 +686,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 pid,
                 common_flags,
                 event: dense.is_none().then_some(kind),
-                dense: dense.map(|(_, tag, _)| {
-                    // one allocation for many events' messages
-                    if self.dense_arena.capacity() < self.dense_buf.len() {
-                        self.dense_arena
-                            .reserve(DENSE_ARENA.max(self.dense_buf.len()));
-                    }
-                    self.dense_arena.extend_from_slice(&self.dense_buf);
-                    (tag, self.dense_arena.split().freeze())
-                }),
+                dense: dense.map(|(_, tag, _)| (tag, self.arena.keep(&self.dense_buf))),
             });
         }
         if p.len() >= BUNDLE_EVENTS {
@@ -743,7 +734,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 n
             })
         });
-        let mut anns = Vec::new();
+        let anns = &mut self.ann_buf;
+        anns.clear();
         let mut names = Interner {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
@@ -775,20 +767,17 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             {
                 continue;
             }
-            anns.push(annotation(t, i, &mut names));
+            put_annotation(t, i, Some(t.name(i)), ANNOTATIONS, &mut names, anns);
         }
         if !uftrace {
             for scope in [Scope::CommonContext, Scope::SpecificContext] {
-                let mut entries = Vec::new();
+                let start = anns.len();
                 for i in t.top(scope) {
-                    entries.push(annotation(t, i, &mut names));
+                    put_annotation(t, i, Some(t.name(i)), DICT_ENTRIES, &mut names, anns);
                 }
-                if !entries.is_empty() {
-                    anns.push(DebugAnnotation {
-                        name_iid: Some(names.iid(scope.name())),
-                        dict_entries: entries,
-                        ..Default::default()
-                    });
+                if anns.len() > start {
+                    let iid = names.iid(scope.name());
+                    frame(anns, start, Some(iid), ANNOTATIONS);
                 }
             }
         }
@@ -801,13 +790,14 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // a packet that uses no interned name does not need the state
         // (a uftrace exit mostly: 2 bytes of each)
         let needs = name_iid.is_some() || !anns.is_empty();
+        let encoded_annotations = self.arena.keep(anns);
         let pk = TracePacket {
             timestamp: Some(ev.ts),
             trusted_packet_sequence_id: Some(seq_id),
             interned_data: interned,
             sequence_flags: needs.then_some(SEQ_NEEDS_INCREMENTAL_STATE),
             data: Some(Data::TrackEvent(TrackEvent {
-                debug_annotations: anns,
+                encoded_annotations,
                 r#type: Some(ty),
                 name_iid,
                 ..Default::default()
@@ -1131,6 +1121,24 @@ fn compact(
 }
 
 /// Debug annotation names interned on a sequence.
+/// Blocks of bytes shared by the encoded parts of many events (one
+/// allocation for many, freed when the last of them is written).
+#[derive(Default)]
+struct Arena(prost::bytes::BytesMut);
+
+impl Arena {
+    const BLOCK: usize = 1 << 16;
+
+    /// A copy of `b` in the arena.
+    fn keep(&mut self, b: &[u8]) -> prost::bytes::Bytes {
+        if self.0.capacity() < b.len() {
+            self.0.reserve(Self::BLOCK.max(b.len()));
+        }
+        self.0.extend_from_slice(b);
+        self.0.split().freeze()
+    }
+}
+
 struct Interner<'a> {
     map: &'a mut HashMap<String, u64>,
     new: &'a mut Vec<DebugAnnotationName>,
@@ -1151,72 +1159,116 @@ impl Interner<'_> {
     }
 }
 
-/// Node `i` as a debug annotation (values nested as `report --json` nests
-/// them: structures as dictionaries, arrays as arrays, a variant as a
-/// dictionary of its option, an enumeration as `{value, labels}`; an absent
-/// optional has no value).
-fn annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnotation {
-    let mut a = value_annotation(t, i, names);
-    a.name_iid = Some(names.iid(t.name(i)));
-    a
-}
+/// Field numbers of `DebugAnnotation`s: in a `TrackEvent`, in a
+/// dictionary, in an array.
+const ANNOTATIONS: u32 = 4;
+const DICT_ENTRIES: u32 = 11;
+const ARRAY_VALUES: u32 = 12;
 
-fn value_annotation(t: &Tree, i: usize, names: &mut Interner<'_>) -> DebugAnnotation {
-    let mut a = DebugAnnotation::default();
+/// Node `i` as an encoded debug annotation, framed as field `tag` of its
+/// message and appended to `out`; `name` is interned after the names its
+/// value uses. Values nest as `report --json` nests them: structures as
+/// dictionaries, arrays as arrays, a variant as a dictionary of its option,
+/// an enumeration as `{value, labels}`; an absent optional has no value.
+/// The bytes are those prost writes for the `DebugAnnotation` message.
+fn put_annotation(
+    t: &Tree,
+    i: usize,
+    name: Option<&str>,
+    tag: u32,
+    names: &mut Interner<'_>,
+    out: &mut Vec<u8>,
+) {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let start = out.len();
+    let text = |out: &mut Vec<u8>, num: u32, s: &[u8]| {
+        encode_key(num, WireType::LengthDelimited, out);
+        encode_varint(s.len() as u64, out);
+        out.extend_from_slice(s);
+    };
     match t.nodes[i].kind {
-        Kind::U(x) => a.uint_value = Some(x),
-        Kind::S(x) => a.int_value = Some(x),
-        Kind::F(x) => a.double_value = Some(x),
-        Kind::B(x) => a.bool_value = Some(x),
-        Kind::Str(..) => a.string_value = Some(t.text(i)),
+        Kind::U(x) => {
+            encode_key(3, WireType::Varint, out);
+            encode_varint(x, out);
+        }
+        Kind::S(x) => {
+            encode_key(4, WireType::Varint, out);
+            encode_varint(x as u64, out);
+        }
+        Kind::F(x) => {
+            encode_key(5, WireType::SixtyFourBit, out);
+            out.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+        Kind::B(x) => {
+            encode_key(2, WireType::Varint, out);
+            encode_varint(u64::from(x), out);
+        }
+        Kind::Str(..) => text(out, 6, String::from_utf8_lossy(t.bytes(i)).as_bytes()),
         Kind::Null => {}
         // Protobuf cannot tell an empty container from no value: empty ones
         // are written as their JSON text.
         Kind::Obj | Kind::Arr if t.children(i).next().is_none() => {
-            a.legacy_json_value = Some(
-                if t.nodes[i].kind == Kind::Obj {
-                    "{}"
-                } else {
-                    "[]"
-                }
-                .into(),
-            )
+            let json = if t.nodes[i].kind == Kind::Obj {
+                "{}"
+            } else {
+                "[]"
+            };
+            text(out, 9, json.as_bytes());
         }
-        Kind::Obj => a.dict_entries = t.children(i).map(|c| annotation(t, c, names)).collect(),
+        Kind::Obj => {
+            for c in t.children(i) {
+                put_annotation(t, c, Some(t.name(c)), DICT_ENTRIES, names, out);
+            }
+        }
         Kind::Arr => {
-            a.array_values = t
-                .children(i)
-                .map(|c| value_annotation(t, c, names))
-                .collect()
+            for c in t.children(i) {
+                put_annotation(t, c, None, ARRAY_VALUES, names, out);
+            }
         }
         Kind::Variant(..) => {
-            let mut entries = Vec::new();
             if let Some(c) = t.children(i).next() {
-                let mut e = value_annotation(t, c, names);
-                e.name_iid = Some(names.iid(&String::from_utf8_lossy(t.bytes(i))));
-                entries.push(e);
+                let option = String::from_utf8_lossy(t.bytes(i));
+                put_annotation(t, c, Some(&option), DICT_ENTRIES, names, out);
             }
-            a.dict_entries = entries;
         }
         Kind::Enum => {
             let mut ch = t.children(i);
-            let mut entries = Vec::new();
             if let Some(v) = ch.next() {
-                let mut e = value_annotation(t, v, names);
-                e.name_iid = Some(names.iid("value"));
-                entries.push(e);
+                put_annotation(t, v, Some("value"), DICT_ENTRIES, names, out);
             }
-            let labels: Vec<_> = ch.map(|c| value_annotation(t, c, names)).collect();
-            entries.push(DebugAnnotation {
-                name_iid: Some(names.iid("labels")),
-                legacy_json_value: labels.is_empty().then(|| "[]".to_string()),
-                array_values: labels,
-                ..Default::default()
-            });
-            a.dict_entries = entries;
+            let labels = out.len();
+            for c in ch {
+                put_annotation(t, c, None, ARRAY_VALUES, names, out);
+            }
+            if out.len() == labels {
+                text(out, 9, b"[]");
+            }
+            let iid = names.iid("labels");
+            frame(out, labels, Some(iid), DICT_ENTRIES);
         }
     }
-    a
+    let iid = name.map(|n| names.iid(n));
+    frame(out, start, iid, tag);
+}
+
+/// Make `out[start..]` (the fields of a `DebugAnnotation` after its name)
+/// the message: its `name_iid` put first, framed as field `tag`.
+fn frame(out: &mut Vec<u8>, start: usize, name_iid: Option<u64>, tag: u32) {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    let mut name = [0u8; 16];
+    let mut rest = &mut name[..];
+    if let Some(iid) = name_iid {
+        encode_key(1, WireType::Varint, &mut rest);
+        encode_varint(iid, &mut rest);
+    }
+    let name_len = 16 - rest.len();
+    let mut head = [0u8; 16];
+    let mut rest = &mut head[..];
+    encode_key(tag, WireType::LengthDelimited, &mut rest);
+    encode_varint((out.len() - start + name_len) as u64, &mut rest);
+    let head_len = 16 - rest.len();
+    let put = head[..head_len].iter().chain(&name[..name_len]).copied();
+    out.splice(start..start, put);
 }
 
 /// `SystemInfo` from the trace's uname (and environment, for CTF).

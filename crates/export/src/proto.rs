@@ -660,22 +660,81 @@ pub struct ThreadDescriptor {
     pub thread_name: Option<String>,
 }
 
-/// `TrackEvent`.
-#[derive(Clone, PartialEq, prost::Message)]
+/// `TrackEvent`. Its debug annotations are messages in
+/// `debug_annotations`, or already encoded (each framed as field 4) in
+/// `encoded_annotations`, which is written after them (a decoder fills
+/// `debug_annotations` only).
+#[derive(Clone, PartialEq, Debug, Default)]
 pub struct TrackEvent {
-    #[prost(uint64, repeated, packed = "false", tag = "3")]
     pub category_iids: Vec<u64>,
-    #[prost(message, repeated, tag = "4")]
     pub debug_annotations: Vec<DebugAnnotation>,
+    pub encoded_annotations: prost::bytes::Bytes,
     /// `TrackEvent.Type`: see the `TYPE_*` constants.
-    #[prost(int32, optional, tag = "9")]
     pub r#type: Option<i32>,
-    #[prost(uint64, optional, tag = "10")]
     pub name_iid: Option<u64>,
-    #[prost(uint64, optional, tag = "11")]
     pub track_uuid: Option<u64>,
-    #[prost(string, optional, tag = "23")]
     pub name: Option<String>,
+}
+
+impl prost::Message for TrackEvent {
+    fn encode_raw(&self, buf: &mut impl prost::bytes::BufMut) {
+        use prost::encoding::*;
+        for v in &self.category_iids {
+            uint64::encode(3, v, buf);
+        }
+        for m in &self.debug_annotations {
+            message::encode(4, m, buf);
+        }
+        buf.put_slice(&self.encoded_annotations);
+        if let Some(v) = &self.r#type {
+            int32::encode(9, v, buf);
+        }
+        if let Some(v) = &self.name_iid {
+            uint64::encode(10, v, buf);
+        }
+        if let Some(v) = &self.track_uuid {
+            uint64::encode(11, v, buf);
+        }
+        if let Some(v) = &self.name {
+            string::encode(23, v, buf);
+        }
+    }
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl prost::bytes::Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        use prost::encoding::*;
+        match tag {
+            3 => uint64::merge_repeated(wire_type, &mut self.category_iids, buf, ctx),
+            4 => message::merge_repeated(wire_type, &mut self.debug_annotations, buf, ctx),
+            9 => int32::merge(wire_type, self.r#type.get_or_insert(0), buf, ctx),
+            10 => uint64::merge(wire_type, self.name_iid.get_or_insert(0), buf, ctx),
+            11 => uint64::merge(wire_type, self.track_uuid.get_or_insert(0), buf, ctx),
+            23 => string::merge(
+                wire_type,
+                self.name.get_or_insert_with(String::new),
+                buf,
+                ctx,
+            ),
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+    fn encoded_len(&self) -> usize {
+        use prost::encoding::*;
+        uint64::encoded_len_repeated(3, &self.category_iids)
+            + message::encoded_len_repeated(4, &self.debug_annotations)
+            + self.encoded_annotations.len()
+            + self.r#type.map_or(0, |v| int32::encoded_len(9, &v))
+            + self.name_iid.map_or(0, |v| uint64::encoded_len(10, &v))
+            + self.track_uuid.map_or(0, |v| uint64::encoded_len(11, &v))
+            + self.name.as_ref().map_or(0, |v| string::encoded_len(23, v))
+    }
+    fn clear(&mut self) {
+        *self = TrackEvent::default();
+    }
 }
 
 pub const TYPE_SLICE_BEGIN: i32 = 1;
