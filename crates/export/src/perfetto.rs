@@ -16,7 +16,9 @@
 //! they are produced (bundles hold at most [`BUNDLE_EVENTS`] events); memory
 //! stays flat apart from the per-thread interning tables.
 
-use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use foldhash::{HashMap, HashMapExt};
 use std::io::Write;
 
 use prost::Message;
@@ -206,6 +208,8 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     dense_buf: Vec<u8>,
     /// The encoded debug annotations of the track event being built.
     ann_buf: Vec<u8>,
+    /// The name of the track event being built.
+    title: String,
     /// Where encoded parts of events are kept until they are written.
     arena: Arena,
     /// Whether a bundle was written (the first clears the ftrace sequence's
@@ -273,6 +277,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             dense: HashMap::new(),
             dense_buf: Vec::new(),
             ann_buf: Vec::new(),
+            title: String::new(),
             arena: Arena::default(),
             ftrace_started: false,
             uftrace_pid,
@@ -708,31 +713,46 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let class = ev.class;
         let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
         let t = &self.tree;
-        let (ty, title, skip_name) = match (sys, name) {
-            ("uftrace", "entry") => (
-                TYPE_SLICE_BEGIN,
-                t.find(Scope::Payload, "name").map(|i| t.text(i)),
-                true,
-            ),
-            ("uftrace", "exit") => (TYPE_SLICE_END, None, true),
-            _ if class.is_none() => (TYPE_INSTANT, Some(format!("type {}", ev.type_id)), false),
-            _ if sys.is_empty() => (TYPE_INSTANT, Some(name.to_string()), false),
-            _ => (TYPE_INSTANT, Some(format!("{sys}:{name}")), false),
+        let title = &mut self.title;
+        title.clear();
+        let (ty, named, skip_name) = match (sys, name) {
+            ("uftrace", "entry") => {
+                let name = t.find(Scope::Payload, "name");
+                if let Some(i) = name {
+                    title.push_str(&String::from_utf8_lossy(t.bytes(i)));
+                }
+                (TYPE_SLICE_BEGIN, name.is_some(), true)
+            }
+            ("uftrace", "exit") => (TYPE_SLICE_END, false, true),
+            _ if class.is_none() => {
+                let _ = write!(title, "type {}", ev.type_id);
+                (TYPE_INSTANT, true, false)
+            }
+            _ => {
+                if !sys.is_empty() {
+                    title.push_str(sys);
+                    title.push(':');
+                }
+                title.push_str(name);
+                (TYPE_INSTANT, true, false)
+            }
         };
         let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
         let seq = self.seqs.get_mut(&key).expect("sequence made above");
         let seq_id = seq.id;
         self.new_names.clear();
         self.new_ann_names.clear();
-        let name_iid = title.map(|title| {
-            let n = seq.names.len() as u64 + 1;
-            *seq.names.entry(title).or_insert_with_key(|k| {
+        let name_iid = named.then(|| match seq.names.get(title.as_str()) {
+            Some(&n) => n,
+            None => {
+                let n = seq.names.len() as u64 + 1;
+                seq.names.insert(title.clone(), n);
                 self.new_names.push(EventName {
                     iid: Some(n),
-                    name: Some(k.clone()),
+                    name: Some(title.clone()),
                 });
                 n
-            })
+            }
         });
         let anns = &mut self.ann_buf;
         anns.clear();
