@@ -691,7 +691,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 pid,
                 common_flags,
                 event: dense.is_none().then_some(kind),
-                dense: dense.map(|(_, tag, _)| (tag, self.arena.keep(&self.dense_buf))),
+                dense: dense.map(|(_, tag, _)| (tag, Packed::new(&self.dense_buf))),
             });
         }
         if p.len() >= BUNDLE_EVENTS {

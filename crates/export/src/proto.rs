@@ -160,7 +160,43 @@ pub struct FtraceEvent {
     pub pid: Option<u32>,
     pub common_flags: Option<u32>,
     pub event: Option<FtraceKind>,
-    pub dense: Option<(u32, prost::bytes::Bytes)>,
+    pub dense: Option<(u32, Packed)>,
+}
+
+/// The bytes of a small message, in place when they fit (no allocation
+/// for most events), else on the heap.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Packed {
+    Inline { len: u8, bytes: [u8; Packed::INLINE] },
+    Heap(Vec<u8>),
+}
+
+impl Packed {
+    pub const INLINE: usize = 38;
+
+    pub fn new(b: &[u8]) -> Packed {
+        match b.len() {
+            n if n <= Self::INLINE => {
+                let mut bytes = [0; Self::INLINE];
+                bytes[..n].copy_from_slice(b);
+                Packed::Inline {
+                    len: n as u8,
+                    bytes,
+                }
+            }
+            _ => Packed::Heap(b.to_vec()),
+        }
+    }
+}
+
+impl std::ops::Deref for Packed {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Packed::Inline { len, bytes } => &bytes[..*len as usize],
+            Packed::Heap(v) => v,
+        }
+    }
 }
 
 /// The tags of [`FtraceKind`].
@@ -189,7 +225,9 @@ impl prost::Message for FtraceEvent {
             k.encode(buf);
         }
         if let Some((tag, b)) = &self.dense {
-            bytes::encode(*tag, b, buf);
+            encode_key(*tag, WireType::LengthDelimited, buf);
+            encode_varint(b.len() as u64, buf);
+            buf.put_slice(b);
         }
     }
     fn merge_field(
@@ -208,9 +246,9 @@ impl prost::Message for FtraceEvent {
                 FtraceKind::merge(&mut self.event, tag, wire_type, buf, ctx)
             }
             t if t >= DENSE_FIELD_BASE => {
-                let mut b = prost::bytes::Bytes::new();
+                let mut b = Vec::new();
                 bytes::merge(wire_type, &mut b, buf, ctx)?;
-                self.dense = Some((t, b));
+                self.dense = Some((t, Packed::Heap(b)));
                 Ok(())
             }
             _ => skip_field(wire_type, tag, buf, ctx),
@@ -225,7 +263,7 @@ impl prost::Message for FtraceEvent {
             + self
                 .dense
                 .as_ref()
-                .map_or(0, |(t, b)| bytes::encoded_len(*t, b))
+                .map_or(0, |(t, b)| key_len(*t) + encoded_len_varint(b.len() as u64) + b.len())
     }
     fn clear(&mut self) {
         *self = FtraceEvent::default();
@@ -493,12 +531,95 @@ pub struct SoftirqFtraceEvent {
     pub vec: Option<u32>,
 }
 
-#[derive(Clone, PartialEq, prost::Message)]
+/// `SysEnterFtraceEvent`; its `args` (six on Linux) kept without an
+/// allocation.
+#[derive(Clone, PartialEq, Debug, Default)]
 pub struct SysEnterFtraceEvent {
-    #[prost(int64, optional, tag = "1")]
     pub id: Option<i64>,
-    #[prost(uint64, repeated, packed = "false", tag = "2")]
-    pub args: Vec<u64>,
+    pub args: Args,
+}
+
+/// A list of integers stored in place up to six, beyond that on the heap.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Args {
+    first: [u64; 6],
+    len: usize,
+    more: Vec<u64>,
+}
+
+impl Args {
+    pub fn push(&mut self, v: u64) {
+        match self.first.get_mut(self.len) {
+            Some(slot) => *slot = v,
+            None => self.more.push(v),
+        }
+        self.len += 1;
+    }
+    pub fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.first[..self.len.min(6)]
+            .iter()
+            .chain(&self.more)
+            .copied()
+    }
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl FromIterator<u64> for Args {
+    fn from_iter<I: IntoIterator<Item = u64>>(it: I) -> Self {
+        let mut a = Args::default();
+        for v in it {
+            a.push(v);
+        }
+        a
+    }
+}
+
+impl prost::Message for SysEnterFtraceEvent {
+    fn encode_raw(&self, buf: &mut impl prost::bytes::BufMut) {
+        use prost::encoding::*;
+        if let Some(v) = &self.id {
+            int64::encode(1, v, buf);
+        }
+        for v in self.args.iter() {
+            uint64::encode(2, &v, buf);
+        }
+    }
+    fn merge_field(
+        &mut self,
+        tag: u32,
+        wire_type: prost::encoding::WireType,
+        buf: &mut impl prost::bytes::Buf,
+        ctx: prost::encoding::DecodeContext,
+    ) -> Result<(), prost::DecodeError> {
+        use prost::encoding::*;
+        match tag {
+            1 => int64::merge(wire_type, self.id.get_or_insert(0), buf, ctx),
+            2 => {
+                let mut v = Vec::new();
+                uint64::merge_repeated(wire_type, &mut v, buf, ctx)?;
+                v.into_iter().for_each(|x| self.args.push(x));
+                Ok(())
+            }
+            _ => skip_field(wire_type, tag, buf, ctx),
+        }
+    }
+    fn encoded_len(&self) -> usize {
+        use prost::encoding::*;
+        self.id.map_or(0, |v| int64::encoded_len(1, &v))
+            + self
+                .args
+                .iter()
+                .map(|v| uint64::encoded_len(2, &v))
+                .sum::<usize>()
+    }
+    fn clear(&mut self) {
+        *self = SysEnterFtraceEvent::default();
+    }
 }
 
 #[derive(Clone, PartialEq, prost::Message)]

@@ -435,7 +435,7 @@ impl<'a> Fields<'a> {
         }
     }
     /// An array of integers (bytes: each byte); empty when absent.
-    fn ints(&self, slot: usize) -> Vec<u64> {
+    fn ints(&self, slot: usize) -> Args {
         match self {
             Fields::Tree(t, names) => match Self::node(t, names, slot) {
                 Some(i) if t.nodes[i].kind == Kind::Arr => t
@@ -443,21 +443,19 @@ impl<'a> Fields<'a> {
                     .filter_map(|c| t.int(c))
                     .map(|v| v as u64)
                     .collect(),
-                _ => Vec::new(),
+                _ => Args::default(),
             },
             Fields::Record { .. } => match self.value(slot) {
                 Some(
                     v @ Value::IntArray {
                         data, elem_size, ..
                     },
-                ) => {
-                    let n = data.len() / elem_size.max(1) as usize;
-                    let mut out = Vec::with_capacity(n);
-                    out.extend((0..n).filter_map(|j| v.array_elem(j)).map(|x| x as u64));
-                    out
-                }
+                ) => (0..data.len() / elem_size.max(1) as usize)
+                    .filter_map(|j| v.array_elem(j))
+                    .map(|x| x as u64)
+                    .collect(),
                 Some(Value::Bytes(b)) => b.iter().map(|&x| u64::from(x)).collect(),
-                _ => Vec::new(),
+                _ => Args::default(),
             },
         }
     }
