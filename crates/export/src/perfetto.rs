@@ -159,19 +159,11 @@ struct Plan {
     layout: Option<Layout>,
 }
 
-/// One event of a bundle before it is placed: its task and flags, and
-/// its message.
+/// One event of a bundle before it is placed, and the described class
+/// it is of: `(class key, descriptor written)`.
 struct Built {
-    pid: Option<u32>,
-    flags: Option<u32>,
-    message: Body,
-}
-
-enum Body {
-    Typed(FtraceKind),
-    /// Of a described generic class: `(class key, field number,
-    /// descriptor written)`, the message itself in `dense_buf`.
-    Dense((usize, u32, bool)),
+    event: FtraceEvent,
+    descriptor: Option<(usize, bool)>,
 }
 
 /// A kernel symbol: its interned id, and whether a packet defined it yet.
@@ -542,34 +534,42 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         plan
     }
 
-    /// An event's task, flags and message, read straight from its record
-    /// (classes of a fixed layout); `None`: read it through the tree.
+    /// An event of a bundle read straight from its record (classes of a
+    /// fixed layout); `None`: read it through the tree.
     fn read_record(&mut self, ev: &Event<'_>, c: &EventClass, plan: Plan) -> Option<Built> {
         let layout = plan.layout.filter(|_| ev.tape.is_none())?;
         let (data, endian) = (ev.data, ev.endian);
         let int = |defs: &[FieldDef], i: Option<u16>| {
             i.and_then(|i| value_int(record_value(defs, i, data, endian)))
         };
-        let message = match plan.typed {
-            Some(t) => Body::Typed(t.message(&Fields::record(c, &layout, data, endian))),
+        let mut b = Built {
+            event: FtraceEvent {
+                timestamp: Some(ev.ts),
+                pid: if ev.pid >= 0 {
+                    Some(ev.pid as u32)
+                } else {
+                    int(&c.fields, layout.pid()).map(|v| v as u32)
+                },
+                common_flags: int(&c.common_fields, layout.flags()).map(|v| v as u32),
+                event: None,
+                dense: None,
+            },
+            descriptor: None,
+        };
+        match plan.typed {
+            Some(t) => b.event.event = Some(t.message(&Fields::record(c, &layout, data, endian))),
             None if self.opts.describe_generic => {
-                let d = dense_record(&self.dense, c, data, endian, &mut self.dense_buf)?;
-                Body::Dense(d)
+                let (key, tag, written) =
+                    dense_record(&self.dense, c, data, endian, &mut self.dense_buf)?;
+                b.event.dense = Some((tag, Packed::new(&self.dense_buf)));
+                b.descriptor = Some((key, written));
             }
             None => return None,
-        };
-        Some(Built {
-            pid: if ev.pid >= 0 {
-                Some(ev.pid as u32)
-            } else {
-                int(&c.fields, layout.pid).map(|v| v as u32)
-            },
-            flags: int(&c.common_fields, layout.flags).map(|v| v as u32),
-            message,
-        })
+        }
+        Some(b)
     }
 
-    /// An event's task, flags and message, from the tree of its values.
+    /// An event of a bundle from the tree of its values.
     fn read_tree(&mut self, meta: &TraceMeta, ev: &Event<'_>, typed: Option<Typed>) -> Built {
         self.tree.collect(meta, ev);
         let t = &self.tree;
@@ -581,12 +581,22 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 .find_map(|n| t.find(Scope::Payload, n).and_then(|i| t.int(i)))
                 .map(|v| v as u32)
         };
-        let flags = t
+        let common_flags = t
             .find(Scope::CommonContext, "common_flags")
             .and_then(|i| t.int(i))
             .map(|v| v as u32);
-        let message = match typed {
-            Some(ty) => Body::Typed(ty.message(&Fields::tree(t, ty))),
+        let mut b = Built {
+            event: FtraceEvent {
+                timestamp: Some(ev.ts),
+                pid,
+                common_flags,
+                event: None,
+                dense: None,
+            },
+            descriptor: None,
+        };
+        match typed {
+            Some(ty) => b.event.event = Some(ty.message(&Fields::tree(t, ty))),
             None => {
                 let d = if self.opts.describe_generic {
                     dense_event(&mut self.dense, ev, t, &mut self.dense_buf)
@@ -594,31 +604,25 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                     None
                 };
                 match d {
-                    Some(d) => Body::Dense(d),
-                    None => Body::Typed(FtraceKind::Generic(generic(ev, t))),
+                    Some((key, tag, written)) => {
+                        b.event.dense = Some((tag, Packed::new(&self.dense_buf)));
+                        b.descriptor = Some((key, written));
+                    }
+                    None => b.event.event = Some(FtraceKind::Generic(generic(ev, t))),
                 }
             }
-        };
-        Built {
-            pid,
-            flags,
-            message,
         }
+        b
     }
 
     fn ftrace(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         let plan = ev.class.map(|c| (c, self.plan(c)));
-        let built = match plan {
+        let mut built = match plan {
             Some((c, plan)) => match self.read_record(ev, c, plan) {
                 Some(b) => b,
                 None => self.read_tree(meta, ev, plan.typed),
             },
             None => self.read_tree(meta, ev, None),
-        };
-        let (pid, common_flags) = (built.pid, built.flags);
-        let (mut kind, dense) = match built.message {
-            Body::Typed(k) => (k, None),
-            Body::Dense(d) => (FtraceKind::Print(PrintFtraceEvent::default()), Some(d)),
         };
         if plan.is_none_or(|(_, p)| p.typed.is_none()) {
             self.stats.generic_events += 1;
@@ -633,9 +637,9 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             self.cpu_sched.resize_with(cpu + 1, CpuSched::default);
         }
         // funcgraph: the function's name interned on the bundles' sequence
-        let func = match &mut kind {
-            FtraceKind::FuncgraphEntry(e) => e.func.as_mut(),
-            FtraceKind::FuncgraphExit(e) => e.func.as_mut(),
+        let func = match &mut built.event.event {
+            Some(FtraceKind::FuncgraphEntry(e)) => e.func.as_mut(),
+            Some(FtraceKind::FuncgraphExit(e)) => e.func.as_mut(),
             _ => None,
         };
         let mut new_symbol = None;
@@ -658,12 +662,17 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if let Some(a) = new_symbol {
             p.symbols.push(a);
         }
-        if let Some((key, _, false)) = dense {
+        if let Some((key, false)) = built.descriptor {
             p.descriptors.push(key);
         }
         let st = &mut self.cpu_sched[cpu];
-        let compacted = self.opts.compact_sched && compact(p, st, ev.ts, pid, common_flags, &kind);
-        if let FtraceKind::SchedSwitch(e) = &kind {
+        let fe = &built.event;
+        let compacted = self.opts.compact_sched
+            && fe
+                .event
+                .as_ref()
+                .is_some_and(|k| compact(p, st, ev.ts, fe.pid, fe.common_flags, k));
+        if let Some(FtraceKind::SchedSwitch(e)) = &fe.event {
             // what runs on the CPU now
             let tie = match &st.last {
                 Some(l) => l.0 >= ev.ts,
@@ -686,13 +695,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if compacted {
             self.stats.compact_events += 1;
         } else {
-            p.events.push(FtraceEvent {
-                timestamp: Some(ev.ts),
-                pid,
-                common_flags,
-                event: dense.is_none().then_some(kind),
-                dense: dense.map(|(_, tag, _)| (tag, Packed::new(&self.dense_buf))),
-            });
+            p.events.push(built.event);
         }
         if p.len() >= BUNDLE_EVENTS {
             self.flush_bundle(s)?;

@@ -167,7 +167,10 @@ pub struct FtraceEvent {
 /// for most events), else on the heap.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Packed {
-    Inline { len: u8, bytes: [u8; Packed::INLINE] },
+    Inline {
+        len: u8,
+        bytes: [u8; Packed::INLINE],
+    },
     Heap(Vec<u8>),
 }
 
@@ -260,10 +263,9 @@ impl prost::Message for FtraceEvent {
             + self.pid.map_or(0, |v| uint32::encoded_len(2, &v))
             + self.common_flags.map_or(0, |v| uint32::encoded_len(5, &v))
             + self.event.as_ref().map_or(0, |k| k.encoded_len())
-            + self
-                .dense
-                .as_ref()
-                .map_or(0, |(t, b)| key_len(*t) + encoded_len_varint(b.len() as u64) + b.len())
+            + self.dense.as_ref().map_or(0, |(t, b)| {
+                key_len(*t) + encoded_len_varint(b.len() as u64) + b.len()
+            })
     }
     fn clear(&mut self) {
         *self = FtraceEvent::default();

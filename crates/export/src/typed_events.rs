@@ -290,15 +290,22 @@ impl Typed {
 
 /// Where the fields of a fixed-layout class are (indices into its
 /// `fields` or `common_fields`), found by name at its first event.
+/// (`NONE` for a field the class does not have).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Layout {
     /// The typed message's slots.
-    slots: [Option<u16>; SLOTS],
+    slots: [u16; SLOTS],
     /// `common_flags` among the common fields.
-    pub(crate) flags: Option<u16>,
+    flags: u16,
     /// The payload's `common_pid` or `perf_tid` (for events without a
     /// task).
-    pub(crate) pid: Option<u16>,
+    pid: u16,
+}
+
+const NONE: u16 = u16::MAX;
+
+fn some(i: u16) -> Option<u16> {
+    (i != NONE).then_some(i)
 }
 
 impl Layout {
@@ -309,13 +316,16 @@ impl Layout {
         if c.schema.is_some() || c.common_fields.is_empty() {
             return None;
         }
+        if c.fields.len() >= NONE as usize || c.common_fields.len() >= NONE as usize {
+            return None;
+        }
         let find = |defs: &[FieldDef], names: &[&str]| {
             names
                 .iter()
                 .find_map(|n| defs.iter().position(|f| f.name == *n))
-                .map(|i| i as u16)
+                .map_or(NONE, |i| i as u16)
         };
-        let mut slots = [None; SLOTS];
+        let mut slots = [NONE; SLOTS];
         if let Some(t) = typed {
             for (slot, names) in slots.iter_mut().zip(t.names()) {
                 *slot = find(&c.fields, names);
@@ -327,6 +337,14 @@ impl Layout {
             pid: find(&c.fields, &["common_pid", "perf_tid"]),
         })
     }
+
+    pub(crate) fn flags(&self) -> Option<u16> {
+        some(self.flags)
+    }
+
+    pub(crate) fn pid(&self) -> Option<u16> {
+        some(self.pid)
+    }
 }
 
 /// The fields of one event, as the typed messages read them.
@@ -336,7 +354,7 @@ pub(crate) enum Fields<'a> {
     /// Its record, read through its class's field definitions.
     Record {
         defs: &'a [FieldDef],
-        slots: &'a [Option<u16>; SLOTS],
+        slots: &'a [u16; SLOTS],
         data: &'a [u8],
         endian: Endian,
     },
@@ -400,7 +418,7 @@ impl<'a> Fields<'a> {
                 slots,
                 data,
                 endian,
-            } => Some(record_value(defs, slots[slot]?, data, endian)),
+            } => Some(record_value(defs, some(slots[slot])?, data, endian)),
             Fields::Tree(..) => None,
         }
     }
