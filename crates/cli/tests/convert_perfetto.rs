@@ -431,7 +431,7 @@ fn ftrace_fields(k: &FtraceKind) -> (String, Map<String, Value>, bool) {
         F::SoftirqExit(e) => ("softirq_exit".into(), obj!("vec" => e.vec)),
         F::SysEnter(e) => (
             "sys_enter".into(),
-            obj!("id" => e.id, "args" => Some(e.args.clone())),
+            obj!("id" => e.id, "args" => Some(e.args.iter().collect::<Vec<u64>>())),
         ),
         F::SysExit(e) => ("sys_exit".into(), obj!("id" => e.id, "ret" => e.ret)),
         F::WorkqueueExecuteStart(e) => (
