@@ -67,7 +67,7 @@ enum Cmd {
     Dump(dump::DumpArgs),
     /// Read every event and count: per event, per CPU/stream, lost data.
     Stats(StatsArgs),
-    /// Convert a trace of any format: CTF 1.8, CTF 2, trace.dat, JSON lines.
+    /// Convert a trace of any format into CTF 1.8, CTF 2, trace.dat, JSON lines, Perfetto, Chrome JSON or Parquet.
     Convert(convert::ConvertArgs),
     /// Query a trace (or a Parquet dataset) with SQL: `tracemux sql TRACE -e 'SELECT ...'` (needs the `sql` feature).
     Sql(sql::SqlArgs),
