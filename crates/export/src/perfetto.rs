@@ -13,8 +13,15 @@
 //!
 //! All timestamps are the model's `Event::ts` on Perfetto's default trace
 //! clock, so ftrace bundles and track events line up. Packets are written as
-//! they are produced (bundles hold at most [`BUNDLE_EVENTS`] events); memory
-//! stays flat apart from the per-thread interning tables.
+//! they are produced (bundles hold at most [`BUNDLE_EVENTS`] events),
+//! encoded on a second thread (`packets.rs`); memory stays flat apart
+//! from the per-thread interning tables.
+//!
+//! Speed: events of fixed-layout classes (trace.dat) are read straight from
+//! their records through a per-class `Layout`; the others go through the
+//! tree of their values ([`Tree`]). Debug annotations are encoded from the
+//! tree into bytes as they are built (the bytes prost writes for the
+//! `DebugAnnotation` messages), so that a track event allocates nothing.
 
 use std::fmt::Write as _;
 
@@ -187,7 +194,7 @@ struct Seq {
 }
 
 /// A sink of the model writing Perfetto's protobuf format to `W` (on a
-/// thread of its own: see [`crate::packets`]).
+/// thread of its own).
 pub struct PerfettoWriter<W: Write + Send + 'static> {
     out: Packets<W>,
     opts: PerfettoOptions,
