@@ -19,7 +19,7 @@
 
 mod ast;
 mod eval;
-mod lexer;
+pub mod lexer;
 mod parse;
 pub mod printf;
 mod segments;
