@@ -96,31 +96,44 @@ pub(crate) struct FcLower<'j, 'a> {
     pub notes: &'a mut Notes,
 }
 
-fn byte_order(c: &Cx, v: &Value, path: &JPath) -> Res<ByteOrder> {
-    let p = path.key("byte-order");
-    match c.str(c.req(v, "byte-order", path)?, &p)? {
-        "little-endian" => Ok(ByteOrder::Little),
-        "big-endian" => Ok(ByteOrder::Big),
-        o => Err(c.err(
-            v.get("byte-order").unwrap_or(v),
-            &p,
-            format!("unknown byte order `{o}`"),
-        )),
+/// The keyword property `key`: one of `names`, else an error naming it an
+/// unknown `what`; when absent, `default` (none: it is required).
+fn keyword<T: Copy>(
+    c: &Cx,
+    v: &Value,
+    path: &JPath,
+    key: &str,
+    what: &str,
+    names: &[(&str, T)],
+    default: Option<T>,
+) -> Res<T> {
+    if let (None, Some(d)) = (v.get(key), default) {
+        return Ok(d);
+    }
+    let kv = c.req(v, key, path)?;
+    let p = path.key(key);
+    let name = c.str(kv, &p)?;
+    match names.iter().find(|(n, _)| *n == name) {
+        Some(&(_, t)) => Ok(t),
+        None => Err(c.err(kv, &p, format!("unknown {what} `{name}`"))),
     }
 }
 
+fn byte_order(c: &Cx, v: &Value, path: &JPath) -> Res<ByteOrder> {
+    let names = [
+        ("little-endian", ByteOrder::Little),
+        ("big-endian", ByteOrder::Big),
+    ];
+    keyword(c, v, path, "byte-order", "byte order", &names, None)
+}
+
 fn bit_order(c: &Cx, v: &Value, path: &JPath, bo: ByteOrder) -> Res<BitOrder> {
-    let p = path.key("bit-order");
-    match c.opt_str(v, "bit-order", path)? {
-        None => Ok(BitOrder::default_for(bo)),
-        Some("first-to-last") => Ok(BitOrder::FirstToLast),
-        Some("last-to-first") => Ok(BitOrder::LastToFirst),
-        Some(o) => Err(c.err(
-            v.get("bit-order").unwrap_or(v),
-            &p,
-            format!("unknown bit order `{o}`"),
-        )),
-    }
+    let names = [
+        ("first-to-last", BitOrder::FirstToLast),
+        ("last-to-first", BitOrder::LastToFirst),
+    ];
+    let default = BitOrder::default_for(bo);
+    keyword(c, v, path, "bit-order", "bit order", &names, Some(default))
 }
 
 fn display_base(c: &Cx, v: &Value, path: &JPath) -> Res<DisplayBase> {
@@ -138,21 +151,15 @@ fn display_base(c: &Cx, v: &Value, path: &JPath) -> Res<DisplayBase> {
 }
 
 fn encoding(c: &Cx, v: &Value, path: &JPath) -> Res<StringEncoding> {
-    let p = path.key("encoding");
-    Ok(match c.opt_str(v, "encoding", path)? {
-        None | Some("utf-8") => StringEncoding::Utf8,
-        Some("utf-16be") => StringEncoding::Utf16Be,
-        Some("utf-16le") => StringEncoding::Utf16Le,
-        Some("utf-32be") => StringEncoding::Utf32Be,
-        Some("utf-32le") => StringEncoding::Utf32Le,
-        Some(o) => {
-            return Err(c.err(
-                v.get("encoding").unwrap_or(v),
-                &p,
-                format!("unknown encoding `{o}`"),
-            ))
-        }
-    })
+    let names = [
+        ("utf-8", StringEncoding::Utf8),
+        ("utf-16be", StringEncoding::Utf16Be),
+        ("utf-16le", StringEncoding::Utf16Le),
+        ("utf-32be", StringEncoding::Utf32Be),
+        ("utf-32le", StringEncoding::Utf32Le),
+    ];
+    let default = Some(StringEncoding::Utf8);
+    keyword(c, v, path, "encoding", "encoding", &names, default)
 }
 
 /// The `roles` property. Unknown role names are ignored (a role that an
@@ -327,31 +334,12 @@ impl<'j> FcLower<'j, '_> {
                 kind: StringKind::NullTerminated,
                 encoding: encoding(&c, v, path)?,
             }),
-            "static-length-string" => FieldClass::String(StringClass {
-                kind: StringKind::Sized(Length::Static(static_len(&c, v, path)?)),
+            "static-length-string" | "dynamic-length-string" => FieldClass::String(StringClass {
+                kind: StringKind::Sized(self.length(ty, v, path, here, cx)?),
                 encoding: encoding(&c, v, path)?,
             }),
-            "dynamic-length-string" => {
-                let loc =
-                    self.location(v, "length-field-location", path, here, cx, Need::Length)?;
-                FieldClass::String(StringClass {
-                    kind: StringKind::Sized(Length::Dynamic(loc)),
-                    encoding: encoding(&c, v, path)?,
-                })
-            }
             "static-length-blob" | "dynamic-length-blob" => {
-                let length = if ty == "static-length-blob" {
-                    Length::Static(static_len(&c, v, path)?)
-                } else {
-                    Length::Dynamic(self.location(
-                        v,
-                        "length-field-location",
-                        path,
-                        here,
-                        cx,
-                        Need::Length,
-                    )?)
-                };
+                let length = self.length(ty, v, path, here, cx)?;
                 FieldClass::Blob(BlobClass {
                     length,
                     media_type: c
@@ -363,18 +351,7 @@ impl<'j> FcLower<'j, '_> {
             }
             "structure" => return self.structure(v, path, here, cx),
             "static-length-array" | "dynamic-length-array" => {
-                let length = if ty == "static-length-array" {
-                    Length::Static(static_len(&c, v, path)?)
-                } else {
-                    Length::Dynamic(self.location(
-                        v,
-                        "length-field-location",
-                        path,
-                        here,
-                        cx,
-                        Need::Length,
-                    )?)
-                };
+                let length = self.length(ty, v, path, here, cx)?;
                 let min_align = c.align(v, "minimum-alignment", path)?;
                 let e = c.req(v, "element-field-class", path)?;
                 let element = self.fc(e, &path.key("element-field-class"), here, cx)?;
@@ -397,6 +374,24 @@ impl<'j> FcLower<'j, '_> {
         };
         cx.leaf(here);
         Ok(fc)
+    }
+
+    /// The length of a string, BLOB or array: `length` for the
+    /// `static-length-*` types, `length-field-location` for the others.
+    fn length(
+        &mut self,
+        ty: &str,
+        v: &Value,
+        path: &JPath,
+        here: &[String],
+        cx: &mut Fcx,
+    ) -> Res<Length> {
+        Ok(if ty.starts_with("static-length-") {
+            Length::Static(static_len(&self.c, v, path)?)
+        } else {
+            let loc = self.location(v, "length-field-location", path, here, cx, Need::Length)?;
+            Length::Dynamic(loc)
+        })
     }
 
     /// The fixed-length bit array family.
