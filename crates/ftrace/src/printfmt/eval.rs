@@ -500,6 +500,26 @@ impl Env<'_> {
         }
     }
 
+    /// The `N` bytes of the field behind a `%pM`-style argument; `None`
+    /// after the error text (`invalid` when the field is not `N` bytes).
+    fn pointer_bytes<const N: usize>(
+        &self,
+        out: &mut Vec<u8>,
+        rec: Rec<'_>,
+        ctx: &PrintCtx<'_>,
+        arg: ArgId,
+        invalid: &[u8],
+    ) -> Option<[u8; N]> {
+        let f = self.pointer_field(out, rec, ctx, arg)?;
+        if f.size as usize != N {
+            out.extend_from_slice(invalid);
+            return None;
+        }
+        let mut b = [0u8; N];
+        copy_bytes(&mut b, rec.data, f.offset as usize);
+        Some(b)
+    }
+
     /// libtraceevent's type number of a node (a bprint string is a BSTRING).
     fn c_type(&self, a: &PrintArg) -> u32 {
         match a {
@@ -519,7 +539,7 @@ impl Env<'_> {
         ext: &[u8],
         arg: ArgId,
     ) {
-        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+        let Some(mut b) = self.pointer_bytes::<6>(out, rec, ctx, arg, b"INVALIDMAC") else {
             return;
         };
         let sep: &[u8] = if ext[0] == b'm' {
@@ -529,14 +549,7 @@ impl Env<'_> {
         } else {
             b":"
         };
-        let reverse = ext.get(1) == Some(&b'R');
-        if f.size != 6 {
-            out.extend_from_slice(b"INVALIDMAC");
-            return;
-        }
-        let mut b = [0u8; 6];
-        copy_bytes(&mut b, rec.data, f.offset as usize);
-        if reverse {
+        if ext.get(1) == Some(&b'R') {
             b.reverse();
         }
         for (i, &x) in b.iter().enumerate() {
@@ -566,28 +579,16 @@ impl Env<'_> {
         match at(0) {
             b'4' => {
                 let reverse = reverse_of(at(1));
-                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+                let Some(b) = self.pointer_bytes(out, rec, ctx, arg, b"INVALIDIPv4") else {
                     return;
                 };
-                if f.size != 4 {
-                    out.extend_from_slice(b"INVALIDIPv4");
-                    return;
-                }
-                let mut b = [0u8; 4];
-                copy_bytes(&mut b, rec.data, f.offset as usize);
                 print_ip4(out, i, reverse, &b);
             }
             b'6' => {
                 let have_c = i == b'I' && at(1) == b'c';
-                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+                let Some(b) = self.pointer_bytes(out, rec, ctx, arg, b"INVALIDIPv6") else {
                     return;
                 };
-                if f.size != 16 {
-                    out.extend_from_slice(b"INVALIDIPv6");
-                    return;
-                }
-                let mut b = [0u8; 16];
-                copy_bytes(&mut b, rec.data, f.offset as usize);
                 if have_c {
                     print_ip6c(out, &b);
                 } else {
@@ -685,15 +686,9 @@ impl Env<'_> {
             Some(b'B') => (true, false),
             _ => (false, false),
         };
-        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+        let Some(b) = self.pointer_bytes::<16>(out, rec, ctx, arg, b"INVALIDUUID") else {
             return;
         };
-        if f.size != 16 {
-            out.extend_from_slice(b"INVALIDUUID");
-            return;
-        }
-        let mut b = [0u8; 16];
-        copy_bytes(&mut b, rec.data, f.offset as usize);
         for i in 0..16 {
             let x = b[if guid { GUID[i] } else { i }];
             if upper {
