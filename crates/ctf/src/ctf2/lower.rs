@@ -249,7 +249,7 @@ impl<'j> Lowerer<'j> {
             budget: &mut self.budget,
             notes: &mut self.notes,
         };
-        let FieldClass::Struct(s) = fl.fc(sv, &p, &[], &mut cx)? else {
+        let FieldClass::Struct(s) = fl.fc(sv, &p, &mut cx)? else {
             return Err(self
                 .c
                 .err(sv, &p, "a scope field class must be a structure"));
