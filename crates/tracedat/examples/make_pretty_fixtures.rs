@@ -34,25 +34,7 @@ use tracemux_tracedat::writer::{
     BufferData, Compression, CpuStream, Event, Item, TraceFile, TraceOption,
 };
 
-fn fmt(name: &str) -> Vec<u8> {
-    let text = match name {
-        "function" => include_str!("formats/ftrace_function.format"),
-        "funcgraph_entry" => include_str!("formats/ftrace_funcgraph_entry.format"),
-        "funcgraph_exit" => include_str!("formats/ftrace_funcgraph_exit.format"),
-        "kernel_stack" => include_str!("formats/ftrace_kernel_stack.format"),
-        "user_stack" => include_str!("formats/ftrace_user_stack.format"),
-        "bprint" => include_str!("formats/ftrace_bprint.format"),
-        "bputs" => include_str!("formats/ftrace_bputs.format"),
-        "print" => include_str!("formats/ftrace_print.format"),
-        "raw_data" => include_str!("formats/ftrace_raw_data.format"),
-        "func_repeats" => include_str!("formats/ftrace_func_repeats.format"),
-        "wakeup" => include_str!("formats/ftrace_wakeup.format"),
-        "context_switch" => include_str!("formats/ftrace_context_switch.format"),
-        "sched_switch" => include_str!("formats/sched_sched_switch.format"),
-        _ => panic!("no format {name}"),
-    };
-    text.as_bytes().to_vec()
-}
+mod formats;
 
 // ids of the formats above
 const ID_FUNCTION: u16 = 1;
@@ -234,9 +216,12 @@ fn ftrace_fixture() -> TraceFile {
         "context_switch",
     ]
     .iter()
-    .map(|n| fmt(n))
+    .map(|n| formats::text(&format!("ftrace_{n}")).into_bytes())
     .collect();
-    f.systems = vec![("sched".to_string(), vec![fmt("sched_switch")])];
+    f.systems = vec![(
+        "sched".to_string(),
+        vec![formats::text("sched_sched_switch").into_bytes()],
+    )];
     synthetic_system(&mut f);
 
     // CPU 0: function tracing, stacks, trace_printk and friends
