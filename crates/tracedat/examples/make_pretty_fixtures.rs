@@ -177,6 +177,17 @@ fn stack(id: u16, pid: i32, first: u32, callers: &[u64]) -> Vec<u8> {
     p.done()
 }
 
+/// A wakeup or context_switch (both `struct ctx_switch_entry`) by
+/// `prev_pid` (in state `state`), both tasks at priority 120.
+fn ctx_switch(id: u16, prev_pid: u64, next_pid: u64, next_cpu: u64, state: u8) -> Vec<u8> {
+    P::common(id, 0, 0, prev_pid as i32)
+        .u(prev_pid, 4)
+        .u(next_pid, 4)
+        .u(next_cpu, 4)
+        .bytes(&[120, state, 120, 0])
+        .done()
+}
+
 fn bprint(pid: i32, fmt: u64, args: &[u8]) -> Vec<u8> {
     P::common(ID_BPRINT, 0, 0, pid)
         .u(A_PRINTK_CALLER + 0x24, 8)
@@ -396,24 +407,8 @@ fn ftrace_fixture() -> TraceFile {
         ));
     }
     // old-style ftrace events with plain print fmts
-    c0.push(ev(
-        at(700),
-        P::common(ID_WAKEUP, 0, 0, 0)
-            .u(0, 4)
-            .u(1234, 4)
-            .u(1, 4)
-            .bytes(&[120, 1, 120, 0])
-            .done(),
-    ));
-    c0.push(ev(
-        at(700),
-        P::common(ID_CONTEXT_SWITCH, 0, 0, 1234)
-            .u(1234, 4)
-            .u(0, 4)
-            .u(0, 4)
-            .bytes(&[120, 2, 120, 0])
-            .done(),
-    ));
+    c0.push(ev(at(700), ctx_switch(ID_WAKEUP, 0, 1234, 1, 1)));
+    c0.push(ev(at(700), ctx_switch(ID_CONTEXT_SWITCH, 1234, 0, 0, 2)));
     // the last bprint formats: "%hd" and "%-5d" get no argument from
     // libtraceevent's decoding; the event is then failed for good
     args.u(3, 4);
