@@ -51,9 +51,12 @@ pub fn translate(bre: &str) -> Result<String, String> {
                 };
                 i += 2;
                 match n {
-                    b'(' => {
-                        groups.push(out.len());
-                        out.push('(');
+                    // a group or an alternative begins
+                    b'(' | b'|' => {
+                        if n == b'(' {
+                            groups.push(out.len());
+                        }
+                        out.push(n as char);
                         atom = None;
                         repeated = false;
                         start = true;
@@ -66,13 +69,6 @@ pub fn translate(bre: &str) -> Result<String, String> {
                         out.push(')');
                         atom = Some(g);
                         repeated = false;
-                        continue;
-                    }
-                    b'|' => {
-                        out.push('|');
-                        atom = None;
-                        repeated = false;
-                        start = true;
                         continue;
                     }
                     b'{' => {
