@@ -899,20 +899,18 @@ fn dense_event(
             (Kind::U(_) | Kind::S(_), _) => return None,
             (_, FIELD_TYPE_STRING) => {
                 encode_key(num, WireType::LengthDelimited, buf);
-                match t.nodes[i].kind {
-                    Kind::Str(..) => {
-                        let s = String::from_utf8_lossy(t.bytes(i));
-                        encode_varint(s.len() as u64, buf);
-                        buf.extend_from_slice(s.as_bytes());
-                    }
+                // a string as it is, anything else as its JSON text
+                let mut json = Vec::new();
+                let text = match t.nodes[i].kind {
+                    Kind::Str(..) => t.bytes(i),
                     _ => {
-                        let mut json = Vec::new();
                         t.json(i, &mut json);
-                        let s = String::from_utf8_lossy(&json);
-                        encode_varint(s.len() as u64, buf);
-                        buf.extend_from_slice(s.as_bytes());
+                        &json
                     }
-                }
+                };
+                let s = String::from_utf8_lossy(text);
+                encode_varint(s.len() as u64, buf);
+                buf.extend_from_slice(s.as_bytes());
             }
             _ => return None,
         }
