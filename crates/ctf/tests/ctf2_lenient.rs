@@ -26,6 +26,7 @@ use common::{dirs_with, fixtures, listing_of};
 use tracemux_ctf::ctf2::{self, Leniency};
 use tracemux_ctf::decode::Program;
 use tracemux_ctf::fs::{read_metadata_noted, ReadLoader};
+use tracemux_ctf::ir::TraceClass;
 use tracemux_ctf::listing::Listing;
 use tracemux_ctf::stream::decode_file;
 use tracemux_ctf::text::{report, TextOptions};
@@ -135,13 +136,20 @@ fn notes_say_which_kind() {
     }
 }
 
+/// The trace class of case `name`, read leniently, which must be its
+/// twin's (read strictly).
+fn same_as_twin(name: &str) -> TraceClass {
+    let (tc, _) =
+        read_metadata_noted(&root().join(name).join("trace"), &ReadLoader, false).unwrap();
+    let (twin, _) =
+        read_metadata_noted(&root().join(name).join("twin"), &ReadLoader, true).unwrap();
+    assert_eq!(tc, twin, "{name}");
+    tc
+}
+
 #[test]
 fn draft_enumerations_are_integers_with_mappings() {
-    let t = root().join("draft-names/trace");
-    let (tc, _) = read_metadata_noted(&t, &ReadLoader, false).unwrap();
-    let (twin, _) =
-        read_metadata_noted(&root().join("draft-names/twin"), &ReadLoader, true).unwrap();
-    assert_eq!(tc, twin);
+    let tc = same_as_twin("draft-names");
     let cc = &tc.clocks[0];
     assert_eq!(cc.name, "mono");
     assert_eq!((cc.offset_seconds, cc.offset_cycles), (1_700_000_000, 500));
@@ -152,11 +160,7 @@ fn draft_enumerations_are_integers_with_mappings() {
 
 #[test]
 fn bool_selector_ranges_are_dropped() {
-    let t = root().join("bool-selector-ranges/trace");
-    let (tc, _) = read_metadata_noted(&t, &ReadLoader, false).unwrap();
-    let (twin, _) =
-        read_metadata_noted(&root().join("bool-selector-ranges/twin"), &ReadLoader, true).unwrap();
-    assert_eq!(tc, twin);
+    same_as_twin("bool-selector-ranges");
 }
 
 /// The metadata of `optional-ids` with `from` replaced by `to`.
