@@ -365,6 +365,16 @@ impl<W: Write> PerfettoWriter<W> {
         Ok(())
     }
 
+    /// The names interned since the last packet, for the next packet to
+    /// carry (`None`: none).
+    fn take_interned(&mut self) -> Option<InternedData> {
+        (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
+            event_names: std::mem::take(&mut self.new_names),
+            debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+            ..Default::default()
+        })
+    }
+
     fn lost_instant(&mut self, meta: &TraceMeta, l: &Lost) -> std::io::Result<()> {
         let key = TrackKey::Stream(l.stream);
         if !self.seqs.contains_key(&key) {
@@ -401,12 +411,7 @@ impl<W: Write> PerfettoWriter<W> {
                 ..Default::default()
             },
         ];
-        let interned =
-            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
-                event_names: std::mem::take(&mut self.new_names),
-                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
-                ..Default::default()
-            });
+        let interned = self.take_interned();
         self.packet(&TracePacket {
             timestamp: Some(l.ts),
             trusted_packet_sequence_id: Some(seq_id),
@@ -715,12 +720,7 @@ impl<W: Write> PerfettoWriter<W> {
                 }
             }
         }
-        let interned =
-            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
-                event_names: std::mem::take(&mut self.new_names),
-                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
-                ..Default::default()
-            });
+        let interned = self.take_interned();
         // a packet that uses no interned name does not need the state
         // (a uftrace exit mostly: 2 bytes of each)
         let needs = name_iid.is_some() || !anns.is_empty();
