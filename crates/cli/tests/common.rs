@@ -119,23 +119,24 @@ pub fn assert_no_failures(failures: &[String], what: &str) {
 
 pub use tracemux_testkit::first_diff;
 
-/// An LTT trace made by the fixture writer (no recorder survives).
+/// An LTT trace made by the fixture writer (no recorder survives):
+/// big-endian, 32-bit, with heartbeats; `fs:open` events (a quote in their
+/// names) on three CPUs, `kernel:irq_entry` events on two.
 pub fn ltt_trace(tag: &str) -> PathBuf {
     use tracemux_ltt::writer::{Arg, TraceDesc};
     let mut d = TraceDesc::default();
+    d.endian = tracemux_core::Endian::Big;
+    d.arch_size = 4;
+    d.heartbeat = true;
     let fs = d.facility("fs");
     let open = d.event(fs, "open", "fd %d name %s mode %x");
-    for i in 0..20u64 {
-        d.push(
-            (i % 2) as u32,
-            1_000 + i * 7_919,
-            open,
-            vec![
-                Arg::I(-(i as i64)),
-                Arg::Str(format!("/f\"{i}").into_bytes()),
-                Arg::U(0o644),
-            ],
-        );
+    let kernel = d.facility("kernel");
+    let irq = d.event(kernel, "irq_entry", "irq_id %u");
+    for i in 0..50u64 {
+        let name = format!("/f\"{i}").into_bytes();
+        let args = vec![Arg::I(-(i as i64)), Arg::Str(name), Arg::U(0o644)];
+        d.push((i % 3) as u32, 1_000 + i * 7_919, open, args);
+        d.push((i % 2) as u32, 2_000 + i * 5_003, irq, vec![Arg::U(i)]);
     }
     let built = d.build().unwrap();
     let dir = std::env::temp_dir().join(format!("tracemux-{tag}-ltt-{}", std::process::id()));

@@ -4,34 +4,12 @@
 //! order; `info` and `stats` summarise it. (The format itself is checked in
 //! crates/ltt against the specification.)
 
-use tracemux_ltt::report::{report_trace, ReportOptions};
-use tracemux_ltt::writer::{Arg, TraceDesc};
+mod common;
 
-fn trace_dir(name: &str) -> (std::path::PathBuf, tracemux_ltt::writer::Built) {
-    let mut d = TraceDesc::default();
-    d.endian = tracemux_core::Endian::Big;
-    d.arch_size = 4;
-    d.heartbeat = true;
-    let fs = d.facility("fs");
-    let open = d.event(fs, "open", "fd %d name %s");
-    let kernel = d.facility("kernel");
-    let irq = d.event(kernel, "irq_entry", "irq_id %u");
-    for i in 0..50u64 {
-        d.push(
-            (i % 3) as u32,
-            1_000 + i * 7_919,
-            open,
-            vec![Arg::I(i as i64), Arg::Str(format!("/f{i}").into_bytes())],
-        );
-        d.push((i % 2) as u32, 2_000 + i * 5_003, irq, vec![Arg::U(i)]);
-    }
-    let built = d.build().unwrap();
-    let dir = std::env::temp_dir().join(format!("tracemux-cli-ltt-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    built.write_dir(&dir).unwrap();
-    (dir, built)
-}
+use tracemux_ltt::report::ReportOptions;
 
+/// `tracemux` in the environment of the test (its time zone: the library
+/// report it is compared with runs here).
 fn tracemux(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_tracemux"))
         .args(args)
@@ -41,9 +19,8 @@ fn tracemux(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn report_info_stats() {
-    let (dir, built) = trace_dir("report");
+    let dir = common::ltt_trace("cli");
     let d = dir.to_str().unwrap();
-    let t = built.open(true).unwrap();
     for flags in [&[][..], &["--clock-seconds", "--no-delta"][..]] {
         let mut want = Vec::new();
         let opts = ReportOptions {
@@ -51,7 +28,7 @@ fn report_info_stats() {
             no_delta: !flags.is_empty(),
             ..Default::default()
         };
-        report_trace(&t, &opts, &mut want, &mut std::io::sink()).unwrap();
+        tracemux_ltt::report(&dir, &opts, &mut want, &mut std::io::sink()).unwrap();
         let mut args = vec!["report"];
         args.extend_from_slice(flags);
         args.push(d);

@@ -92,6 +92,14 @@ impl IntType {
             ..IntType::new(bits, signed)
         }
     }
+    /// With one more enumeration mapping.
+    pub fn mapping(mut self, label: &str, ranges: &[(i128, i128)]) -> Self {
+        self.mappings.push(EnumMapping {
+            label: label.into(),
+            ranges: ranges.to_vec(),
+        });
+        self
+    }
     /// The labels whose ranges hold `v`, in mapping order.
     pub fn labels(&self, v: i128) -> impl Iterator<Item = &str> {
         self.mappings
@@ -587,15 +595,9 @@ mod tests {
 
     #[test]
     fn enum_labels() {
-        let mut t = IntType::new(8, true);
-        t.mappings.push(EnumMapping {
-            label: "NEG".into(),
-            ranges: vec![(-128, -1)],
-        });
-        t.mappings.push(EnumMapping {
-            label: "ZERO".into(),
-            ranges: vec![(0, 0)],
-        });
+        let t = IntType::new(8, true)
+            .mapping("NEG", &[(-128, -1)])
+            .mapping("ZERO", &[(0, 0)]);
         assert_eq!(t.labels(-3).collect::<Vec<_>>(), ["NEG"]);
         assert_eq!(t.labels(5).count(), 0);
     }

@@ -87,6 +87,21 @@ impl Fields {
             callsite: v,
         }
     }
+
+    /// The flag a `--fields` name sets.
+    fn flag(&mut self, name: &str) -> Option<&mut bool> {
+        Some(match name {
+            "trace" => &mut self.trace,
+            "trace:hostname" => &mut self.hostname,
+            "trace:domain" => &mut self.domain,
+            "trace:procname" => &mut self.procname,
+            "trace:vpid" => &mut self.vpid,
+            "loglevel" => &mut self.loglevel,
+            "emf" => &mut self.emf,
+            "callsite" => &mut self.callsite,
+            _ => return None,
+        })
+    }
 }
 
 /// Options of the babeltrace2 text output, with babeltrace2's defaults.
@@ -196,33 +211,23 @@ impl TextOptions {
     /// `trace:domain`, `trace:procname`, `trace:vpid`, `loglevel`, `emf`,
     /// `callsite`).
     pub fn set_fields(&mut self, list: &str) -> Result<(), String> {
-        let mut items = Vec::new();
+        // the named fields only, or all of them
+        let mut chosen = Fields::all(false);
+        let mut named = false;
         let mut all = false;
         for it in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            match it {
-                "all" => all = true,
-                "trace" | "trace:hostname" | "trace:domain" | "trace:procname" | "trace:vpid"
-                | "loglevel" | "emf" | "callsite" => items.push(it),
-                _ => return Err(format!("unknown field: `{it}`")),
+            if it == "all" {
+                all = true;
+            } else {
+                let flag = chosen.flag(it).ok_or(format!("unknown field: `{it}`"))?;
+                *flag = true;
+                named = true;
             }
         }
         if all {
             self.fields = Fields::all(true);
-        } else if !items.is_empty() {
-            self.fields = Fields::all(false);
-        }
-        for it in items {
-            let f = &mut self.fields;
-            match it {
-                "trace" => f.trace = true,
-                "trace:hostname" => f.hostname = true,
-                "trace:domain" => f.domain = true,
-                "trace:procname" => f.procname = true,
-                "trace:vpid" => f.vpid = true,
-                "loglevel" => f.loglevel = true,
-                "emf" => f.emf = true,
-                _ => f.callsite = true,
-            }
+        } else if named {
+            self.fields = chosen;
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ use common::{dirs_with, fixtures, listing_of};
 use tracemux_ctf::ctf2::{self, Leniency};
 use tracemux_ctf::decode::Program;
 use tracemux_ctf::fs::{read_metadata_noted, ReadLoader};
+use tracemux_ctf::ir::TraceClass;
 use tracemux_ctf::listing::Listing;
 use tracemux_ctf::stream::decode_file;
 use tracemux_ctf::text::{report, TextOptions};
@@ -135,13 +136,20 @@ fn notes_say_which_kind() {
     }
 }
 
+/// The trace class of case `name`, read leniently, which must be its
+/// twin's (read strictly).
+fn same_as_twin(name: &str) -> TraceClass {
+    let (tc, _) =
+        read_metadata_noted(&root().join(name).join("trace"), &ReadLoader, false).unwrap();
+    let (twin, _) =
+        read_metadata_noted(&root().join(name).join("twin"), &ReadLoader, true).unwrap();
+    assert_eq!(tc, twin, "{name}");
+    tc
+}
+
 #[test]
 fn draft_enumerations_are_integers_with_mappings() {
-    let t = root().join("draft-names/trace");
-    let (tc, _) = read_metadata_noted(&t, &ReadLoader, false).unwrap();
-    let (twin, _) =
-        read_metadata_noted(&root().join("draft-names/twin"), &ReadLoader, true).unwrap();
-    assert_eq!(tc, twin);
+    let tc = same_as_twin("draft-names");
     let cc = &tc.clocks[0];
     assert_eq!(cc.name, "mono");
     assert_eq!((cc.offset_seconds, cc.offset_cycles), (1_700_000_000, 500));
@@ -152,17 +160,13 @@ fn draft_enumerations_are_integers_with_mappings() {
 
 #[test]
 fn bool_selector_ranges_are_dropped() {
-    let t = root().join("bool-selector-ranges/trace");
-    let (tc, _) = read_metadata_noted(&t, &ReadLoader, false).unwrap();
-    let (twin, _) =
-        read_metadata_noted(&root().join("bool-selector-ranges/twin"), &ReadLoader, true).unwrap();
-    assert_eq!(tc, twin);
+    same_as_twin("bool-selector-ranges");
 }
 
-/// The metadata of `optional-ids` with `f` applied to its fragments.
-fn variant(f: impl Fn(&str) -> String) -> Vec<u8> {
+/// The metadata of `optional-ids` with `from` replaced by `to`.
+fn variant(from: &str, to: &str) -> Vec<u8> {
     let m = std::fs::read_to_string(root().join("optional-ids/trace/metadata")).unwrap();
-    f(&m).into_bytes()
+    m.replace(from, to).into_bytes()
 }
 
 #[test]
@@ -170,27 +174,27 @@ fn invalid_traces_are_refused_either_way() {
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         (
             "major version",
-            variant(|m| m.replace("\"version\": 2", "\"version\": 3")),
+            variant("\"version\": 2", "\"version\": 3"),
             "CTF version 3",
         ),
         (
             "unknown fragment type",
-            variant(|m| m.replace("\"trace-class\"", "\"trace-klass\"")),
+            variant("\"trace-class\"", "\"trace-klass\""),
             "unknown fragment type `trace-klass`",
         ),
         (
             "trailing comma alone",
-            variant(|m| m.replace("\"version\": 2", "\"version\": 2,,")),
+            variant("\"version\": 2", "\"version\": 2,,"),
             "JSON syntax",
         ),
         (
             "text after a fragment",
-            variant(|m| m.replace("\"version\": 2}", "\"version\": 2} x")),
+            variant("\"version\": 2}", "\"version\": 2} x"),
             "JSON syntax: unexpected data after the JSON value",
         ),
         (
             "duplicate event record class ID",
-            variant(|m| m.replace("\"id\": 1, ", "")),
+            variant("\"id\": 1, ", ""),
             "duplicate event record class ID 0",
         ),
     ];

@@ -364,6 +364,16 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         Ok(())
     }
 
+    /// The names interned since the last packet, for the next packet to
+    /// carry (`None`: none).
+    fn take_interned(&mut self) -> Option<InternedData> {
+        (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
+            event_names: std::mem::take(&mut self.new_names),
+            debug_annotation_names: std::mem::take(&mut self.new_ann_names),
+            ..Default::default()
+        })
+    }
+
     fn lost_instant(&mut self, meta: &TraceMeta, l: &Lost) -> std::io::Result<()> {
         let key = TrackKey::Stream(l.stream);
         if !self.seqs.contains_key(&key) {
@@ -400,12 +410,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 ..Default::default()
             },
         ];
-        let interned =
-            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
-                event_names: std::mem::take(&mut self.new_names),
-                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
-                ..Default::default()
-            });
+        let interned = self.take_interned();
         self.packet(
             TracePacket {
                 timestamp: Some(l.ts),
@@ -811,16 +816,11 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 }
             }
         }
-        let interned =
-            (!self.new_names.is_empty() || !self.new_ann_names.is_empty()).then(|| InternedData {
-                event_names: std::mem::take(&mut self.new_names),
-                debug_annotation_names: std::mem::take(&mut self.new_ann_names),
-                ..Default::default()
-            });
         // a packet that uses no interned name does not need the state
         // (a uftrace exit mostly: 2 bytes of each)
         let needs = name_iid.is_some() || !anns.is_empty();
         let encoded_annotations = self.arena.keep(anns);
+        let interned = self.take_interned();
         let pk = TracePacket {
             timestamp: Some(ev.ts),
             trusted_packet_sequence_id: Some(seq_id),
@@ -999,20 +999,18 @@ fn dense_event(
             (Kind::U(_) | Kind::S(_), _) => return None,
             (_, FIELD_TYPE_STRING) => {
                 encode_key(num, WireType::LengthDelimited, buf);
-                match t.nodes[i].kind {
-                    Kind::Str(..) => {
-                        let s = String::from_utf8_lossy(t.bytes(i));
-                        encode_varint(s.len() as u64, buf);
-                        buf.extend_from_slice(s.as_bytes());
-                    }
+                // a string as it is, anything else as its JSON text
+                let mut json = Vec::new();
+                let text = match t.nodes[i].kind {
+                    Kind::Str(..) => t.bytes(i),
                     _ => {
-                        let mut json = Vec::new();
                         t.json(i, &mut json);
-                        let s = String::from_utf8_lossy(&json);
-                        encode_varint(s.len() as u64, buf);
-                        buf.extend_from_slice(s.as_bytes());
+                        &json
                     }
-                }
+                };
+                let s = String::from_utf8_lossy(text);
+                encode_varint(s.len() as u64, buf);
+                buf.extend_from_slice(s.as_bytes());
             }
             _ => return None,
         }

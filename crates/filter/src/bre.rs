@@ -51,9 +51,12 @@ pub fn translate(bre: &str) -> Result<String, String> {
                 };
                 i += 2;
                 match n {
-                    b'(' => {
-                        groups.push(out.len());
-                        out.push('(');
+                    // a group or an alternative begins
+                    b'(' | b'|' => {
+                        if n == b'(' {
+                            groups.push(out.len());
+                        }
+                        out.push(n as char);
                         atom = None;
                         repeated = false;
                         start = true;
@@ -66,13 +69,6 @@ pub fn translate(bre: &str) -> Result<String, String> {
                         out.push(')');
                         atom = Some(g);
                         repeated = false;
-                        continue;
-                    }
-                    b'|' => {
-                        out.push('|');
-                        atom = None;
-                        repeated = false;
-                        start = true;
                         continue;
                     }
                     b'{' => {
@@ -362,34 +358,39 @@ mod tests {
 
     #[test]
     fn basic_syntax() {
-        assert!(m("^sched_.*$", "sched_switch"));
-        assert!(m("^sched_*$", "sched"));
-        assert!(!m("^sched_*$", "sched_switch"));
-        assert!(m("a+b", "xa+by"));
-        assert!(!m("a+b", "aab"));
-        assert!(m("a\\+b", "aab"));
-        assert!(m("^ksoft\\|^rcu", "rcu_preempt"));
-        assert!(!m("^(ksoft|rcu)", "rcu_preempt"));
-        assert!(m("^(ksoft|rcu)", "(ksoft|rcu)x"));
-        assert!(m("\\(ab\\)*c", "ababc"));
-        assert!(m("^a\\{2,3\\}$", "aaa"));
-        assert!(!m("^a\\{2,3\\}$", "aaaa"));
-        assert!(m("*a", "x*a"));
-        assert!(m("^*a", "*a"));
-        assert!(m("a**", "b"));
-        assert!(m("a$b", "a$b"));
-        assert!(m("^^a", "^a"));
-        assert!(!m("^^a", "a"));
-        assert!(m("a^b", "a^b"));
-        assert!(m("SCHED", "sched"));
-        assert!(m("[[:digit:]]x", "5x"));
-        assert!(m("[]a]", "]"));
-        assert!(m("[\\]", "\\"));
-        assert!(m("[^a-c]", "d"));
-        assert!(!m("^[^a-c]$", "b"));
-        assert!(m("\\<wake", "hrtimer_wakeup wakeup"));
-        assert!(m("x\\?y", "y"));
-        assert!(m(".", "\n"));
+        // (BRE, text, whether it matches)
+        for (re, text, want) in [
+            ("^sched_.*$", "sched_switch", true),
+            ("^sched_*$", "sched", true),
+            ("^sched_*$", "sched_switch", false),
+            ("a+b", "xa+by", true),
+            ("a+b", "aab", false),
+            ("a\\+b", "aab", true),
+            ("^ksoft\\|^rcu", "rcu_preempt", true),
+            ("^(ksoft|rcu)", "rcu_preempt", false),
+            ("^(ksoft|rcu)", "(ksoft|rcu)x", true),
+            ("\\(ab\\)*c", "ababc", true),
+            ("^a\\{2,3\\}$", "aaa", true),
+            ("^a\\{2,3\\}$", "aaaa", false),
+            ("*a", "x*a", true),
+            ("^*a", "*a", true),
+            ("a**", "b", true),
+            ("a$b", "a$b", true),
+            ("^^a", "^a", true),
+            ("^^a", "a", false),
+            ("a^b", "a^b", true),
+            ("SCHED", "sched", true),
+            ("[[:digit:]]x", "5x", true),
+            ("[]a]", "]", true),
+            ("[\\]", "\\", true),
+            ("[^a-c]", "d", true),
+            ("^[^a-c]$", "b", false),
+            ("\\<wake", "hrtimer_wakeup wakeup", true),
+            ("x\\?y", "y", true),
+            (".", "\n", true),
+        ] {
+            assert_eq!(m(re, text), want, "{re} on {text:?}");
+        }
     }
 
     #[test]

@@ -536,8 +536,9 @@ impl Parser<'_> {
                     }
                 }
                 Tok::None => break,
-                // spaces and newlines are skipped by the lexer
-                Tok::Space | Tok::Newline => return Err(syntax()),
+                // spaces and newlines are skipped by the lexer, which
+                // makes no errors
+                Tok::Space | Tok::Newline | Tok::Error => return Err(syntax()),
             }
         }
         let Some(root) = current_op.or(current_exp) else {

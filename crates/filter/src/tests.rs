@@ -369,48 +369,28 @@ fn strings() {
 #[test]
 fn errors() {
     let m = meta();
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid == next_pid"),
-        ErrorKind::SyntaxError
-    );
-    assert_eq!(err(&m, "sched_switch: prev_pid =="), ErrorKind::SyntaxError);
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid == 1 &&"),
-        ErrorKind::SyntaxError
-    );
-    assert_eq!(
-        err(&m, "sched_switch: 1 == prev_pid"),
-        ErrorKind::SyntaxError
-    );
-    assert_eq!(err(&m, "sched_switch: prev_pid"), ErrorKind::SyntaxError);
-    assert_eq!(
-        err(&m, "sched_switch: (prev_pid == 1"),
-        ErrorKind::UnbalancedParen
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid == 1)"),
-        ErrorKind::UnbalancedParen
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid =~ 1"),
-        ErrorKind::IllegalIntegerCmp
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_comm < \"a\""),
-        ErrorKind::IllegalStringCmp
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_comm =~ \"[a\""),
-        ErrorKind::InvalidRegex
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid @ 1"),
-        ErrorKind::UnknownToken
-    );
-    assert_eq!(
-        err(&m, "sched_switch: prev_pid == 1 (next_pid == 1)"),
-        ErrorKind::InvalidParen
-    );
+    for (filter, kind) in [
+        ("sched_switch: prev_pid == next_pid", ErrorKind::SyntaxError),
+        ("sched_switch: prev_pid ==", ErrorKind::SyntaxError),
+        ("sched_switch: prev_pid == 1 &&", ErrorKind::SyntaxError),
+        ("sched_switch: 1 == prev_pid", ErrorKind::SyntaxError),
+        ("sched_switch: prev_pid", ErrorKind::SyntaxError),
+        ("sched_switch: (prev_pid == 1", ErrorKind::UnbalancedParen),
+        ("sched_switch: prev_pid == 1)", ErrorKind::UnbalancedParen),
+        ("sched_switch: prev_pid =~ 1", ErrorKind::IllegalIntegerCmp),
+        (
+            "sched_switch: prev_comm < \"a\"",
+            ErrorKind::IllegalStringCmp,
+        ),
+        ("sched_switch: prev_comm =~ \"[a\"", ErrorKind::InvalidRegex),
+        ("sched_switch: prev_pid @ 1", ErrorKind::UnknownToken),
+        (
+            "sched_switch: prev_pid == 1 (next_pid == 1)",
+            ErrorKind::InvalidParen,
+        ),
+    ] {
+        assert_eq!(err(&m, filter), kind, "{filter}");
+    }
     // an evaluation error is neither a match nor a miss
     let f = EventFilter::new(&m, "sched_switch: prev_pid / 0").unwrap();
     let idle = switch(0, ("swapper/0", 0), 0, ("bash", 42));

@@ -336,6 +336,25 @@ impl<'a> H<'a> {
         self.field_val(out, self.own(i), i, err)
     }
 
+    /// [`Self::val`] for a field the handler cannot go without: a missing
+    /// or unreadable one is reported, then `!`.
+    fn val_or_bang(&self, out: &mut Vec<u8>, i: usize) -> Option<u64> {
+        let v = self.val(out, i, true);
+        if v.is_none() {
+            out.push(b'!');
+        }
+        v
+    }
+
+    /// The fields `0..N` ([`Self::val`]); `None` from the first that fails.
+    fn vals<const N: usize>(&self, out: &mut Vec<u8>) -> Option<[u64; N]> {
+        let mut a = [0; N];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = self.val(out, i, true)?;
+        }
+        Some(a)
+    }
+
     /// `tep_print_num_field`: `print` formats the value.
     fn num(
         &self,
@@ -415,8 +434,7 @@ impl<'a> H<'a> {
     }
 
     fn sched_switch(&self, out: &mut Vec<u8>) -> bool {
-        let Some(pid) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(pid) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
         self.comm_pid(out, 1, pid);
@@ -430,8 +448,7 @@ impl<'a> H<'a> {
             write_state(out, v as i32);
         }
         out.extend_from_slice(b" ==> ");
-        let Some(pid) = self.val(out, 4, true) else {
-            out.push(b'!');
+        let Some(pid) = self.val_or_bang(out, 4) else {
             return PRETTY;
         };
         self.comm_pid(out, 5, pid);
@@ -444,8 +461,7 @@ impl<'a> H<'a> {
     }
 
     fn sched_wakeup(&self, out: &mut Vec<u8>) -> bool {
-        let Some(pid) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(pid) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
         self.comm_pid(out, 1, pid);
@@ -534,14 +550,9 @@ impl<'a> H<'a> {
     }
 
     fn futex(&self, out: &mut Vec<u8>) -> bool {
-        let mut a = [0u64; 6];
-        for (i, v) in a.iter_mut().enumerate() {
-            match self.val(out, i, true) {
-                Some(x) => *v = x,
-                None => return PRETTY,
-            }
-        }
-        let [uaddr, op, val, utime, uaddr2, val3] = a;
+        let Some([uaddr, op, val, utime, uaddr2, val3]) = self.vals(out) else {
+            return PRETTY;
+        };
         let cmd = op & !(128u64 | 256);
         // (name, val, utime, uaddr2, val3): 0 none, 1 "%llu", 2 "0x%08llx"
         const OPS: [(&str, u8, u8, u8, u8); 13] = [
@@ -632,13 +643,11 @@ impl<'a> H<'a> {
     }
 
     fn function(&self, out: &mut Vec<u8>) -> bool {
-        let Some(ip) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(ip) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
         let func = self.func_name(ip);
-        let Some(pip) = self.val(out, 1, true) else {
-            out.push(b'!');
+        let Some(pip) = self.val_or_bang(out, 1) else {
             return PRETTY;
         };
         let parent = self.func_name(pip);
@@ -702,8 +711,7 @@ impl<'a> H<'a> {
     }
 
     fn raw_data(&self, out: &mut Vec<u8>) -> bool {
-        let Some(id) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(id) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
         out.extend_from_slice(b"# ");
@@ -728,16 +736,13 @@ impl<'a> H<'a> {
 
     fn func_repeats(&self, out: &mut Vec<u8>) -> bool {
         self.function(out);
-        let Some(count) = self.val(out, 2, true) else {
-            out.push(b'!');
+        let Some(count) = self.val_or_bang(out, 2) else {
             return PRETTY;
         };
-        let Some(top) = self.val(out, 3, true) else {
-            out.push(b'!');
+        let Some(top) = self.val_or_bang(out, 3) else {
             return PRETTY;
         };
-        let Some(bottom) = self.val(out, 4, true) else {
-            out.push(b'!');
+        let Some(bottom) = self.val_or_bang(out, 4) else {
             return PRETTY;
         };
         out.extend_from_slice(b" (count: ");
@@ -791,8 +796,7 @@ impl<'a> H<'a> {
                 return PRETTY;
             }
         };
-        let Some(func) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(func) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
         // get_return_for_leaf: is the next record this function's return?
@@ -812,59 +816,55 @@ impl<'a> H<'a> {
             }
             Some(next)
         });
-        match leaf {
+        // a leaf prints its duration and `();`, a call its `{`
+        let end: &[u8] = match leaf {
             Some(next) => {
                 if let Some(eff) = self.ctx.effects {
                     eff.borrow_mut().consumed_next = true;
                 }
-                let rd = |f: &Option<FieldDef>| f.as_ref().and_then(|f| read_field(f, next, e));
-                let Some(rettime) = rd(&exit.rettime) else {
-                    if exit.rettime.is_none() {
-                        out.extend_from_slice(b"<CANT FIND FIELD rettime>");
-                    } else {
-                        out.extend_from_slice(b" rettime=INVALID");
+                // a field of the exit, reported as `get_field_val` reports
+                let exit_val = |out: &mut Vec<u8>, f: &Option<FieldDef>, name: &str| {
+                    let v = f.as_ref().and_then(|f| read_field(f, next, e));
+                    if v.is_none() {
+                        if f.is_none() {
+                            out.extend_from_slice(b"<CANT FIND FIELD ");
+                            out.extend_from_slice(name.as_bytes());
+                            out.push(b'>');
+                        } else {
+                            out.push(b' ');
+                            out.extend_from_slice(name.as_bytes());
+                            out.extend_from_slice(b"=INVALID");
+                        }
+                        out.push(b'!');
                     }
-                    out.push(b'!');
+                    v
+                };
+                let Some(rettime) = exit_val(out, &exit.rettime, "rettime") else {
                     return DONE;
                 };
-                let Some(calltime) = rd(&exit.calltime) else {
-                    if exit.calltime.is_none() {
-                        out.extend_from_slice(b"<CANT FIND FIELD calltime>");
-                    } else {
-                        out.extend_from_slice(b" calltime=INVALID");
-                    }
-                    out.push(b'!');
+                let Some(calltime) = exit_val(out, &exit.calltime, "calltime") else {
                     return DONE;
                 };
                 let duration = rettime.wrapping_sub(calltime);
                 graph_overhead(out, duration);
                 graph_duration(out, duration);
-                let Some(depth) = self.val(out, 1, true) else {
-                    out.push(b'!');
-                    return DONE;
-                };
-                indent(out, depth);
-                match self.func_name(func) {
-                    Some(n) => out.extend_from_slice(n.as_bytes()),
-                    None => put_hex(out, func),
-                }
-                out.extend_from_slice(b"();");
+                b"();"
             }
             None => {
                 graph_overhead(out, u64::MAX);
                 out.extend_from_slice(b"           |  ");
-                let Some(depth) = self.val(out, 1, true) else {
-                    out.push(b'!');
-                    return DONE;
-                };
-                indent(out, depth);
-                match self.func_name(func) {
-                    Some(n) => out.extend_from_slice(n.as_bytes()),
-                    None => put_hex(out, func),
-                }
-                out.extend_from_slice(b"() {");
+                b"() {"
             }
+        };
+        let Some(depth) = self.val_or_bang(out, 1) else {
+            return DONE;
+        };
+        indent(out, depth);
+        match self.func_name(func) {
+            Some(n) => out.extend_from_slice(n.as_bytes()),
+            None => put_hex(out, func),
         }
+        out.extend_from_slice(end);
         DONE
     }
 
@@ -872,19 +872,16 @@ impl<'a> H<'a> {
         if self.exit_info().is_none() {
             return PRETTY;
         }
-        let Some(rettime) = self.val(out, 0, true) else {
-            out.push(b'!');
+        let Some(rettime) = self.val_or_bang(out, 0) else {
             return PRETTY;
         };
-        let Some(calltime) = self.val(out, 1, true) else {
-            out.push(b'!');
+        let Some(calltime) = self.val_or_bang(out, 1) else {
             return PRETTY;
         };
         let duration = rettime.wrapping_sub(calltime);
         graph_overhead(out, duration);
         graph_duration(out, duration);
-        let Some(depth) = self.val(out, 2, true) else {
-            out.push(b'!');
+        let Some(depth) = self.val_or_bang(out, 2) else {
             return PRETTY;
         };
         indent(out, depth);
@@ -950,14 +947,9 @@ impl<'a> H<'a> {
     }
 
     fn kvm_emulate_insn(&self, out: &mut Vec<u8>) -> bool {
-        let mut v = [0u64; 5];
-        for (i, x) in v.iter_mut().enumerate() {
-            match self.val(out, i, true) {
-                Some(y) => *x = y,
-                None => return PRETTY,
-            }
-        }
-        let [rip, csbase, len, _flags, failed] = v;
+        let Some([rip, csbase, len, _flags, failed]) = self.vals(out) else {
+            return PRETTY;
+        };
         // tep_get_field_raw of "insn"
         let Some(f) = self.own(5) else {
             out.extend_from_slice(b"<CANT FIND FIELD insn>");

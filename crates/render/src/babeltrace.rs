@@ -1039,7 +1039,7 @@ fn seconds(out: &mut Vec<u8>, ns: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracemux_core::typed::{EnumMapping, IntType};
+    use tracemux_core::typed::IntType;
 
     #[test]
     fn time_and_strings() {
@@ -1060,11 +1060,7 @@ mod tests {
 
     #[test]
     fn nested_values_follow_the_schema() {
-        let mut e = IntType::new(8, true);
-        e.mappings.push(EnumMapping {
-            label: "NEG".into(),
-            ranges: vec![(-128, -1)],
-        });
+        let e = IntType::new(8, true).mapping("NEG", &[(-128, -1)]);
         let mut schema = ClassSchema::default();
         schema.push(
             Scope::Payload,

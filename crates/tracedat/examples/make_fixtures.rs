@@ -19,11 +19,7 @@ use tracemux_tracedat::writer::{
     BufferData, Compression, CpuStream, Event, Item, Missed, TraceData, TraceFile, TraceOption,
 };
 
-const SCHED_SWITCH: &str = include_str!("formats/sched_sched_switch.format");
-const SCHED_WAKEUP: &str = include_str!("formats/sched_sched_wakeup.format");
-const IRQ_ENTRY: &str = include_str!("formats/irq_irq_handler_entry.format");
-const IRQ_EXIT: &str = include_str!("formats/irq_irq_handler_exit.format");
-const PRINT: &str = include_str!("formats/ftrace_print.format");
+mod formats;
 
 const ID_PRINT: u16 = 5;
 const ID_IRQ_EXIT: u16 = 224;
@@ -114,8 +110,8 @@ impl Enc {
 type Systems = Vec<(String, Vec<Vec<u8>>)>;
 
 fn formats(long: usize) -> (Vec<Vec<u8>>, Systems) {
-    let fix = |s: &str, subs: &[(&str, &str)]| {
-        let mut s = s.to_string();
+    let fix = |name: &str, subs: &[(&str, &str)]| {
+        let mut s = formats::text(name);
         if long == 4 {
             for (a, b) in subs {
                 assert!(s.contains(a), "{a}");
@@ -125,7 +121,7 @@ fn formats(long: usize) -> (Vec<Vec<u8>>, Systems) {
         s.into_bytes()
     };
     let switch = fix(
-        SCHED_SWITCH,
+        "sched_sched_switch",
         &[
             (
                 "prev_state;\toffset:32;\tsize:8;",
@@ -137,7 +133,7 @@ fn formats(long: usize) -> (Vec<Vec<u8>>, Systems) {
         ],
     );
     let print = fix(
-        PRINT,
+        "ftrace_print",
         &[
             ("ip;\toffset:8;\tsize:8;", "ip;\toffset:8;\tsize:4;"),
             ("buf[];\toffset:16;", "buf[];\toffset:12;"),
@@ -146,11 +142,14 @@ fn formats(long: usize) -> (Vec<Vec<u8>>, Systems) {
     let systems = vec![
         (
             "sched".to_string(),
-            vec![switch, SCHED_WAKEUP.as_bytes().to_vec()],
+            vec![switch, formats::text("sched_sched_wakeup").into_bytes()],
         ),
         (
             "irq".to_string(),
-            vec![IRQ_EXIT.as_bytes().to_vec(), IRQ_ENTRY.as_bytes().to_vec()],
+            vec![
+                formats::text("irq_irq_handler_exit").into_bytes(),
+                formats::text("irq_irq_handler_entry").into_bytes(),
+            ],
         ),
     ];
     (vec![print], systems)

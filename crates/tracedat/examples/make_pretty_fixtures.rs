@@ -34,25 +34,7 @@ use tracemux_tracedat::writer::{
     BufferData, Compression, CpuStream, Event, Item, TraceFile, TraceOption,
 };
 
-fn fmt(name: &str) -> Vec<u8> {
-    let text = match name {
-        "function" => include_str!("formats/ftrace_function.format"),
-        "funcgraph_entry" => include_str!("formats/ftrace_funcgraph_entry.format"),
-        "funcgraph_exit" => include_str!("formats/ftrace_funcgraph_exit.format"),
-        "kernel_stack" => include_str!("formats/ftrace_kernel_stack.format"),
-        "user_stack" => include_str!("formats/ftrace_user_stack.format"),
-        "bprint" => include_str!("formats/ftrace_bprint.format"),
-        "bputs" => include_str!("formats/ftrace_bputs.format"),
-        "print" => include_str!("formats/ftrace_print.format"),
-        "raw_data" => include_str!("formats/ftrace_raw_data.format"),
-        "func_repeats" => include_str!("formats/ftrace_func_repeats.format"),
-        "wakeup" => include_str!("formats/ftrace_wakeup.format"),
-        "context_switch" => include_str!("formats/ftrace_context_switch.format"),
-        "sched_switch" => include_str!("formats/sched_sched_switch.format"),
-        _ => panic!("no format {name}"),
-    };
-    text.as_bytes().to_vec()
-}
+mod formats;
 
 // ids of the formats above
 const ID_FUNCTION: u16 = 1;
@@ -173,13 +155,16 @@ fn fg_entry(pid: i32, func: u64, depth: u32) -> Vec<u8> {
         .done()
 }
 
-fn fg_exit(pid: i32, func: u64, depth: u32, call: u64, ret: u64) -> Vec<u8> {
+/// A funcgraph_exit of a call that lasted `duration` ns (every call is
+/// recorded as made at 5 ms: only the duration is printed).
+fn fg_exit(pid: i32, func: u64, depth: u32, duration: u64) -> Vec<u8> {
+    const CALLTIME: u64 = 5_000_000;
     P::common(ID_FG_EXIT, 0, 0, pid)
         .u(func, 8)
         .u(depth as u64, 4)
         .u(0, 4)
-        .u(call, 8)
-        .u(ret, 8)
+        .u(CALLTIME, 8)
+        .u(CALLTIME + duration, 8)
         .done()
 }
 
@@ -190,6 +175,17 @@ fn stack(id: u16, pid: i32, first: u32, callers: &[u64]) -> Vec<u8> {
         p.u(c, 8);
     }
     p.done()
+}
+
+/// A wakeup or context_switch (both `struct ctx_switch_entry`) by
+/// `prev_pid` (in state `state`), both tasks at priority 120.
+fn ctx_switch(id: u16, prev_pid: u64, next_pid: u64, next_cpu: u64, state: u8) -> Vec<u8> {
+    P::common(id, 0, 0, prev_pid as i32)
+        .u(prev_pid, 4)
+        .u(next_pid, 4)
+        .u(next_cpu, 4)
+        .bytes(&[120, state, 120, 0])
+        .done()
 }
 
 fn bprint(pid: i32, fmt: u64, args: &[u8]) -> Vec<u8> {
@@ -231,9 +227,12 @@ fn ftrace_fixture() -> TraceFile {
         "context_switch",
     ]
     .iter()
-    .map(|n| fmt(n))
+    .map(|n| formats::text(&format!("ftrace_{n}")).into_bytes())
     .collect();
-    f.systems = vec![("sched".to_string(), vec![fmt("sched_switch")])];
+    f.systems = vec![(
+        "sched".to_string(),
+        vec![formats::text("sched_sched_switch").into_bytes()],
+    )];
     synthetic_system(&mut f);
 
     // CPU 0: function tracing, stacks, trace_printk and friends
@@ -408,24 +407,8 @@ fn ftrace_fixture() -> TraceFile {
         ));
     }
     // old-style ftrace events with plain print fmts
-    c0.push(ev(
-        at(700),
-        P::common(ID_WAKEUP, 0, 0, 0)
-            .u(0, 4)
-            .u(1234, 4)
-            .u(1, 4)
-            .bytes(&[120, 1, 120, 0])
-            .done(),
-    ));
-    c0.push(ev(
-        at(700),
-        P::common(ID_CONTEXT_SWITCH, 0, 0, 1234)
-            .u(1234, 4)
-            .u(0, 4)
-            .u(0, 4)
-            .bytes(&[120, 2, 120, 0])
-            .done(),
-    ));
+    c0.push(ev(at(700), ctx_switch(ID_WAKEUP, 0, 1234, 1, 1)));
+    c0.push(ev(at(700), ctx_switch(ID_CONTEXT_SWITCH, 1234, 0, 0, 2)));
     // the last bprint formats: "%hd" and "%-5d" get no argument from
     // libtraceevent's decoding; the event is then failed for good
     args.u(3, 4);
@@ -442,66 +425,41 @@ fn ftrace_fixture() -> TraceFile {
         t += step;
         t
     };
-    let base = 5_000_000u64;
     c1.push(ev(at1(1_000), fg_entry(1234, A_SYSCALL, 0)));
     c1.push(ev(at1(300), fg_entry(1234, A_KSYS_READ, 1)));
     c1.push(ev(at1(300), fg_entry(1234, A_FDGET, 2)));
-    c1.push(ev(at1(300), fg_exit(1234, A_FDGET, 2, base, base + 450)));
+    c1.push(ev(at1(300), fg_exit(1234, A_FDGET, 2, 450)));
     c1.push(ev(at1(300), fg_entry(1234, A_VFS_READ, 2)));
     c1.push(ev(at1(300), fg_entry(1234, A_VERIFY, 3)));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_VERIFY, 3, base, base + 15_001),
-    ));
+    c1.push(ev(at1(300), fg_exit(1234, A_VERIFY, 3, 15_001)));
     c1.push(ev(at1(300), fg_entry(1234, A_SECURITY, 3)));
     // the next record is another task's: not a leaf
     c1.push(ev(at1(300), fg_entry(2345, A_SECURITY, 0)));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_SECURITY, 3, base, base + 150_000),
-    ));
-    c1.push(ev(at1(300), fg_exit(2345, A_SECURITY, 0, base, base + 100)));
+    c1.push(ev(at1(300), fg_exit(1234, A_SECURITY, 3, 150_000)));
+    c1.push(ev(at1(300), fg_exit(2345, A_SECURITY, 0, 100)));
     // the next record is the return of another function: not a leaf
     c1.push(ev(at1(300), fg_entry(1234, A_MUTEX, 3)));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_RESCHED, 3, base, base + 2_000_000),
-    ));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_MUTEX, 3, base, base + 2_500_000),
-    ));
+    c1.push(ev(at1(300), fg_exit(1234, A_RESCHED, 3, 2_000_000)));
+    c1.push(ev(at1(300), fg_exit(1234, A_MUTEX, 3, 2_500_000)));
     c1.push(ev(at1(300), fg_entry(1234, A_MODULE, 3)));
-    c1.push(ev(at1(300), fg_exit(1234, A_MODULE, 3, base, base + 9)));
+    c1.push(ev(at1(300), fg_exit(1234, A_MODULE, 3, 9)));
     c1.push(ev(at1(300), fg_entry(1234, 0xffff_ffff_c000_0000, 3)));
     c1.push(ev(
         at1(300),
-        fg_exit(1234, 0xffff_ffff_c000_0000, 3, base, base + 999_999),
+        fg_exit(1234, 0xffff_ffff_c000_0000, 3, 999_999),
     ));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_VFS_READ, 2, base, base + 20_000_000),
-    ));
+    c1.push(ev(at1(300), fg_exit(1234, A_VFS_READ, 2, 20_000_000)));
     // a leaf whose return comes after an event of CPU 0 in time
     c1.push(ev(at1(300), fg_entry(1234, A_RESCHED, 2)));
-    c1.push(ev(
-        at1(7_000),
-        fg_exit(1234, A_RESCHED, 2, base, base + 7_000),
-    ));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_KSYS_READ, 1, base, base + 123_456_789),
-    ));
-    c1.push(ev(
-        at1(300),
-        fg_exit(1234, A_SYSCALL, 0, base, base + 12_345_678_901),
-    ));
+    c1.push(ev(at1(7_000), fg_exit(1234, A_RESCHED, 2, 7_000)));
+    c1.push(ev(at1(300), fg_exit(1234, A_KSYS_READ, 1, 123_456_789)));
+    c1.push(ev(at1(300), fg_exit(1234, A_SYSCALL, 0, 12_345_678_901)));
     // deep nesting, and an entry at the very end (nothing follows it)
     for d in 0..12u32 {
         c1.push(ev(at1(100), fg_entry(1234, A_SCHEDULE, d)));
     }
     c1.push(ev(at1(100), fg_entry(1234, A_LONG, 12)));
-    c1.push(ev(at1(100), fg_exit(1234, A_LONG, 12, base, base + 1)));
+    c1.push(ev(at1(100), fg_exit(1234, A_LONG, 12, 1)));
 
     let mut top = BufferData::new("", "local");
     top.cpus = vec![
@@ -518,9 +476,9 @@ fn ftrace_fixture() -> TraceFile {
         t
     };
     i0.push(ev(at2(0), fg_entry(42, A_VFS_READ, 0)));
-    i0.push(ev(at2(900), fg_exit(42, A_VFS_READ, 0, base, base + 900)));
+    i0.push(ev(at2(900), fg_exit(42, A_VFS_READ, 0, 900)));
     i0.push(ev(at2(100), fg_entry(42, A_VERIFY, 0)));
-    i0.push(ev(at2(2_000), fg_exit(42, A_VERIFY, 0, base, base + 30)));
+    i0.push(ev(at2(2_000), fg_exit(42, A_VERIFY, 0, 30)));
     i0.push(ev(
         at2(100),
         P::common(ID_SWITCH, 0x1, 1, 42)
@@ -534,7 +492,7 @@ fn ftrace_fixture() -> TraceFile {
             .done(),
     ));
     i0.push(ev(at2(100), fg_entry(777, A_MUTEX, 0)));
-    i0.push(ev(at2(100), fg_exit(777, A_MUTEX, 0, base, base + 50)));
+    i0.push(ev(at2(100), fg_exit(777, A_MUTEX, 0, 50)));
     let mut inst = BufferData::new("inst", "local");
     inst.cpus = vec![CpuStream { cpu: 0, items: i0 }];
     f.set_buffers(vec![top, inst]);

@@ -32,10 +32,7 @@ use tracemux_core::bytes::Endian;
 use tracemux_tracedat::writer::text::header_page;
 use tracemux_tracedat::writer::{Item, Missed, PageFormat, PagePacker};
 
-const FUNCGRAPH_ENTRY: &str = include_str!("formats/ftrace_funcgraph_entry.format");
-const FUNCGRAPH_EXIT: &str = include_str!("formats/ftrace_funcgraph_exit.format");
-const IRQ_ENTRY: &str = include_str!("formats/irq_irq_handler_entry.format");
-const IRQ_EXIT: &str = include_str!("formats/irq_irq_handler_exit.format");
+mod formats;
 
 const ID_ENTRY: u16 = 11;
 const ID_EXIT: u16 = 10;
@@ -196,18 +193,19 @@ fn tracefs(out: &mut Vec<u8>, path: &str, text: &str) {
 fn kernel_header() -> Vec<u8> {
     let mut out = b"PAGE_SIZE: 4096\nLONG_SIZE: 8\nENDIAN: LE\n".to_vec();
     tracefs(&mut out, "events/header_page", &header_page(8, 4096));
-    tracefs(
-        &mut out,
-        "events/ftrace/funcgraph_entry/format",
-        FUNCGRAPH_ENTRY,
-    );
-    tracefs(
-        &mut out,
-        "events/ftrace/funcgraph_exit/format",
-        FUNCGRAPH_EXIT,
-    );
-    tracefs(&mut out, "events/irq/irq_handler_exit/format", IRQ_EXIT);
-    tracefs(&mut out, "events/irq/irq_handler_entry/format", IRQ_ENTRY);
+    for (system, event) in [
+        ("ftrace", "funcgraph_entry"),
+        ("ftrace", "funcgraph_exit"),
+        ("irq", "irq_handler_exit"),
+        ("irq", "irq_handler_entry"),
+    ] {
+        let path = format!("events/{system}/{event}/format");
+        tracefs(
+            &mut out,
+            &path,
+            &formats::text(&format!("{system}_{event}")),
+        );
+    }
     out
 }
 

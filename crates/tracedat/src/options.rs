@@ -162,23 +162,35 @@ fn bounded_count(c: &mut Cursor<'_>, per: usize) -> Result<usize> {
     Ok(n)
 }
 
+/// A [`bounded_count`] of items, each read by `item`.
+fn bounded_list<T>(
+    c: &mut Cursor<'_>,
+    per: usize,
+    mut item: impl FnMut(&mut Cursor<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let n = bounded_count(c, per)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(item(c)?);
+    }
+    Ok(v)
+}
+
 pub fn parse_time_shift(data: &[u8], e: Endian) -> Result<TimeShift> {
     let mut c = Cursor::new(data, e, "option TIME_SHIFT");
     let peer_trace_id = c.u64()?;
     let flags = c.u32()?;
-    let ncpu = bounded_count(&mut c, 4)?;
-    let mut cpus = Vec::with_capacity(ncpu);
-    for _ in 0..ncpu {
+    let mut cpus = bounded_list(&mut c, 4, |c| {
         // every sample takes 24 bytes
-        let n = bounded_count(&mut c, 24)?;
+        let n = bounded_count(c, 24)?;
         let mut cpu = TimeShiftCpu::default();
         for v in [&mut cpu.times, &mut cpu.offsets, &mut cpu.scalings] {
             for _ in 0..n {
                 v.push(c.i64()?);
             }
         }
-        cpus.push(cpu);
-    }
+        Ok(cpu)
+    })?;
     // Optional fraction arrays, one per CPU, when bytes remain.
     if !c.is_empty() {
         for cpu in cpus.iter_mut() {
@@ -202,11 +214,7 @@ pub fn parse_guest(data: &[u8], e: Endian) -> Result<Guest> {
     let mut c = Cursor::new(data, e, "option GUEST");
     let name = c.cstring()?;
     let trace_id = c.u64()?;
-    let n = bounded_count(&mut c, 8)?;
-    let mut vcpus = Vec::with_capacity(n);
-    for _ in 0..n {
-        vcpus.push((c.u32()?, c.u32()?));
-    }
+    let vcpus = bounded_list(&mut c, 8, |c| Ok((c.u32()?, c.u32()?)))?;
     Ok(Guest {
         name,
         trace_id,

@@ -138,6 +138,21 @@ impl D<'_> {
     fn consume(&mut self) -> u8 {
         self.consume_n(1)
     }
+    /// Consume the two characters that open a production when `ok`
+    /// accepts them, else put them back; the second one. (At the end of
+    /// the input it fails either way, with both consumed.)
+    fn opening(&mut self, ok: impl Fn(u8, u8) -> bool) -> Result<u8, ()> {
+        let c0 = self.consume();
+        let c1 = self.consume();
+        if self.eof() {
+            return Err(());
+        }
+        if !ok(c0, c1) {
+            self.pos = self.pos.saturating_sub(2);
+            return Err(());
+        }
+        Ok(c1)
+    }
     /// Consume `c` or fail (the failed byte is not consumed).
     fn expect(&mut self, c: u8) -> R {
         let got = self.consume();
@@ -158,15 +173,15 @@ impl D<'_> {
         }
         self.first_name = false;
     }
-    fn enter(&mut self) -> R {
+    /// `f` one level deeper; too deep (hostile input) fails.
+    fn deeper(&mut self, f: fn(&mut Self) -> R) -> R {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(());
         }
-        Ok(())
-    }
-    fn leave(&mut self) {
+        let r = f(self);
         self.depth -= 1;
+        r
     }
 
     /// `strtoul(.., 0)` after an optional `n`; -1 at the end of input.
@@ -257,15 +272,7 @@ impl D<'_> {
     }
 
     fn initializer(&mut self) -> R {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(());
-        }
-        if c0 != b'p' || c1 != b'i' {
-            self.pos = self.pos.saturating_sub(2);
-            return Err(());
-        }
+        self.opening(|c0, c1| c0 == b'p' && c1 == b'i')?;
         self.level += 1;
         while self.cur() != b'E' {
             self.expression()?;
@@ -305,15 +312,7 @@ impl D<'_> {
     }
 
     fn function_param(&mut self) -> R {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(());
-        }
-        if c0 != b'f' || (c1 != b'p' && c1 != b'L') {
-            self.pos = self.pos.saturating_sub(2);
-            return Err(());
-        }
+        let c1 = self.opening(|c0, c1| c0 == b'f' && (c1 == b'p' || c1 == b'L'))?;
         if self.cur().is_ascii_digit() {
             self.number();
             if c1 == b'L' {
@@ -337,10 +336,7 @@ impl D<'_> {
     }
 
     fn template_arg(&mut self) -> R {
-        self.enter()?;
-        let r = self.template_arg_inner();
-        self.leave();
-        r
+        self.deeper(Self::template_arg_inner)
     }
 
     fn template_arg_inner(&mut self) -> R {
@@ -529,10 +525,7 @@ impl D<'_> {
     }
 
     fn expression(&mut self) -> R {
-        self.enter()?;
-        let r = self.expression_inner();
-        self.leave();
-        r
+        self.deeper(Self::expression_inner)
     }
 
     fn expression_inner(&mut self) -> R {
@@ -708,15 +701,7 @@ impl D<'_> {
     }
 
     fn decltype(&mut self) -> R {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(());
-        }
-        if c0 != b'D' || (c1 != b'T' && c1 != b't') {
-            self.pos = self.pos.saturating_sub(2);
-            return Err(());
-        }
+        self.opening(|c0, c1| c0 == b'D' && (c1 == b'T' || c1 == b't'))?;
         self.ty += 1;
         self.level += 1;
         let _ = self.expression();
@@ -727,15 +712,7 @@ impl D<'_> {
     }
 
     fn vector_type(&mut self) -> R {
-        let c0 = self.consume();
-        let c1 = self.consume();
-        if self.eof() {
-            return Err(());
-        }
-        if c0 != b'D' || c1 != b'v' {
-            self.pos = self.pos.saturating_sub(2);
-            return Err(());
-        }
+        self.opening(|c0, c1| c0 == b'D' && c1 == b'v')?;
         self.ty += 1;
         if self.cur() == b'_' {
             self.consume();
@@ -749,10 +726,7 @@ impl D<'_> {
     }
 
     fn type_(&mut self) -> R {
-        self.enter()?;
-        let r = self.type_inner();
-        self.leave();
-        r
+        self.deeper(Self::type_inner)
     }
 
     fn type_inner(&mut self) -> R {
@@ -1228,10 +1202,7 @@ impl D<'_> {
     }
 
     fn name(&mut self) -> R {
-        self.enter()?;
-        let r = self.name_inner();
-        self.leave();
-        r
+        self.deeper(Self::name_inner)
     }
 
     fn name_inner(&mut self) -> R {
@@ -1257,10 +1228,7 @@ impl D<'_> {
     }
 
     fn encoding(&mut self) -> R {
-        self.enter()?;
-        let r = self.encoding_inner();
-        self.leave();
-        r
+        self.deeper(Self::encoding_inner)
     }
 
     fn encoding_inner(&mut self) -> R {

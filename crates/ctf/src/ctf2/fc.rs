@@ -55,6 +55,9 @@ pub(crate) struct Fcx {
     /// Default clock of the data stream class, for `mapped_clock`.
     pub clock: Option<usize>,
     pub depth: usize,
+    /// The member names from the scope root down to the field being
+    /// lowered (arrays, optionals and variants on the way add nothing).
+    pub here: Vec<String>,
     pub locs: Vec<LocRec>,
     /// First leaf ordinal of each leaf path.
     pub leaf_first: HashMap<Vec<String>, usize>,
@@ -69,16 +72,17 @@ impl Fcx {
             visible,
             clock,
             depth: 0,
+            here: Vec::new(),
             locs: Vec::new(),
             leaf_first: HashMap::new(),
             ordinal: 0,
         }
     }
 
-    fn leaf(&mut self, here: &[String]) {
+    fn leaf(&mut self) {
         self.ordinal += 1;
-        if !self.leaf_first.contains_key(here) {
-            self.leaf_first.insert(here.to_vec(), self.ordinal);
+        if !self.leaf_first.contains_key(&self.here) {
+            self.leaf_first.insert(self.here.clone(), self.ordinal);
         }
     }
 }
@@ -96,31 +100,44 @@ pub(crate) struct FcLower<'j, 'a> {
     pub notes: &'a mut Notes,
 }
 
-fn byte_order(c: &Cx, v: &Value, path: &JPath) -> Res<ByteOrder> {
-    let p = path.key("byte-order");
-    match c.str(c.req(v, "byte-order", path)?, &p)? {
-        "little-endian" => Ok(ByteOrder::Little),
-        "big-endian" => Ok(ByteOrder::Big),
-        o => Err(c.err(
-            v.get("byte-order").unwrap_or(v),
-            &p,
-            format!("unknown byte order `{o}`"),
-        )),
+/// The keyword property `key`: one of `names`, else an error naming it an
+/// unknown `what`; when absent, `default` (none: it is required).
+fn keyword<T: Copy>(
+    c: &Cx,
+    v: &Value,
+    path: &JPath,
+    key: &str,
+    what: &str,
+    names: &[(&str, T)],
+    default: Option<T>,
+) -> Res<T> {
+    if let (None, Some(d)) = (v.get(key), default) {
+        return Ok(d);
+    }
+    let kv = c.req(v, key, path)?;
+    let p = path.key(key);
+    let name = c.str(kv, &p)?;
+    match names.iter().find(|(n, _)| *n == name) {
+        Some(&(_, t)) => Ok(t),
+        None => Err(c.err(kv, &p, format!("unknown {what} `{name}`"))),
     }
 }
 
+fn byte_order(c: &Cx, v: &Value, path: &JPath) -> Res<ByteOrder> {
+    let names = [
+        ("little-endian", ByteOrder::Little),
+        ("big-endian", ByteOrder::Big),
+    ];
+    keyword(c, v, path, "byte-order", "byte order", &names, None)
+}
+
 fn bit_order(c: &Cx, v: &Value, path: &JPath, bo: ByteOrder) -> Res<BitOrder> {
-    let p = path.key("bit-order");
-    match c.opt_str(v, "bit-order", path)? {
-        None => Ok(BitOrder::default_for(bo)),
-        Some("first-to-last") => Ok(BitOrder::FirstToLast),
-        Some("last-to-first") => Ok(BitOrder::LastToFirst),
-        Some(o) => Err(c.err(
-            v.get("bit-order").unwrap_or(v),
-            &p,
-            format!("unknown bit order `{o}`"),
-        )),
-    }
+    let names = [
+        ("first-to-last", BitOrder::FirstToLast),
+        ("last-to-first", BitOrder::LastToFirst),
+    ];
+    let default = BitOrder::default_for(bo);
+    keyword(c, v, path, "bit-order", "bit order", &names, Some(default))
 }
 
 fn display_base(c: &Cx, v: &Value, path: &JPath) -> Res<DisplayBase> {
@@ -138,21 +155,15 @@ fn display_base(c: &Cx, v: &Value, path: &JPath) -> Res<DisplayBase> {
 }
 
 fn encoding(c: &Cx, v: &Value, path: &JPath) -> Res<StringEncoding> {
-    let p = path.key("encoding");
-    Ok(match c.opt_str(v, "encoding", path)? {
-        None | Some("utf-8") => StringEncoding::Utf8,
-        Some("utf-16be") => StringEncoding::Utf16Be,
-        Some("utf-16le") => StringEncoding::Utf16Le,
-        Some("utf-32be") => StringEncoding::Utf32Be,
-        Some("utf-32le") => StringEncoding::Utf32Le,
-        Some(o) => {
-            return Err(c.err(
-                v.get("encoding").unwrap_or(v),
-                &p,
-                format!("unknown encoding `{o}`"),
-            ))
-        }
-    })
+    let names = [
+        ("utf-8", StringEncoding::Utf8),
+        ("utf-16be", StringEncoding::Utf16Be),
+        ("utf-16le", StringEncoding::Utf16Le),
+        ("utf-32be", StringEncoding::Utf32Be),
+        ("utf-32le", StringEncoding::Utf32Le),
+    ];
+    let default = Some(StringEncoding::Utf8);
+    keyword(c, v, path, "encoding", "encoding", &names, default)
 }
 
 /// The `roles` property. Unknown role names are ignored (a role that an
@@ -217,16 +228,8 @@ fn origin_scope(name: &str) -> Option<Scope> {
 }
 
 impl<'j> FcLower<'j, '_> {
-    /// Lower a field class (or the name of an alias) found at `here` (the
-    /// member names from the scope root down to this field; arrays,
-    /// optionals and variants on the way add nothing).
-    pub(crate) fn fc(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    /// Lower a field class (or the name of an alias) found at `cx.here`.
+    pub(crate) fn fc(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         if let Kind::Str(name) = &v.kind {
             let Some(&i) = self.by_name.get(name.as_str()).filter(|&&i| i < cx.visible) else {
                 return Err(self.c.err(
@@ -238,23 +241,17 @@ impl<'j> FcLower<'j, '_> {
             let a = self.aliases[i];
             let saved = cx.visible;
             cx.visible = a.visible;
-            let r = self.fc_obj(a.body, &path.alias(a.name), here, cx);
+            let r = self.fc_obj(a.body, &path.alias(a.name), cx);
             cx.visible = saved;
             return r;
         }
-        self.fc_obj(v, path, here, cx)
+        self.fc_obj(v, path, cx)
     }
 
-    fn fc_obj(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    fn fc_obj(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         // A field class costs its depth too: the paths kept for it (and
         // for the locations under it) grow with the depth.
-        self.spend(1 + here.len(), v, path)?;
+        self.spend(1 + cx.here.len(), v, path)?;
         if cx.depth >= MAX_FC_DEPTH {
             return Err(self.c.unsupported(
                 v,
@@ -263,7 +260,7 @@ impl<'j> FcLower<'j, '_> {
             ));
         }
         cx.depth += 1;
-        let r = self.fc_kind(v, path, here, cx);
+        let r = self.fc_kind(v, path, cx);
         cx.depth -= 1;
         r
     }
@@ -280,13 +277,7 @@ impl<'j> FcLower<'j, '_> {
         Ok(())
     }
 
-    fn fc_kind(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    fn fc_kind(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         let c = self.c;
         let tv = c.req(v, "type", path)?;
         let mut ty = c.str(tv, &path.key("type"))?;
@@ -327,31 +318,12 @@ impl<'j> FcLower<'j, '_> {
                 kind: StringKind::NullTerminated,
                 encoding: encoding(&c, v, path)?,
             }),
-            "static-length-string" => FieldClass::String(StringClass {
-                kind: StringKind::Sized(Length::Static(static_len(&c, v, path)?)),
+            "static-length-string" | "dynamic-length-string" => FieldClass::String(StringClass {
+                kind: StringKind::Sized(self.length(ty, v, path, cx)?),
                 encoding: encoding(&c, v, path)?,
             }),
-            "dynamic-length-string" => {
-                let loc =
-                    self.location(v, "length-field-location", path, here, cx, Need::Length)?;
-                FieldClass::String(StringClass {
-                    kind: StringKind::Sized(Length::Dynamic(loc)),
-                    encoding: encoding(&c, v, path)?,
-                })
-            }
             "static-length-blob" | "dynamic-length-blob" => {
-                let length = if ty == "static-length-blob" {
-                    Length::Static(static_len(&c, v, path)?)
-                } else {
-                    Length::Dynamic(self.location(
-                        v,
-                        "length-field-location",
-                        path,
-                        here,
-                        cx,
-                        Need::Length,
-                    )?)
-                };
+                let length = self.length(ty, v, path, cx)?;
                 FieldClass::Blob(BlobClass {
                     length,
                     media_type: c
@@ -361,23 +333,12 @@ impl<'j> FcLower<'j, '_> {
                     roles: roles(&c, v, path)?,
                 })
             }
-            "structure" => return self.structure(v, path, here, cx),
+            "structure" => return self.structure(v, path, cx),
             "static-length-array" | "dynamic-length-array" => {
-                let length = if ty == "static-length-array" {
-                    Length::Static(static_len(&c, v, path)?)
-                } else {
-                    Length::Dynamic(self.location(
-                        v,
-                        "length-field-location",
-                        path,
-                        here,
-                        cx,
-                        Need::Length,
-                    )?)
-                };
+                let length = self.length(ty, v, path, cx)?;
                 let min_align = c.align(v, "minimum-alignment", path)?;
                 let e = c.req(v, "element-field-class", path)?;
-                let element = self.fc(e, &path.key("element-field-class"), here, cx)?;
+                let element = self.fc(e, &path.key("element-field-class"), cx)?;
                 return Ok(FieldClass::Array(ArrayClass {
                     element: Box::new(element),
                     length,
@@ -385,8 +346,8 @@ impl<'j> FcLower<'j, '_> {
                     roles: Roles::NONE,
                 }));
             }
-            "optional" => return self.optional(v, path, here, cx),
-            "variant" => return self.variant(v, path, here, cx),
+            "optional" => return self.optional(v, path, cx),
+            "variant" => return self.variant(v, path, cx),
             o => {
                 return Err(c.err(
                     v.get("type").unwrap_or(v),
@@ -395,8 +356,19 @@ impl<'j> FcLower<'j, '_> {
                 ))
             }
         };
-        cx.leaf(here);
+        cx.leaf();
         Ok(fc)
+    }
+
+    /// The length of a string, BLOB or array: `length` for the
+    /// `static-length-*` types, `length-field-location` for the others.
+    fn length(&mut self, ty: &str, v: &Value, path: &JPath, cx: &mut Fcx) -> Res<Length> {
+        Ok(if ty.starts_with("static-length-") {
+            Length::Static(static_len(&self.c, v, path)?)
+        } else {
+            let loc = self.location(v, "length-field-location", path, cx, Need::Length)?;
+            Length::Dynamic(loc)
+        })
     }
 
     /// The fixed-length bit array family.
@@ -479,13 +451,7 @@ impl<'j> FcLower<'j, '_> {
         })
     }
 
-    fn structure(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    fn structure(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         let c = self.c;
         let min_align = c.align(v, "minimum-alignment", path)?;
         let mut members = Vec::new();
@@ -493,7 +459,7 @@ impl<'j> FcLower<'j, '_> {
             let mp = path.key("member-classes");
             let list = c.arr(ms, &mp)?;
             let mut names = HashSet::new();
-            cx.frames.push(here.to_vec());
+            cx.frames.push(cx.here.clone());
             for (i, m) in list.iter().enumerate() {
                 let p = mp.index(i);
                 c.obj(m, &p)?;
@@ -507,10 +473,11 @@ impl<'j> FcLower<'j, '_> {
                         c.err(nv, &p.key("name"), ""),
                     );
                 }
-                let mut mhere = here.to_vec();
-                mhere.push(name.to_string());
                 let f = c.req(m, "field-class", &p)?;
-                let class = self.fc(f, &p.key("field-class"), &mhere, cx)?;
+                cx.here.push(name.to_string());
+                let class = self.fc(f, &p.key("field-class"), cx);
+                cx.here.pop();
+                let class = class?;
                 members.push(Member {
                     name: name.to_string(),
                     class,
@@ -521,13 +488,7 @@ impl<'j> FcLower<'j, '_> {
         Ok(FieldClass::Struct(StructClass { members, min_align }))
     }
 
-    fn optional(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    fn optional(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         let c = self.c;
         let selector_ranges = match v.get("selector-field-ranges") {
             None => None,
@@ -536,9 +497,9 @@ impl<'j> FcLower<'j, '_> {
         let need = Need::OptionalSelector {
             has_ranges: selector_ranges.is_some(),
         };
-        let selector = self.location(v, "selector-field-location", path, here, cx, need)?;
+        let selector = self.location(v, "selector-field-location", path, cx, need)?;
         let f = c.req(v, "field-class", path)?;
-        let class = self.fc(f, &path.key("field-class"), here, cx)?;
+        let class = self.fc(f, &path.key("field-class"), cx)?;
         Ok(FieldClass::Optional(OptionalClass {
             selector,
             selector_ranges,
@@ -546,19 +507,12 @@ impl<'j> FcLower<'j, '_> {
         }))
     }
 
-    fn variant(
-        &mut self,
-        v: &'j Value,
-        path: &JPath,
-        here: &[String],
-        cx: &mut Fcx,
-    ) -> Res<FieldClass> {
+    fn variant(&mut self, v: &'j Value, path: &JPath, cx: &mut Fcx) -> Res<FieldClass> {
         let c = self.c;
         let selector = self.location(
             v,
             "selector-field-location",
             path,
-            here,
             cx,
             Need::VariantSelector,
         )?;
@@ -585,7 +539,7 @@ impl<'j> FcLower<'j, '_> {
             let ranges = c.range_set(rv, &p.key("selector-field-ranges"))?;
             all.extend(ranges.iter().map(|&r| (r, i)));
             let f = c.req(o, "field-class", &p)?;
-            let class = self.fc(f, &p.key("field-class"), here, cx)?;
+            let class = self.fc(f, &p.key("field-class"), cx)?;
             options.push(VariantOption {
                 name: name.map(str::to_string),
                 ranges,
@@ -624,7 +578,6 @@ impl<'j> FcLower<'j, '_> {
         v: &Value,
         key: &str,
         path: &JPath,
-        here: &[String],
         cx: &mut Fcx,
         need: Need,
     ) -> Res<FieldLocation> {
@@ -712,7 +665,7 @@ impl<'j> FcLower<'j, '_> {
         cx.locs.push(LocRec {
             loc: loc.clone(),
             need,
-            s_path: here.to_vec(),
+            s_path: cx.here.clone(),
             ordinal: cx.ordinal,
             off: lv.off,
             jpath: lp.render(),

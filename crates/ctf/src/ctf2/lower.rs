@@ -231,11 +231,11 @@ impl<'j> Lowerer<'j> {
     fn scope(
         &mut self,
         v: &'j Value,
-        key: &str,
         scope: Scope,
         clock: Option<usize>,
         earlier: &[Option<&StructClass>; 6],
     ) -> Res<Option<StructClass>> {
+        let key = scope_key(scope);
         let Some(sv) = v.get(key) else {
             return Ok(None);
         };
@@ -249,7 +249,7 @@ impl<'j> Lowerer<'j> {
             budget: &mut self.budget,
             notes: &mut self.notes,
         };
-        let FieldClass::Struct(s) = fl.fc(sv, &p, &[], &mut cx)? else {
+        let FieldClass::Struct(s) = fl.fc(sv, &p, &mut cx)? else {
             return Err(self
                 .c
                 .err(sv, &p, "a scope field class must be a structure"));
@@ -303,13 +303,7 @@ impl<'j> Lowerer<'j> {
                 self.tc.environment.push((k.clone(), val));
             }
         }
-        self.tc.packet_header = self.scope(
-            v,
-            "packet-header-field-class",
-            Scope::PacketHeader,
-            None,
-            &[None; 6],
-        )?;
+        self.tc.packet_header = self.scope(v, Scope::PacketHeader, None, &[None; 6])?;
         Ok(())
     }
 
@@ -445,20 +439,12 @@ impl<'j> Lowerer<'j> {
         ph: Option<&StructClass>,
     ) -> Res<()> {
         let mut earlier = [ph, None, None, None, None, None];
-        let mut field_class = |key, scope, earlier: &_| self.scope(v, key, scope, clock, earlier);
-        let pc = field_class("packet-context-field-class", Scope::PacketContext, &earlier)?;
+        let mut field_class = |scope, earlier: &_| self.scope(v, scope, clock, earlier);
+        let pc = field_class(Scope::PacketContext, &earlier)?;
         earlier[1] = pc.as_ref();
-        let eh = field_class(
-            "event-record-header-field-class",
-            Scope::EventHeader,
-            &earlier,
-        )?;
+        let eh = field_class(Scope::EventHeader, &earlier)?;
         earlier[2] = eh.as_ref();
-        let cc = field_class(
-            "event-record-common-context-field-class",
-            Scope::EventCommonContext,
-            &earlier,
-        )?;
+        let cc = field_class(Scope::EventCommonContext, &earlier)?;
         sc.packet_context = pc;
         sc.event_header = eh;
         sc.event_common_context = cc;
@@ -528,17 +514,25 @@ impl<'j> Lowerer<'j> {
     ) -> Res<()> {
         let mut earlier = sc.scope_roots(ph);
         let clock = sc.default_clock;
-        let mut field_class = |key, scope, earlier: &_| self.scope(v, key, scope, clock, earlier);
-        let spec = field_class(
-            "specific-context-field-class",
-            Scope::EventSpecificContext,
-            &earlier,
-        )?;
+        let mut field_class = |scope, earlier: &_| self.scope(v, scope, clock, earlier);
+        let spec = field_class(Scope::EventSpecificContext, &earlier)?;
         earlier[4] = spec.as_ref();
-        let payload = field_class("payload-field-class", Scope::EventPayload, &earlier)?;
+        let payload = field_class(Scope::EventPayload, &earlier)?;
         ec.specific_context = spec;
         ec.payload = payload;
         Ok(())
+    }
+}
+
+/// The property of a fragment that holds the field class of `scope`.
+fn scope_key(scope: Scope) -> &'static str {
+    match scope {
+        Scope::PacketHeader => "packet-header-field-class",
+        Scope::PacketContext => "packet-context-field-class",
+        Scope::EventHeader => "event-record-header-field-class",
+        Scope::EventCommonContext => "event-record-common-context-field-class",
+        Scope::EventSpecificContext => "specific-context-field-class",
+        Scope::EventPayload => "payload-field-class",
     }
 }
 

@@ -235,6 +235,22 @@ fn lhs_name(lhs: &[String]) -> String {
     lhs.join(".")
 }
 
+/// The bodies and places of the top-level blocks of a kind, in order.
+fn blocks(entries: &[Entry], kind: BlockKind) -> impl Iterator<Item = (&[Entry], Pos)> {
+    entries.iter().filter_map(move |e| match e {
+        Entry::Block { kind: k, body, pos } if *k == kind => Some((&body[..], *pos)),
+        _ => None,
+    })
+}
+
+/// What an assignment in a `trace`, `stream` or `event` block assigns.
+enum Assigned<'e> {
+    /// `lhs = value;`
+    Value(&'e Value),
+    /// `lhs := type;`
+    Type(&'e SpecList, &'e Option<Declarator>),
+}
+
 fn get_uint(v: &Value, pos: Pos, what: &str) -> Result<u64, TsdlError> {
     match v {
         Value::UInt(u) => Ok(*u),
@@ -644,6 +660,36 @@ impl Ctx {
         Ok(out)
     }
 
+    /// The entries of a `trace`, `stream` or `event` block, in a scope of
+    /// their own: `assigned` gets each assignment (its left-hand side
+    /// joined with dots), type declarations are declared in the scope.
+    fn block(
+        &mut self,
+        body: &[Entry],
+        mut assigned: impl FnMut(&mut Self, &str, Assigned<'_>, Pos) -> Result<(), TsdlError>,
+    ) -> Result<(), TsdlError> {
+        self.push();
+        let r = (|| {
+            for e in body {
+                match e {
+                    Entry::Assign { lhs, value, pos } => {
+                        assigned(self, &lhs_name(lhs), Assigned::Value(value), *pos)?
+                    }
+                    Entry::TypeAssign {
+                        lhs,
+                        spec,
+                        decl,
+                        pos,
+                    } => assigned(self, &lhs_name(lhs), Assigned::Type(spec, decl), *pos)?,
+                    other => self.type_decl(other)?,
+                }
+            }
+            Ok(())
+        })();
+        self.pop();
+        r
+    }
+
     /// `typedef`, `typealias` or a bare type declaration.
     fn type_decl(&mut self, e: &Entry) -> Result<(), TsdlError> {
         match e {
@@ -758,6 +804,20 @@ struct StreamT {
     pos: Pos,
 }
 
+impl StreamT {
+    /// A stream class with nothing declared yet (ID 0).
+    fn new(pos: Pos) -> Self {
+        StreamT {
+            id: 0,
+            pc: None,
+            eh: None,
+            ec: None,
+            events: Vec::new(),
+            pos,
+        }
+    }
+}
+
 struct EventT {
     id: u64,
     name: String,
@@ -772,27 +832,20 @@ pub fn lower(entries: &[Entry]) -> Result<TraceClass, TsdlError> {
     // The native byte order comes first.
     let mut native = None;
     let mut trace_block = None;
-    for e in entries {
-        if let Entry::Block {
-            kind: BlockKind::Trace,
-            body,
-            pos,
-        } = e
-        {
-            if trace_block.is_some() {
-                return Err(err(*pos, "more than one `trace` block"));
-            }
-            trace_block = Some((body, *pos));
-            for a in body {
-                if let Entry::Assign { lhs, value, pos } = a {
-                    if lhs_name(lhs) == "byte_order" {
-                        let bo = byte_order_of(value, ByteOrder::Little, *pos)?;
-                        let s = value.as_text().unwrap_or_default();
-                        if s == "native" {
-                            return Err(err(*pos, "the trace byte order cannot be `native`"));
-                        }
-                        native = Some(bo);
+    for (body, pos) in blocks(entries, BlockKind::Trace) {
+        if trace_block.is_some() {
+            return Err(err(pos, "more than one `trace` block"));
+        }
+        trace_block = Some((body, pos));
+        for a in body {
+            if let Entry::Assign { lhs, value, pos } = a {
+                if lhs_name(lhs) == "byte_order" {
+                    let bo = byte_order_of(value, ByteOrder::Little, *pos)?;
+                    let s = value.as_text().unwrap_or_default();
+                    if s == "native" {
+                        return Err(err(*pos, "the trace byte order cannot be `native`"));
                     }
+                    native = Some(bo);
                 }
             }
         }
@@ -811,25 +864,11 @@ pub fn lower(entries: &[Entry]) -> Result<TraceClass, TsdlError> {
     let mut tc = TraceClass::new(CtfVersion::Ctf1);
     tc.native_byte_order = native;
 
-    for e in entries {
-        if let Entry::Block {
-            kind: BlockKind::Env,
-            body,
-            ..
-        } = e
-        {
-            cx.env_block(body)?;
-        }
+    for (body, _) in blocks(entries, BlockKind::Env) {
+        cx.env_block(body)?;
     }
-    for e in entries {
-        if let Entry::Block {
-            kind: BlockKind::Clock,
-            body,
-            pos,
-        } = e
-        {
-            cx.clock_block(body, *pos)?;
-        }
+    for (body, pos) in blocks(entries, BlockKind::Clock) {
+        cx.clock_block(body, pos)?;
     }
     for e in entries {
         if !matches!(e, Entry::Block { .. }) {
@@ -840,51 +879,35 @@ pub fn lower(entries: &[Entry]) -> Result<TraceClass, TsdlError> {
     let mut packet_header = None;
     {
         let mut seen = (false, false, false);
-        cx.push();
-        let r = (|| -> Result<(), TsdlError> {
-            for a in trace_body.iter() {
-                match a {
-                    Entry::Assign { lhs, value, pos } => match lhs_name(lhs).as_str() {
-                        "major" => {
-                            if get_uint(value, *pos, "major")? != 1 {
-                                return Err(err(*pos, "trace major version must be 1"));
-                            }
-                            seen.0 = true;
-                        }
-                        "minor" => {
-                            if get_uint(value, *pos, "minor")? != 8 {
-                                return Err(err(*pos, "trace minor version must be 8"));
-                            }
-                            seen.1 = true;
-                        }
-                        "uuid" => {
-                            let s = get_text(value, *pos, "uuid")?;
-                            tc.uuid =
-                                Some(parse_uuid(&s).ok_or_else(|| err(*pos, "malformed UUID"))?);
-                        }
-                        "byte_order" => seen.2 = true,
-                        _ => {}
-                    },
-                    Entry::TypeAssign {
-                        lhs,
-                        spec,
-                        decl,
-                        pos,
-                    } => {
-                        if lhs_name(lhs) == "packet.header" {
-                            if packet_header.is_some() {
-                                return Err(err(*pos, "duplicate `packet.header`"));
-                            }
-                            packet_header = Some(cx.scope_type(spec, decl, *pos)?);
-                        }
+        cx.block(trace_body, |cx, lhs, assigned, pos| {
+            match (lhs, assigned) {
+                ("major", Assigned::Value(value)) => {
+                    if get_uint(value, pos, "major")? != 1 {
+                        return Err(err(pos, "trace major version must be 1"));
                     }
-                    other => cx.type_decl(other)?,
+                    seen.0 = true;
                 }
+                ("minor", Assigned::Value(value)) => {
+                    if get_uint(value, pos, "minor")? != 8 {
+                        return Err(err(pos, "trace minor version must be 8"));
+                    }
+                    seen.1 = true;
+                }
+                ("uuid", Assigned::Value(value)) => {
+                    let s = get_text(value, pos, "uuid")?;
+                    tc.uuid = Some(parse_uuid(&s).ok_or_else(|| err(pos, "malformed UUID"))?);
+                }
+                ("byte_order", Assigned::Value(_)) => seen.2 = true,
+                ("packet.header", Assigned::Type(spec, decl)) => {
+                    if packet_header.is_some() {
+                        return Err(err(pos, "duplicate `packet.header`"));
+                    }
+                    packet_header = Some(cx.scope_type(spec, decl, pos)?);
+                }
+                _ => {}
             }
             Ok(())
-        })();
-        cx.pop();
-        r?;
+        })?;
         if !seen.0 || !seen.1 {
             return Err(err(
                 trace_pos,
@@ -894,89 +917,69 @@ pub fn lower(entries: &[Entry]) -> Result<TraceClass, TsdlError> {
     }
     // streams
     let mut streams: Vec<StreamT> = Vec::new();
-    for e in entries {
-        if let Entry::Block {
-            kind: BlockKind::Stream,
-            body,
-            pos,
-        } = e
-        {
-            let st = cx.stream_block(body, *pos)?;
-            match st.0 {
-                Some(id) => {
-                    let has = packet_header
-                        .as_ref()
-                        .is_some_and(|h| has_stream_id(&h.members));
-                    if !has {
-                        return Err(err(
-                            *pos,
-                            "stream class with an `id` but no `stream_id` field in the packet header",
-                        ));
-                    }
-                    if streams.iter().any(|s| s.id == id) {
-                        return Err(err(*pos, format!("duplicate stream class ID {id}")));
-                    }
-                    streams.push(StreamT { id, ..st.1 });
+    for (body, pos) in blocks(entries, BlockKind::Stream) {
+        let st = cx.stream_block(body, pos)?;
+        match st.0 {
+            Some(id) => {
+                let has = packet_header
+                    .as_ref()
+                    .is_some_and(|h| has_stream_id(&h.members));
+                if !has {
+                    return Err(err(
+                        pos,
+                        "stream class with an `id` but no `stream_id` field in the packet header",
+                    ));
                 }
-                None => {
-                    if !streams.is_empty() {
-                        return Err(err(*pos, "only one stream class may lack an `id`"));
-                    }
-                    streams.push(StreamT { id: 0, ..st.1 });
+                if streams.iter().any(|s| s.id == id) {
+                    return Err(err(pos, format!("duplicate stream class ID {id}")));
                 }
+                streams.push(StreamT { id, ..st.1 });
+            }
+            None => {
+                if !streams.is_empty() {
+                    return Err(err(pos, "only one stream class may lack an `id`"));
+                }
+                streams.push(StreamT { id: 0, ..st.1 });
             }
         }
     }
     // events
-    for e in entries {
-        if let Entry::Block {
-            kind: BlockKind::Event,
-            body,
-            pos,
-        } = e
-        {
-            let (ev, sid) = cx.event_block(body, *pos)?;
-            let si = match sid {
-                Some(id) => streams.iter().position(|s| s.id == id).ok_or_else(|| {
-                    err(*pos, format!("event refers to unknown stream class {id}"))
-                })?,
-                None => match streams.len() {
-                    0 => {
-                        streams.push(StreamT {
-                            id: 0,
-                            pc: None,
-                            eh: None,
-                            ec: None,
-                            events: Vec::new(),
-                            pos: *pos,
-                        });
-                        0
-                    }
-                    1 => 0,
-                    _ => {
-                        return Err(err(
-                            *pos,
-                            "event without `stream_id` in a trace with several stream classes",
-                        ))
-                    }
-                },
-            };
-            let (ev, id_set) = ev;
-            let mut ev = ev;
-            if !id_set {
-                if !streams[si].events.is_empty() {
-                    return Err(err(
-                        *pos,
-                        "only one event class per stream class may lack an `id`",
-                    ));
+    for (body, pos) in blocks(entries, BlockKind::Event) {
+        let (ev, sid) = cx.event_block(body, pos)?;
+        let si = match sid {
+            Some(id) => streams
+                .iter()
+                .position(|s| s.id == id)
+                .ok_or_else(|| err(pos, format!("event refers to unknown stream class {id}")))?,
+            None => match streams.len() {
+                0 => {
+                    streams.push(StreamT::new(pos));
+                    0
                 }
-                ev.id = 0;
+                1 => 0,
+                _ => {
+                    return Err(err(
+                        pos,
+                        "event without `stream_id` in a trace with several stream classes",
+                    ))
+                }
+            },
+        };
+        let (ev, id_set) = ev;
+        let mut ev = ev;
+        if !id_set {
+            if !streams[si].events.is_empty() {
+                return Err(err(
+                    pos,
+                    "only one event class per stream class may lack an `id`",
+                ));
             }
-            if streams[si].events.iter().any(|x| x.id == ev.id) {
-                return Err(err(*pos, format!("duplicate event class ID {}", ev.id)));
-            }
-            streams[si].events.push(ev);
+            ev.id = 0;
         }
+        if streams[si].events.iter().any(|x| x.id == ev.id) {
+            return Err(err(pos, format!("duplicate event class ID {}", ev.id)));
+        }
+        streams[si].events.push(ev);
     }
 
     tc.environment = cx.env.clone();
@@ -1103,50 +1106,28 @@ impl Ctx {
         pos: Pos,
     ) -> Result<(Option<u64>, StreamT), TsdlError> {
         let mut id = None;
-        let mut st = StreamT {
-            id: 0,
-            pc: None,
-            eh: None,
-            ec: None,
-            events: Vec::new(),
-            pos,
-        };
-        self.push();
-        let r = (|| -> Result<(), TsdlError> {
-            for e in body {
-                match e {
-                    Entry::Assign { lhs, value, pos } => {
-                        if lhs_name(lhs) == "id" {
-                            id = Some(get_uint(value, *pos, "id")?);
-                        }
-                    }
-                    Entry::TypeAssign {
-                        lhs,
-                        spec,
-                        decl,
-                        pos,
-                    } => match lhs_name(lhs).as_str() {
-                        "event.header" => {
-                            let mut s = self.scope_type(spec, decl, *pos)?;
-                            self.auto_map(&mut s, "timestamp", *pos)?;
-                            st.eh = Some(s);
-                        }
-                        "event.context" => st.ec = Some(self.scope_type(spec, decl, *pos)?),
-                        "packet.context" => {
-                            let mut s = self.scope_type(spec, decl, *pos)?;
-                            self.auto_map(&mut s, "timestamp_begin", *pos)?;
-                            self.auto_map(&mut s, "timestamp_end", *pos)?;
-                            st.pc = Some(s);
-                        }
-                        _ => {}
-                    },
-                    other => self.type_decl(other)?,
+        let mut st = StreamT::new(pos);
+        self.block(body, |cx, lhs, assigned, pos| {
+            match (lhs, assigned) {
+                ("id", Assigned::Value(value)) => id = Some(get_uint(value, pos, "id")?),
+                ("event.header", Assigned::Type(spec, decl)) => {
+                    let mut s = cx.scope_type(spec, decl, pos)?;
+                    cx.auto_map(&mut s, "timestamp", pos)?;
+                    st.eh = Some(s);
                 }
+                ("event.context", Assigned::Type(spec, decl)) => {
+                    st.ec = Some(cx.scope_type(spec, decl, pos)?)
+                }
+                ("packet.context", Assigned::Type(spec, decl)) => {
+                    let mut s = cx.scope_type(spec, decl, pos)?;
+                    cx.auto_map(&mut s, "timestamp_begin", pos)?;
+                    cx.auto_map(&mut s, "timestamp_end", pos)?;
+                    st.pc = Some(s);
+                }
+                _ => {}
             }
             Ok(())
-        })();
-        self.pop();
-        r?;
+        })?;
         Ok((id, st))
     }
 
@@ -1167,54 +1148,44 @@ impl Ctx {
         let mut name = None;
         let mut id_set = false;
         let mut sid = None;
-        self.push();
-        let r = (|| -> Result<(), TsdlError> {
-            for e in body {
-                match e {
-                    Entry::Assign { lhs, value, pos } => match lhs_name(lhs).as_str() {
-                        "name" if name.is_none() => {
-                            name = Some(get_text(value, *pos, "name")?);
-                        }
-                        "id" => {
-                            let v = get_uint(value, *pos, "id")?;
-                            if v > i64::MAX as u64 {
-                                return Err(err(*pos, "event class ID too large"));
-                            }
-                            ev.id = v;
-                            id_set = true;
-                        }
-                        "stream_id" => sid = Some(get_uint(value, *pos, "stream_id")?),
-                        "loglevel" => {
-                            let v = get_uint(value, *pos, "loglevel")?;
-                            if v <= 14 {
-                                ev.log_level = Some(v as i64);
-                            }
-                        }
-                        "model.emf.uri" => {
-                            let s = get_text(value, *pos, "model.emf.uri")?;
-                            if !s.is_empty() {
-                                ev.emf_uri = Some(s);
-                            }
-                        }
-                        _ => {}
-                    },
-                    Entry::TypeAssign {
-                        lhs,
-                        spec,
-                        decl,
-                        pos,
-                    } => match lhs_name(lhs).as_str() {
-                        "context" => ev.sc = Some(self.scope_type(spec, decl, *pos)?),
-                        "fields" => ev.payload = Some(self.scope_type(spec, decl, *pos)?),
-                        _ => {}
-                    },
-                    other => self.type_decl(other)?,
+        self.block(body, |cx, lhs, assigned, pos| {
+            match (lhs, assigned) {
+                ("name", Assigned::Value(value)) if name.is_none() => {
+                    name = Some(get_text(value, pos, "name")?);
                 }
+                ("id", Assigned::Value(value)) => {
+                    let v = get_uint(value, pos, "id")?;
+                    if v > i64::MAX as u64 {
+                        return Err(err(pos, "event class ID too large"));
+                    }
+                    ev.id = v;
+                    id_set = true;
+                }
+                ("stream_id", Assigned::Value(value)) => {
+                    sid = Some(get_uint(value, pos, "stream_id")?)
+                }
+                ("loglevel", Assigned::Value(value)) => {
+                    let v = get_uint(value, pos, "loglevel")?;
+                    if v <= 14 {
+                        ev.log_level = Some(v as i64);
+                    }
+                }
+                ("model.emf.uri", Assigned::Value(value)) => {
+                    let s = get_text(value, pos, "model.emf.uri")?;
+                    if !s.is_empty() {
+                        ev.emf_uri = Some(s);
+                    }
+                }
+                ("context", Assigned::Type(spec, decl)) => {
+                    ev.sc = Some(cx.scope_type(spec, decl, pos)?)
+                }
+                ("fields", Assigned::Type(spec, decl)) => {
+                    ev.payload = Some(cx.scope_type(spec, decl, pos)?)
+                }
+                _ => {}
             }
             Ok(())
-        })();
-        self.pop();
-        r?;
+        })?;
         ev.name = name.ok_or_else(|| err(pos, "event without a `name`"))?;
         Ok(((ev, id_set), sid))
     }
@@ -1364,21 +1335,16 @@ type Frame<'a> = (&'a T, usize);
 const ARRAY_IDX: usize = usize::MAX;
 
 fn child_by_orig<'a>(t: &'a T, name: &str) -> Option<(usize, &'a T)> {
-    match t {
-        T::Struct(s) => s
-            .members
-            .iter()
-            .enumerate()
-            .find(|(_, m)| m.orig == name)
-            .map(|(i, m)| (i, &m.t)),
-        T::Variant(v) => v
-            .options
-            .iter()
-            .enumerate()
-            .find(|(_, m)| m.orig == name)
-            .map(|(i, m)| (i, &m.t)),
-        _ => None,
-    }
+    let named = match t {
+        T::Struct(s) => &s.members,
+        T::Variant(v) => &v.options,
+        _ => return None,
+    };
+    named
+        .iter()
+        .enumerate()
+        .find(|(_, m)| m.orig == name)
+        .map(|(i, m)| (i, &m.t))
 }
 
 fn tokens_to_path<'a>(
@@ -1569,15 +1535,27 @@ impl<'a> Conv<'a> {
                 encoding: StringEncoding::Utf8,
             }));
         }
-        stack.push((t, ARRAY_IDX));
-        let c = self.conv(e, stack);
-        stack.pop();
         Ok(FieldClass::Array(ArrayClass {
-            element: Box::new(c?),
+            element: Box::new(self.conv_child(t, ARRAY_IDX, e, stack)?),
             length,
             min_align: 1,
             roles: Roles::NONE,
         }))
+    }
+
+    /// The child `i` of the compound `t` (`ARRAY_IDX`: its element),
+    /// converted with `t` on the resolution stack.
+    fn conv_child(
+        &self,
+        t: &'a T,
+        i: usize,
+        child: &'a T,
+        stack: &mut Vec<Frame<'a>>,
+    ) -> Result<FieldClass, TsdlError> {
+        stack.push((t, i));
+        let c = self.conv(child, stack);
+        stack.pop();
+        c
     }
 
     fn conv(&self, t: &'a T, stack: &mut Vec<Frame<'a>>) -> Result<FieldClass, TsdlError> {
@@ -1597,12 +1575,9 @@ impl<'a> Conv<'a> {
             T::Struct(s) => {
                 let mut members = Vec::with_capacity(s.members.len());
                 for (i, m) in s.members.iter().enumerate() {
-                    stack.push((t, i));
-                    let r = self.conv(&m.t, stack);
-                    stack.pop();
                     members.push(Member {
                         name: m.name.clone(),
-                        class: r?,
+                        class: self.conv_child(t, i, &m.t, stack)?,
                     });
                 }
                 FieldClass::Struct(StructClass {
@@ -1628,13 +1603,11 @@ impl<'a> Conv<'a> {
                 };
                 let mut options = Vec::with_capacity(v.options.len());
                 for (i, o) in v.options.iter().enumerate() {
-                    stack.push((t, i));
-                    let c = self.conv(&o.t, stack);
-                    stack.pop();
+                    let c = self.conv_child(t, i, &o.t, stack)?;
                     options.push(VariantOption {
                         name: Some(o.name.clone()),
                         ranges: int_ranges(maps, class.signed, &o.orig),
-                        class: c?,
+                        class: c,
                     });
                 }
                 FieldClass::Variant(VariantClass {

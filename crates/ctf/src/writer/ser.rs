@@ -139,12 +139,7 @@ impl Ser<'_> {
     fn close(&mut self) {
         match self.frames.pop() {
             Some(Frame::Seq { node, pos }) => {
-                let n = self.arena.nodes[node as usize].n;
-                for i in pos..n {
-                    if let Some(k) = self.arena.kid(node, i) {
-                        self.default(k);
-                    }
-                }
+                self.default_members(node, pos..self.arena.nodes[node as usize].n)
             }
             Some(Frame::Arr { elem, expect, done }) => {
                 for _ in done..expect {
@@ -153,6 +148,52 @@ impl Ser<'_> {
             }
             Some(Frame::One { node, done: false }) => self.default(node),
             _ => {}
+        }
+    }
+
+    /// Defaults for the members `range` of the structure `node`.
+    fn default_members(&mut self, node: u32, range: std::ops::Range<u32>) {
+        for i in range {
+            if let Some(k) = self.arena.kid(node, i) {
+                self.default(k);
+            }
+        }
+    }
+
+    /// Move the root sequence on to its member `to` (a scope's start or
+    /// end), defaults for the members passed over.
+    fn advance_root(&mut self, to: u32) {
+        if let Some(Frame::Seq { node, pos }) = self.frames.last_mut() {
+            let (node, from) = (*node, *pos);
+            if from < to {
+                *pos = to;
+                self.default_members(node, from..to);
+            }
+        }
+    }
+
+    /// A nested value that `slot` (if any) cannot hold: the slot gets its
+    /// default and the value is skipped.
+    fn skip_nested(&mut self, slot: Option<u32>) {
+        if let Some(n) = slot {
+            self.default(n);
+        }
+        self.frames.push(Frame::Skip { depth: 1 });
+    }
+
+    /// Where an array, variant or optional begins: its node (inside the
+    /// structure that wraps it, if any) when its kind `fits`; else `None`,
+    /// and the value is skipped.
+    fn wrapped_slot(&mut self, fits: fn(Kind) -> bool) -> Option<u32> {
+        if self.nested_skip() {
+            return None;
+        }
+        match self.slot().map(|n| self.unwrap(n)) {
+            Some(n) if fits(self.arena.nodes[n as usize].kind) => Some(n),
+            other => {
+                self.skip_nested(other);
+                None
+            }
         }
     }
 
@@ -293,17 +334,7 @@ impl FieldVisitor for Ser<'_> {
                 return;
             }
         };
-        if let Some(Frame::Seq { node, pos }) = self.frames.last_mut() {
-            let (node, from) = (*node, *pos);
-            if from < start {
-                *pos = start;
-                for i in from..start {
-                    if let Some(k) = self.arena.kid(node, i) {
-                        self.default(k);
-                    }
-                }
-            }
-        }
+        self.advance_root(start);
     }
 
     fn scope_end(&mut self, scope: Scope) {
@@ -325,17 +356,7 @@ impl FieldVisitor for Ser<'_> {
             Scope::Payload => self.starts[3],
             _ => return,
         };
-        if let Some(Frame::Seq { node, pos }) = self.frames.last_mut() {
-            let (node, from) = (*node, *pos);
-            if from < end {
-                *pos = end;
-                for i in from..end {
-                    if let Some(k) = self.arena.kid(node, i) {
-                        self.default(k);
-                    }
-                }
-            }
-        }
+        self.advance_root(end);
     }
 
     fn struct_begin(&mut self, _name: &str) {
@@ -346,12 +367,7 @@ impl FieldVisitor for Ser<'_> {
             Some(n) if self.arena.nodes[n as usize].kind == Kind::Struct => {
                 self.frames.push(Frame::Seq { node: n, pos: 0 })
             }
-            other => {
-                if let Some(n) = other {
-                    self.default(n);
-                }
-                self.frames.push(Frame::Skip { depth: 1 });
-            }
+            other => self.skip_nested(other),
         }
     }
 
@@ -360,41 +376,25 @@ impl FieldVisitor for Ser<'_> {
     }
 
     fn array_begin(&mut self, _name: &str, len: u64) {
-        if self.nested_skip() {
+        let Some(n) = self.wrapped_slot(|k| matches!(k, Kind::Array(_) | Kind::ArrayExt)) else {
             return;
-        }
-        let slot = self.slot().map(|n| self.unwrap(n));
-        match slot {
-            Some(n)
-                if matches!(
-                    self.arena.nodes[n as usize].kind,
-                    Kind::Array(_) | Kind::ArrayExt
-                ) =>
-            {
-                let node = self.arena.nodes[n as usize];
-                let elem = self.arena.kids[node.first as usize];
-                let expect = match node.kind {
-                    Kind::Array(Some(k)) => k,
-                    Kind::ArrayExt => len,
-                    _ => {
-                        let l = len.min(u64::from(u32::MAX));
-                        put(self.out, l, 4);
-                        l
-                    }
-                };
-                self.frames.push(Frame::Arr {
-                    elem,
-                    expect,
-                    done: 0,
-                });
+        };
+        let node = self.arena.nodes[n as usize];
+        let elem = self.arena.kids[node.first as usize];
+        let expect = match node.kind {
+            Kind::Array(Some(k)) => k,
+            Kind::ArrayExt => len,
+            _ => {
+                let l = len.min(u64::from(u32::MAX));
+                put(self.out, l, 4);
+                l
             }
-            other => {
-                if let Some(n) = other {
-                    self.default(n);
-                }
-                self.frames.push(Frame::Skip { depth: 1 });
-            }
-        }
+        };
+        self.frames.push(Frame::Arr {
+            elem,
+            expect,
+            done: 0,
+        });
     }
 
     fn array_end(&mut self) {
@@ -402,33 +402,19 @@ impl FieldVisitor for Ser<'_> {
     }
 
     fn variant_begin(&mut self, _name: &str, option: &str) {
-        if self.nested_skip() {
+        let Some(n) = self.wrapped_slot(|k| k == Kind::Variant) else {
             return;
-        }
-        let slot = self.slot().map(|n| self.unwrap(n));
-        match slot {
-            Some(n) if self.arena.nodes[n as usize].kind == Kind::Variant => {
-                let i = self.arena.option_index(n, option).unwrap_or(0);
-                match self.arena.kid(n, i) {
-                    Some(k) => {
-                        put(self.out, u64::from(i), 4);
-                        self.frames.push(Frame::One {
-                            node: k,
-                            done: false,
-                        });
-                    }
-                    None => {
-                        self.default(n);
-                        self.frames.push(Frame::Skip { depth: 1 });
-                    }
-                }
+        };
+        let i = self.arena.option_index(n, option).unwrap_or(0);
+        match self.arena.kid(n, i) {
+            Some(k) => {
+                put(self.out, u64::from(i), 4);
+                self.frames.push(Frame::One {
+                    node: k,
+                    done: false,
+                });
             }
-            other => {
-                if let Some(n) = other {
-                    self.default(n);
-                }
-                self.frames.push(Frame::Skip { depth: 1 });
-            }
+            None => self.skip_nested(Some(n)),
         }
     }
 
@@ -437,26 +423,15 @@ impl FieldVisitor for Ser<'_> {
     }
 
     fn optional_begin(&mut self, _name: &str, present: bool) {
-        if self.nested_skip() {
+        let Some(n) = self.wrapped_slot(|k| k == Kind::Optional) else {
             return;
-        }
-        let slot = self.slot().map(|n| self.unwrap(n));
-        match slot {
-            Some(n) if self.arena.nodes[n as usize].kind == Kind::Optional => {
-                let k = self.arena.kid(n, 0).unwrap_or(n);
-                put(self.out, present as u64, 4);
-                self.frames.push(Frame::One {
-                    node: k,
-                    done: !present,
-                });
-            }
-            other => {
-                if let Some(n) = other {
-                    self.default(n);
-                }
-                self.frames.push(Frame::Skip { depth: 1 });
-            }
-        }
+        };
+        let k = self.arena.kid(n, 0).unwrap_or(n);
+        put(self.out, present as u64, 4);
+        self.frames.push(Frame::One {
+            node: k,
+            done: !present,
+        });
     }
 
     fn optional_end(&mut self) {

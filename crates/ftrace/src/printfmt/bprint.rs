@@ -210,9 +210,11 @@ impl FtracePrinter {
             named: &[],
             bargs: &args[..],
             casts: &[],
+            rec,
+            ctx,
         };
         for (seg, info) in fmt.segs.iter().zip(&fmt.infos) {
-            print_seg(&env, seg, info, out, rec, ctx);
+            print_seg(&env, seg, info, out);
         }
     }
 }

@@ -123,7 +123,7 @@ impl BArg {
     }
 }
 
-/// What evaluation needs: the parse and the event's fields.
+/// What evaluation needs: the parse, the event's fields and the record.
 pub(crate) struct Env<'a> {
     pub pf: &'a PrintFmt,
     pub common: &'a [FieldDef],
@@ -140,6 +140,9 @@ pub(crate) struct Env<'a> {
     /// Per argument node: for casts, what `eval_type_str` keeps of a
     /// value (a mask), as a cast and as the cast of an array element.
     pub casts: &'a [(u64, u64)],
+    /// The record being printed and its context.
+    pub rec: Rec<'a>,
+    pub ctx: &'a PrintCtx<'a>,
 }
 
 /// The masks [`Env::casts`] holds for a parse.
@@ -176,19 +179,19 @@ impl Env<'_> {
         id
     }
 
-    fn read_field(&self, f: &FieldDef, rec: Rec<'_>, endian: Endian) -> u64 {
+    fn read_field(&self, f: &FieldDef, endian: Endian) -> u64 {
         // check_data_offset_size
-        if f.offset as u64 + f.size as u64 > rec.size as u64 {
+        if f.offset as u64 + f.size as u64 > self.rec.size as u64 {
             return 0;
         }
-        read_number(endian, rec.data, f.offset as usize, f.size as usize)
+        read_number(endian, self.rec.data, f.offset as usize, f.size as usize)
     }
 
     /// libtraceevent's `eval_num_arg`. Deviations: a `__get_dynamic_array`
     /// without index evaluates to the data's offset in the record (C: an
     /// address in the reader's memory); plugin functions evaluate to 0.
-    pub fn eval_num_arg(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, id: ArgId) -> u64 {
-        let endian = ctx.endian;
+    pub fn eval_num_arg(&self, id: ArgId) -> u64 {
+        let endian = self.ctx.endian;
         match self.node(id) {
             PrintArg::Null => 0,
             PrintArg::Atom(a) => {
@@ -199,7 +202,8 @@ impl Env<'_> {
                         return v;
                     }
                     // test_for_symbol: a function name stands for its address
-                    ctx.symbols
+                    self.ctx
+                        .symbols
                         .iter()
                         .find(|s| s.name == *a)
                         .map_or(0, |s| s.addr)
@@ -209,23 +213,23 @@ impl Env<'_> {
                     None => value(),
                 }
             }
-            PrintArg::Field { field: Some(r), .. } => self.read_field(self.field(*r), rec, endian),
+            PrintArg::Field { field: Some(r), .. } => self.read_field(self.field(*r), endian),
             PrintArg::Field { field: None, .. } => 0,
             PrintArg::Type { ty, item } => {
-                let v = self.eval_num_arg(rec, ctx, *item);
+                let v = self.eval_num_arg(*item);
                 match self.casts.get(id as usize) {
                     Some(&(m, _)) => v & m,
                     None => eval_type_str(v, ty, false),
                 }
             }
             PrintArg::DynamicArrayLen { field } => {
-                dynamic_offset_field(self.field(*field), rec, endian).1 as u64
+                dynamic_offset_field(self.field(*field), self.rec, endian).1 as u64
             }
             PrintArg::DynamicArray { field } => {
-                let o = dynamic_offset_field(self.field(*field), rec, endian).0;
+                let o = dynamic_offset_field(self.field(*field), self.rec, endian).0;
                 // (C: the address of the data, or of the record when the
                 // offset is past it)
-                if o as usize > rec.size {
+                if o as usize > self.rec.size {
                     0
                 } else {
                     o as u64
@@ -233,7 +237,7 @@ impl Env<'_> {
             }
             PrintArg::Op {
                 op, left, right, ..
-            } => self.eval_op(rec, ctx, op, *left, *right),
+            } => self.eval_op(op, *left, *right),
             PrintArg::BArg(i) => match self.bargs.get(*i as usize) {
                 Some(BArg::Num(v)) => *v,
                 _ => 0,
@@ -241,7 +245,7 @@ impl Env<'_> {
             PrintArg::Func { name, args } => {
                 // (printed into a scratch buffer that is dropped)
                 let mut scratch = Vec::new();
-                self.call_func(&mut scratch, rec, ctx, name, args)
+                self.call_func(&mut scratch, name, args)
             }
             _ => 0,
         }
@@ -249,18 +253,11 @@ impl Env<'_> {
 
     /// `process_defined_func`: a helper function registered by a plugin,
     /// printing into `out`; returns its value.
-    pub fn call_func(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        name: &str,
-        args: &[ArgId],
-    ) -> u64 {
+    pub fn call_func(&self, out: &mut Vec<u8>, name: &str, args: &[ArgId]) -> u64 {
         let mut vals = [0u64; 4];
         let mut ptrs: [Option<usize>; 4] = [None; 4];
         for (k, &a) in args.iter().enumerate().take(4) {
-            vals[k] = self.eval_num_arg(rec, ctx, a);
+            vals[k] = self.eval_num_arg(a);
             // a pointer into the record (possibly cast to another pointer)
             let mut b = a;
             while let PrintArg::Type { ty, item } = self.node(b) {
@@ -273,24 +270,17 @@ impl Env<'_> {
                 ptrs[k] = Some(vals[k] as usize);
             }
         }
-        crate::plugins::call_print_function(out, name, &vals, &ptrs, rec.data)
+        crate::plugins::call_print_function(out, name, &vals, &ptrs, self.rec.data)
     }
 
-    fn eval_opt(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, id: Option<ArgId>) -> u64 {
-        id.map_or(0, |i| self.eval_num_arg(rec, ctx, i))
+    fn eval_opt(&self, id: Option<ArgId>) -> u64 {
+        id.map_or(0, |i| self.eval_num_arg(i))
     }
 
-    fn eval_op(
-        &self,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        op: &str,
-        left: Option<ArgId>,
-        right: Option<ArgId>,
-    ) -> u64 {
-        let endian = ctx.endian;
+    fn eval_op(&self, op: &str, left: Option<ArgId>, right: Option<ArgId>) -> u64 {
+        let endian = self.ctx.endian;
         if op == "[" {
-            let r = self.eval_opt(rec, ctx, right);
+            let r = self.eval_opt(right);
             let Some(mut larg) = left else { return 0 };
             let mut typearg = None;
             while let PrintArg::Type { item, .. } = self.node(larg) {
@@ -303,7 +293,7 @@ impl Env<'_> {
             let offset: u64 = match self.node(larg) {
                 PrintArg::DynamicArray { field } => {
                     let f = self.field(*field);
-                    let (o, _) = dynamic_offset_field(f, rec, endian);
+                    let (o, _) = dynamic_offset_field(f, self.rec, endian);
                     if f.elem_size != 0 {
                         field_size = f.elem_size as u64;
                     }
@@ -320,10 +310,10 @@ impl Env<'_> {
                 // "[" is no arithmetic operator: unknown op
                 _ => return 0,
             };
-            if offset + field_size > rec.size as u64 {
+            if offset + field_size > self.rec.size as u64 {
                 return 0;
             }
-            let mut v = read_number(endian, rec.data, offset as usize, field_size as usize);
+            let mut v = read_number(endian, self.rec.data, offset as usize, field_size as usize);
             if let Some(t) = typearg {
                 if let PrintArg::Type { ty, .. } = self.node(t) {
                     v = match self.casts.get(t as usize) {
@@ -335,20 +325,20 @@ impl Env<'_> {
             return v;
         }
         if op == "?" {
-            let l = self.eval_opt(rec, ctx, left);
+            let l = self.eval_opt(left);
             let Some(r) = right else { return 0 };
             let (a, b) = match self.node(r) {
                 PrintArg::Op { left, right, .. } => (*left, *right),
                 _ => return 0,
             };
             return if l != 0 {
-                self.eval_opt(rec, ctx, a)
+                self.eval_opt(a)
             } else {
-                self.eval_opt(rec, ctx, b)
+                self.eval_opt(b)
             };
         }
-        let l = self.eval_opt(rec, ctx, left);
-        let r = self.eval_opt(rec, ctx, right);
+        let l = self.eval_opt(left);
+        let r = self.eval_opt(right);
         let b = op.as_bytes();
         let second = b.get(1).copied().unwrap_or(0);
         match b.first().copied().unwrap_or(0) {
@@ -395,21 +385,14 @@ impl Env<'_> {
     }
 
     /// `print_arg_number`: an integer conversion of `arg`.
-    pub fn print_number(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        conv: Conv<'_>,
-        arg: ArgId,
-    ) {
+    pub fn print_number(&self, out: &mut Vec<u8>, conv: Conv<'_>, arg: ArgId) {
         let Conv {
             spec,
             text,
             star,
             ls,
         } = conv;
-        let val = self.eval_num_arg(rec, ctx, arg);
+        let val = self.eval_num_arg(arg);
         let bits = match ls {
             -2 => 8,
             -1 => 16,
@@ -426,25 +409,17 @@ impl Env<'_> {
 
     /// `print_arg_pointer`: `%p` and its extensions; `ext` is what follows
     /// the `p` in the conversion.
-    pub fn print_pointer(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        ext: &[u8],
-        plen: i32,
-        arg: ArgId,
-    ) {
+    pub fn print_pointer(&self, out: &mut Vec<u8>, ext: &[u8], plen: i32, arg: ArgId) {
         if let PrintArg::BArg(i) = self.node(arg) {
             if let Some(b @ BArg::Str(..)) = self.bargs.get(*i as usize) {
-                out.extend_from_slice(b.bytes(rec.data));
+                out.extend_from_slice(b.bytes(self.rec.data));
                 return;
             }
         }
         match ext.first().copied().unwrap_or(0) {
             c @ (b'F' | b'f' | b'S' | b's') => {
-                let val = self.eval_num_arg(rec, ctx, arg);
-                match ctx.symbols.find_func(val) {
+                let val = self.eval_num_arg(arg);
+                match self.ctx.symbols.find_func(val) {
                     Some(sym) => {
                         out.extend_from_slice(sym.name.as_bytes());
                         if c == b'F' || c == b'S' {
@@ -458,13 +433,13 @@ impl Env<'_> {
                     }
                 }
             }
-            b'M' | b'm' => self.print_mac(out, rec, ctx, ext, arg),
-            b'I' | b'i' => self.print_ip(out, rec, ctx, ext, arg),
-            b'U' => self.print_uuid(out, rec, ctx, ext, arg),
-            b'h' => self.print_raw_buff(out, rec, ctx, ext, plen, arg),
+            b'M' | b'm' => self.print_mac(out, ext, arg),
+            b'I' | b'i' => self.print_ip(out, ext, arg),
+            b'U' => self.print_uuid(out, ext, arg),
+            b'h' => self.print_raw_buff(out, ext, plen, arg),
             _ => {
                 // glibc's "%p"
-                let val = self.eval_num_arg(rec, ctx, arg);
+                let val = self.eval_num_arg(arg);
                 if val == 0 {
                     out.extend_from_slice(b"(nil)");
                 } else {
@@ -477,16 +452,10 @@ impl Env<'_> {
 
     /// The field behind the casts of a `%pM`-style argument, or the error
     /// text libtraceevent prints.
-    fn pointer_field(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        arg: ArgId,
-    ) -> Option<&FieldDef> {
+    fn pointer_field(&self, out: &mut Vec<u8>, arg: ArgId) -> Option<&FieldDef> {
         if let PrintArg::Func { name, args } = self.node(arg) {
             // a plugin function prints its own output
-            self.call_func(out, rec, ctx, name, args);
+            self.call_func(out, name, args);
             return None;
         }
         let a = self.strip_types(arg);
@@ -500,6 +469,24 @@ impl Env<'_> {
         }
     }
 
+    /// The `N` bytes of the field behind a `%pM`-style argument; `None`
+    /// after the error text (`invalid` when the field is not `N` bytes).
+    fn pointer_bytes<const N: usize>(
+        &self,
+        out: &mut Vec<u8>,
+        arg: ArgId,
+        invalid: &[u8],
+    ) -> Option<[u8; N]> {
+        let f = self.pointer_field(out, arg)?;
+        if f.size as usize != N {
+            out.extend_from_slice(invalid);
+            return None;
+        }
+        let mut b = [0u8; N];
+        copy_bytes(&mut b, self.rec.data, f.offset as usize);
+        Some(b)
+    }
+
     /// libtraceevent's type number of a node (a bprint string is a BSTRING).
     fn c_type(&self, a: &PrintArg) -> u32 {
         match a {
@@ -511,15 +498,8 @@ impl Env<'_> {
         }
     }
 
-    fn print_mac(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        ext: &[u8],
-        arg: ArgId,
-    ) {
-        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+    fn print_mac(&self, out: &mut Vec<u8>, ext: &[u8], arg: ArgId) {
+        let Some(mut b) = self.pointer_bytes::<6>(out, arg, b"INVALIDMAC") else {
             return;
         };
         let sep: &[u8] = if ext[0] == b'm' {
@@ -529,14 +509,7 @@ impl Env<'_> {
         } else {
             b":"
         };
-        let reverse = ext.get(1) == Some(&b'R');
-        if f.size != 6 {
-            out.extend_from_slice(b"INVALIDMAC");
-            return;
-        }
-        let mut b = [0u8; 6];
-        copy_bytes(&mut b, rec.data, f.offset as usize);
-        if reverse {
+        if ext.get(1) == Some(&b'R') {
             b.reverse();
         }
         for (i, &x) in b.iter().enumerate() {
@@ -547,47 +520,28 @@ impl Env<'_> {
         }
     }
 
-    fn print_ip(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        ext: &[u8],
-        arg: ArgId,
-    ) {
+    fn print_ip(&self, out: &mut Vec<u8>, ext: &[u8], arg: ArgId) {
         let i = ext[0];
         let rest = &ext[1.min(ext.len())..];
         let at = |k: usize| rest.get(k).copied().unwrap_or(0);
         let reverse_of = |p: u8| match p {
-            b'h' => ctx.endian == Endian::Little,
+            b'h' => self.ctx.endian == Endian::Little,
             b'l' => true,
             _ => false,
         };
         match at(0) {
             b'4' => {
                 let reverse = reverse_of(at(1));
-                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+                let Some(b) = self.pointer_bytes(out, arg, b"INVALIDIPv4") else {
                     return;
                 };
-                if f.size != 4 {
-                    out.extend_from_slice(b"INVALIDIPv4");
-                    return;
-                }
-                let mut b = [0u8; 4];
-                copy_bytes(&mut b, rec.data, f.offset as usize);
                 print_ip4(out, i, reverse, &b);
             }
             b'6' => {
                 let have_c = i == b'I' && at(1) == b'c';
-                let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+                let Some(b) = self.pointer_bytes(out, arg, b"INVALIDIPv6") else {
                     return;
                 };
-                if f.size != 16 {
-                    out.extend_from_slice(b"INVALIDIPv6");
-                    return;
-                }
-                let mut b = [0u8; 16];
-                copy_bytes(&mut b, rec.data, f.offset as usize);
                 if have_c {
                     print_ip6c(out, &b);
                 } else {
@@ -609,7 +563,7 @@ impl Env<'_> {
                 }
                 let reverse = reverse_of(at(k));
                 if let PrintArg::Func { name, args } = self.node(arg) {
-                    self.call_func(out, rec, ctx, name, args);
+                    self.call_func(out, name, args);
                     return;
                 }
                 let a = self.strip_types(arg);
@@ -620,7 +574,7 @@ impl Env<'_> {
                     }
                     PrintArg::Field { field: None, .. } => return,
                     PrintArg::DynamicArray { field } => {
-                        dynamic_offset_field(self.field(*field), rec, ctx.endian)
+                        dynamic_offset_field(self.field(*field), self.rec, self.ctx.endian)
                     }
                     other => {
                         out.extend_from_slice(b"ARG NOT FIELD NOR DYNAMIC ARRAY BUT TYPE ");
@@ -629,7 +583,7 @@ impl Env<'_> {
                     }
                 };
                 let mut sa = [0u8; 28];
-                copy_bytes(&mut sa, rec.data, offset as usize);
+                copy_bytes(&mut sa, self.rec.data, offset as usize);
                 // sa_family in the reader's (x86: little-endian) order
                 match u16::from_le_bytes([sa[0], sa[1]]) {
                     2 => {
@@ -670,14 +624,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_uuid(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        ext: &[u8],
-        arg: ArgId,
-    ) {
+    fn print_uuid(&self, out: &mut Vec<u8>, ext: &[u8], arg: ArgId) {
         const GUID: [usize; 16] = [3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15];
         let (upper, guid) = match ext.get(1) {
             Some(b'L') => (true, true),
@@ -685,15 +632,9 @@ impl Env<'_> {
             Some(b'B') => (true, false),
             _ => (false, false),
         };
-        let Some(f) = self.pointer_field(out, rec, ctx, arg) else {
+        let Some(b) = self.pointer_bytes::<16>(out, arg, b"INVALIDUUID") else {
             return;
         };
-        if f.size != 16 {
-            out.extend_from_slice(b"INVALIDUUID");
-            return;
-        }
-        let mut b = [0u8; 16];
-        copy_bytes(&mut b, rec.data, f.offset as usize);
         for i in 0..16 {
             let x = b[if guid { GUID[i] } else { i }];
             if upper {
@@ -707,15 +648,7 @@ impl Env<'_> {
         }
     }
 
-    fn print_raw_buff(
-        &self,
-        out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
-        ext: &[u8],
-        plen: i32,
-        arg: ArgId,
-    ) {
+    fn print_raw_buff(&self, out: &mut Vec<u8>, ext: &[u8], plen: i32, arg: ArgId) {
         let delim: &[u8] = match ext.get(1) {
             Some(b'C') => b":",
             Some(b'D') => b"-",
@@ -725,7 +658,7 @@ impl Env<'_> {
         let field = match self.node(arg) {
             PrintArg::DynamicArray { field } => *field,
             PrintArg::Func { name, args } => {
-                self.call_func(out, rec, ctx, name, args);
+                self.call_func(out, name, args);
                 return;
             }
             other => {
@@ -734,7 +667,7 @@ impl Env<'_> {
                 return;
             }
         };
-        let (offset, arr_len) = dynamic_offset_field(self.field(field), rec, ctx.endian);
+        let (offset, arr_len) = dynamic_offset_field(self.field(field), self.rec, self.ctx.endian);
         // (C compares an int with an unsigned int)
         let mut n = plen as u32;
         if arr_len < n {
@@ -747,7 +680,10 @@ impl Env<'_> {
             if k > 0 {
                 out.extend_from_slice(delim);
             }
-            put_hex2(out, rec.data.get(offset as usize + k).copied().unwrap_or(0));
+            put_hex2(
+                out,
+                self.rec.data.get(offset as usize + k).copied().unwrap_or(0),
+            );
         }
     }
 
@@ -756,14 +692,12 @@ impl Env<'_> {
     pub fn print_string(
         &self,
         out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
         spec: Option<&Spec>,
         star: Option<i32>,
         arg: ArgId,
     ) {
         let start = out.len();
-        self.print_str_arg(out, rec, ctx, spec, star, arg);
+        self.print_str_arg(out, spec, star, arg);
         if let Some(p) = out[start..].iter().position(|&b| b == 0) {
             out.truncate(start + p);
         }
@@ -774,8 +708,6 @@ impl Env<'_> {
     pub fn print_str_arg(
         &self,
         out: &mut Vec<u8>,
-        rec: Rec<'_>,
-        ctx: &PrintCtx<'_>,
         spec: Option<&Spec>,
         star: Option<i32>,
         arg: ArgId,
@@ -788,12 +720,12 @@ impl Env<'_> {
                 None => out.extend_from_slice(s),
             }
         };
-        let endian = ctx.endian;
+        let endian = self.ctx.endian;
         match self.node(arg) {
             PrintArg::Null => {}
             PrintArg::Atom(a) => put(out, a.as_bytes()),
             PrintArg::BArg(i) => match self.bargs.get(*i as usize) {
-                Some(b @ BArg::Str(..)) => put(out, b.bytes(rec.data)),
+                Some(b @ BArg::Str(..)) => put(out, b.bytes(self.rec.data)),
                 Some(BArg::Num(v)) => {
                     // the ATOM holds "%lld" of the value
                     let mut b = Vec::with_capacity(20);
@@ -810,9 +742,9 @@ impl Env<'_> {
                     // address in hex (read in the reader's byte order)
                     let mut b = [0u8; 8];
                     let n = if self.long_size == 8 { 8 } else { 4 };
-                    copy_bytes(&mut b[..n], rec.data, off);
+                    copy_bytes(&mut b[..n], self.rec.data, off);
                     let addr = u64::from_le_bytes(b);
-                    match printk_text(ctx.printk, addr) {
+                    match printk_text(self.ctx.printk, addr) {
                         Some(s) => out.extend_from_slice(s.as_bytes()),
                         None => put_hex(out, addr),
                     }
@@ -821,13 +753,14 @@ impl Env<'_> {
                 // zero-sized fields mean the rest of the record
                 let len = if f.size != 0 {
                     f.size as usize
-                } else if rec.size >= off {
-                    rec.size - off
+                } else if self.rec.size >= off {
+                    self.rec.size - off
                 } else {
                     // (C: a failed allocation, nothing printed)
                     return;
                 };
-                let s = rec
+                let s = self
+                    .rec
                     .data
                     .get(off..)
                     .map_or(&[][..], |d| &d[..len.min(d.len())]);
@@ -839,7 +772,7 @@ impl Env<'_> {
                 delim,
                 flags,
             } => {
-                let mut val = field.map_or(0, |f| self.eval_num_arg(rec, ctx, f)) as i64;
+                let mut val = field.map_or(0, |f| self.eval_num_arg(f)) as i64;
                 let mut printed = false;
                 for fl in flags {
                     let fval = eval_flag(&fl.value);
@@ -869,7 +802,7 @@ impl Env<'_> {
                 }
             }
             PrintArg::Symbol { field, symbols } => {
-                let val = field.map_or(0, |f| self.eval_num_arg(rec, ctx, f)) as i64;
+                let val = field.map_or(0, |f| self.eval_num_arg(f)) as i64;
                 match symbols.iter().find(|f| eval_flag(&f.value) == val) {
                     Some(f) => put(out, f.str.as_bytes()),
                     None => {
@@ -880,16 +813,16 @@ impl Env<'_> {
             }
             PrintArg::Hex { field, size } | PrintArg::HexStr { field, size } => {
                 let spaced = matches!(self.node(arg), PrintArg::Hex { .. });
-                let Some(off) = self.array_start(rec, ctx, *field) else {
+                let Some(off) = self.array_start(*field) else {
                     return;
                 };
-                let len = self.eval_num_arg(rec, ctx, *size) as u32 as usize;
-                let avail = rec.data.len().saturating_sub(off);
+                let len = self.eval_num_arg(*size) as u32 as usize;
+                let avail = self.rec.data.len().saturating_sub(off);
                 for i in 0..len.min(avail) {
                     if i > 0 && spaced {
                         out.push(b' ');
                     }
-                    put_hex2(out, rec.data[off + i]);
+                    put_hex2(out, self.rec.data[off + i]);
                 }
             }
             PrintArg::IntArray {
@@ -897,13 +830,13 @@ impl Env<'_> {
                 count,
                 el_size,
             } => {
-                let Some(mut off) = self.array_start(rec, ctx, *field) else {
+                let Some(mut off) = self.array_start(*field) else {
                     return;
                 };
-                let len = self.eval_num_arg(rec, ctx, *count) as u32;
-                let mut es = self.eval_num_arg(rec, ctx, *el_size) as i32;
+                let len = self.eval_num_arg(*count) as u32;
+                let mut es = self.eval_num_arg(*el_size) as i32;
                 for i in 0..len {
-                    if off >= rec.data.len() {
+                    if off >= self.rec.data.len() {
                         break;
                     }
                     if i > 0 {
@@ -913,14 +846,14 @@ impl Env<'_> {
                     let mut b = [0u8; 8];
                     match es {
                         1 | 2 | 4 | 8 => {
-                            copy_bytes(&mut b[..es as usize], rec.data, off);
+                            copy_bytes(&mut b[..es as usize], self.rec.data, off);
                             put_u64(out, u64::from_le_bytes(b));
                         }
                         _ => {
                             out.extend_from_slice(b"BAD SIZE:");
                             super::printf::put_i64(out, es as i64);
                             out.extend_from_slice(b" 0x");
-                            put_hex(out, rec.data[off] as u64);
+                            put_hex(out, self.rec.data[off] as u64);
                             es = 1;
                         }
                     }
@@ -932,20 +865,20 @@ impl Env<'_> {
                 let Some(r) = self.named.get(arg as usize).copied().flatten() else {
                     return;
                 };
-                let (off, len) = dynamic_offset_field(self.field(r), rec, endian);
+                let (off, len) = dynamic_offset_field(self.field(r), self.rec, endian);
                 if len == 0 {
                     return;
                 }
-                put(out, rec.data.get(off as usize..).unwrap_or(&[]));
+                put(out, self.rec.data.get(off as usize..).unwrap_or(&[]));
             }
             PrintArg::Bitmask { .. } | PrintArg::Cpumask { .. } => {
                 let Some(r) = self.named.get(arg as usize).copied().flatten() else {
                     return;
                 };
-                let (off, len) = dynamic_offset_field(self.field(r), rec, endian);
+                let (off, len) = dynamic_offset_field(self.field(r), self.rec, endian);
                 let mut bytes = [0u8; 512];
                 let n = (len as usize).min(bytes.len());
-                copy_bytes(&mut bytes[..n], rec.data, off as usize);
+                copy_bytes(&mut bytes[..n], self.rec.data, off as usize);
                 let big = endian == Endian::Big;
                 let bitmask = matches!(self.node(arg), PrintArg::Bitmask { .. });
                 let text = |o: &mut Vec<u8>| {
@@ -970,7 +903,7 @@ impl Env<'_> {
                 if !op.starts_with('?') {
                     return;
                 }
-                let val = left.map_or(0, |l| self.eval_num_arg(rec, ctx, l));
+                let val = left.map_or(0, |l| self.eval_num_arg(l));
                 let Some(r) = right else { return };
                 if let PrintArg::Op {
                     left: a, right: b, ..
@@ -978,22 +911,22 @@ impl Env<'_> {
                 {
                     let pick = if val != 0 { *a } else { *b };
                     if let Some(p) = pick {
-                        self.print_str_arg(out, rec, ctx, spec, star, p);
+                        self.print_str_arg(out, spec, star, p);
                     }
                 }
             }
             PrintArg::Func { name, args } => {
-                self.call_func(out, rec, ctx, name, args);
+                self.call_func(out, name, args);
             }
             PrintArg::DynamicArray { .. } | PrintArg::DynamicArrayLen { .. } => {}
         }
     }
 
     /// Where the data of a `__print_hex`/`__print_array` field starts.
-    fn array_start(&self, rec: Rec<'_>, ctx: &PrintCtx<'_>, field: ArgId) -> Option<usize> {
+    fn array_start(&self, field: ArgId) -> Option<usize> {
         match self.node(field) {
             PrintArg::DynamicArray { field } => {
-                Some(dynamic_offset_field(self.field(*field), rec, ctx.endian).0 as usize)
+                Some(dynamic_offset_field(self.field(*field), self.rec, self.ctx.endian).0 as usize)
             }
             PrintArg::Field { field: Some(r), .. } => Some(self.field(*r).offset as usize),
             _ => None,

@@ -1,5 +1,6 @@
-//! The tokenizer libtraceevent runs over a `format` file, reproduced with
-//! its quirks because they decide which `print fmt`s parse:
+//! The tokenizer libtraceevent runs over a `format` file (and over event
+//! filters: tracemux-filter reads its tokens here), reproduced with its
+//! quirks because they decide which `print fmt`s parse:
 //!
 //! - bytes are read as C `char` (signed), so any byte >= 0x80 is not
 //!   printable and ends the input (outside quotes) or the token;
@@ -17,7 +18,7 @@
 /// Token classes, in the order of libtraceevent's `enum tep_event_type`
 /// (the parser relies on ranges of it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Ty {
+pub enum Ty {
     Error,
     None,
     Space,
@@ -31,13 +32,13 @@ pub(crate) enum Ty {
 
 impl Ty {
     /// libtraceevent's `event_item_type`: items and quoted strings.
-    pub(crate) fn is_item(self) -> bool {
+    pub fn is_item(self) -> bool {
         matches!(self, Ty::Item | Ty::DQuote | Ty::SQuote)
     }
 }
 
 /// A token: its class and text (empty where C would have a NULL token).
-pub(crate) type Token = (Ty, String);
+pub type Token = (Ty, String);
 
 #[inline]
 fn is_space(ch: i32) -> bool {
@@ -79,13 +80,13 @@ fn get_type(ch: i32) -> Ty {
     Ty::Op
 }
 
-pub(crate) struct Lexer<'a> {
+pub struct Lexer<'a> {
     buf: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Lexer<'a> {
-    pub(crate) fn new(buf: &'a [u8]) -> Self {
+    pub fn new(buf: &'a [u8]) -> Self {
         Lexer { buf, pos: 0 }
     }
 
@@ -106,13 +107,23 @@ impl<'a> Lexer<'a> {
         self.buf.get(self.pos).map_or(-1, |&b| b as i8 as i32)
     }
 
+    /// Consume the next byte if it is `b`.
+    pub fn eat(&mut self, b: u8) -> bool {
+        if self.buf.get(self.pos) == Some(&b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
     fn token(ty: Ty, buf: Vec<u8>) -> Token {
         // Tokens only ever hold ASCII (see the module comment).
         (ty, String::from_utf8_lossy(&buf).into_owned())
     }
 
     /// One token, spaces and newlines included (`__read_token`).
-    pub(crate) fn read_token_raw(&mut self) -> Token {
+    pub fn read_token_raw(&mut self) -> Token {
         let mut ch = self.read_char();
         if ch < 0 {
             return (Ty::None, String::new());
@@ -215,7 +226,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Next token, skipping spaces (`read_token`).
-    pub(crate) fn read_token(&mut self) -> Token {
+    pub fn read_token(&mut self) -> Token {
         loop {
             let t = self.read_token_raw();
             if t.0 != Ty::Space {
@@ -225,7 +236,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Next token, skipping spaces and newlines (`read_token_item`).
-    pub(crate) fn read_token_item(&mut self) -> Token {
+    pub fn read_token_item(&mut self) -> Token {
         loop {
             let t = self.read_token_raw();
             if t.0 != Ty::Space && t.0 != Ty::Newline {

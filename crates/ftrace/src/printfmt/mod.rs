@@ -19,7 +19,7 @@
 
 mod ast;
 mod eval;
-mod lexer;
+pub mod lexer;
 mod parse;
 pub mod printf;
 mod segments;
@@ -251,7 +251,7 @@ impl FtracePrinter {
         &self.fields
     }
 
-    fn env(&self) -> Env<'_> {
+    fn env<'a>(&'a self, rec: Rec<'a>, ctx: &'a PrintCtx<'a>) -> Env<'a> {
         Env {
             pf: &self.pf,
             common: &self.common,
@@ -261,6 +261,8 @@ impl FtracePrinter {
             named: &self.named,
             bargs: &[],
             casts: &self.casts,
+            rec,
+            ctx,
         }
     }
 
@@ -295,7 +297,7 @@ impl FtracePrinter {
         let Some(segs) = self.pf.segments.as_deref() else {
             return;
         };
-        print_seg(&self.env(), &segs[k], &self.segs[k], out, data, ctx);
+        print_seg(&self.env(data, ctx), &segs[k], &self.segs[k], out);
     }
 
     /// libtraceevent's `pretty_print`: `[FAILED TO PARSE]` and the raw
@@ -313,25 +315,18 @@ impl FtracePrinter {
         let Some(segs) = self.pf.segments.as_deref() else {
             return;
         };
-        let env = self.env();
+        let env = self.env(rec, ctx);
         for (seg, info) in segs.iter().zip(&self.segs) {
-            print_seg(&env, seg, info, out, rec, ctx);
+            print_seg(&env, seg, info, out);
         }
     }
 }
 
 /// `print_parse_data`: one segment of a format.
-fn print_seg(
-    env: &Env<'_>,
-    seg: &Segment,
-    info: &SegInfo,
-    out: &mut Vec<u8>,
-    data: Rec<'_>,
-    ctx: &PrintCtx<'_>,
-) {
+fn print_seg(env: &Env<'_>, seg: &Segment, info: &SegInfo, out: &mut Vec<u8>) {
     {
         let arg_of = |ix: Option<usize>| ix.map(|i| env.pf.args[i]);
-        let len_arg = arg_of(seg.len_arg).map(|a| env.eval_num_arg(data, ctx, a) as i32);
+        let len_arg = arg_of(seg.len_arg).map(|a| env.eval_num_arg(a) as i32);
         let Some(arg) = arg_of(seg.arg) else {
             out.extend_from_slice(seg.text.as_bytes());
             return;
@@ -344,11 +339,11 @@ fn print_seg(
                     star: len_arg,
                     ls: seg.ls,
                 };
-                env.print_number(out, data, ctx, conv, arg);
+                env.print_number(out, conv, arg);
             }
             SegKind::Pointer => {
                 let ext = &seg.text.as_bytes()[info.ext..];
-                env.print_pointer(out, data, ctx, ext, len_arg.unwrap_or(1), arg);
+                env.print_pointer(out, ext, len_arg.unwrap_or(1), arg);
             }
             SegKind::String => {
                 if len_arg.is_some_and(|l| l < 0) {
@@ -359,7 +354,7 @@ fn print_seg(
                     out.extend_from_slice(seg.text.as_bytes());
                     return;
                 }
-                env.print_string(out, data, ctx, info.spec.as_ref(), len_arg, arg)
+                env.print_string(out, info.spec.as_ref(), len_arg, arg)
             }
             SegKind::Literal => printf::put_small(out, seg.text.as_bytes()),
         }
