@@ -55,13 +55,9 @@ impl<W: Write + Send + 'static> Packets<W> {
                     compress,
                     bytes: 0,
                 };
-                for mut batch in rx {
-                    for p in &mut batch {
+                for batch in rx {
+                    for p in &batch {
                         e.packet(p)?;
-                        // the events go here, the buffers back
-                        if let Some(Data::FtraceEvents(b)) = &mut p.data {
-                            b.event.clear();
-                        }
                     }
                     // the caller reuses the buffers; when it has enough,
                     // they are dropped here
