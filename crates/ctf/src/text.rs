@@ -1898,11 +1898,11 @@ impl<'t> Printer<'t> {
                 break;
             }
             // ... and prints it, releasing each message after printing.
-            for (s, m) in batch.drain(..) {
+            for (s, m) in batch.iter_mut() {
                 if self.reached_end {
                     break;
                 }
-                self.sink(traces, &mut rts[s], m, &mut obuf, summary);
+                self.sink(traces, &mut rts[*s], m, &mut obuf, summary);
                 if !self.warnbuf.is_empty() {
                     out.write_all(&obuf).map_err(io)?;
                     obuf.clear();
@@ -1968,7 +1968,7 @@ impl<'t> Printer<'t> {
         &mut self,
         traces: &[Trace],
         rt: &mut Rt<'_>,
-        m: Msg,
+        m: &mut Msg,
         obuf: &mut Vec<u8>,
         summary: &mut Summary,
     ) {
@@ -2016,7 +2016,7 @@ impl<'t> Printer<'t> {
                     summary.events += 1;
                 }
                 self.pools[pool].push(m.obj);
-                match m.body {
+                match std::mem::replace(&mut m.body, Body::None) {
                     Body::Own(mut b) => {
                         b.clear();
                         self.spare.push(b);
