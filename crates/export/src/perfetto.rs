@@ -978,7 +978,6 @@ fn dense_event(
             })
         })
         .as_ref()?;
-    use prost::encoding::{encode_key, encode_varint, WireType};
     buf.clear();
     let mut k = 0;
     for i in t.top(Scope::Payload) {
@@ -988,17 +987,10 @@ fn dense_event(
         }
         let num = k as u32 + 1;
         match (t.nodes[i].kind, *ty) {
-            (Kind::U(x), FIELD_TYPE_UINT64) => {
-                encode_key(num, WireType::Varint, buf);
-                encode_varint(x, buf);
-            }
-            (Kind::S(x), FIELD_TYPE_INT64) => {
-                encode_key(num, WireType::Varint, buf);
-                encode_varint(x as u64, buf);
-            }
+            (Kind::U(x), FIELD_TYPE_UINT64) => put_varint(buf, num, x),
+            (Kind::S(x), FIELD_TYPE_INT64) => put_varint(buf, num, x as u64),
             (Kind::U(_) | Kind::S(_), _) => return None,
             (_, FIELD_TYPE_STRING) => {
-                encode_key(num, WireType::LengthDelimited, buf);
                 // a string as it is, anything else as its JSON text
                 let mut json = Vec::new();
                 let text = match t.nodes[i].kind {
@@ -1008,15 +1000,28 @@ fn dense_event(
                         &json
                     }
                 };
-                let s = String::from_utf8_lossy(text);
-                encode_varint(s.len() as u64, buf);
-                buf.extend_from_slice(s.as_bytes());
+                put_bytes(buf, num, String::from_utf8_lossy(text).as_bytes());
             }
             _ => return None,
         }
         k += 1;
     }
     (k == d.fields.len()).then_some((key, d.tag, d.written))
+}
+
+/// Field `num` of a message: a varint.
+fn put_varint(out: &mut Vec<u8>, num: u32, x: u64) {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    encode_key(num, WireType::Varint, out);
+    encode_varint(x, out);
+}
+
+/// Field `num` of a message: length-delimited bytes (text, a message).
+fn put_bytes(out: &mut Vec<u8>, num: u32, b: &[u8]) {
+    use prost::encoding::{encode_key, encode_varint, WireType};
+    encode_key(num, WireType::LengthDelimited, out);
+    encode_varint(b.len() as u64, out);
+    out.extend_from_slice(b);
 }
 
 /// [`dense_event`] of a fixed-layout class's record, read straight from
@@ -1030,7 +1035,6 @@ fn dense_record(
     endian: Endian,
     buf: &mut Vec<u8>,
 ) -> Option<(usize, u32, bool)> {
-    use prost::encoding::{encode_key, encode_varint, WireType};
     let key = c as *const _ as usize;
     let d = classes.get(&key)?.as_ref()?;
     // the descriptor was made from the tree of this class, one field per
@@ -1042,19 +1046,10 @@ fn dense_record(
     for (k, (f, (_, ty))) in c.fields.iter().zip(&d.fields).enumerate() {
         let num = k as u32 + 1;
         match (f.value(data, endian)?, *ty) {
-            (Value::Unsigned(x), FIELD_TYPE_UINT64) => {
-                encode_key(num, WireType::Varint, buf);
-                encode_varint(x, buf);
-            }
-            (Value::Signed(x), FIELD_TYPE_INT64) => {
-                encode_key(num, WireType::Varint, buf);
-                encode_varint(x as u64, buf);
-            }
+            (Value::Unsigned(x), FIELD_TYPE_UINT64) => put_varint(buf, num, x),
+            (Value::Signed(x), FIELD_TYPE_INT64) => put_varint(buf, num, x as u64),
             (Value::Str(s), FIELD_TYPE_STRING) => {
-                encode_key(num, WireType::LengthDelimited, buf);
-                let s = String::from_utf8_lossy(s);
-                encode_varint(s.len() as u64, buf);
-                buf.extend_from_slice(s.as_bytes());
+                put_bytes(buf, num, String::from_utf8_lossy(s).as_bytes())
             }
             _ => return None,
         }
@@ -1207,31 +1202,17 @@ fn put_annotation(
     names: &mut Interner<'_>,
     out: &mut Vec<u8>,
 ) {
-    use prost::encoding::{encode_key, encode_varint, WireType};
+    use prost::encoding::{encode_key, WireType};
     let start = out.len();
-    let text = |out: &mut Vec<u8>, num: u32, s: &[u8]| {
-        encode_key(num, WireType::LengthDelimited, out);
-        encode_varint(s.len() as u64, out);
-        out.extend_from_slice(s);
-    };
     match t.nodes[i].kind {
-        Kind::U(x) => {
-            encode_key(3, WireType::Varint, out);
-            encode_varint(x, out);
-        }
-        Kind::S(x) => {
-            encode_key(4, WireType::Varint, out);
-            encode_varint(x as u64, out);
-        }
+        Kind::U(x) => put_varint(out, 3, x),
+        Kind::S(x) => put_varint(out, 4, x as u64),
         Kind::F(x) => {
             encode_key(5, WireType::SixtyFourBit, out);
             out.extend_from_slice(&x.to_bits().to_le_bytes());
         }
-        Kind::B(x) => {
-            encode_key(2, WireType::Varint, out);
-            encode_varint(u64::from(x), out);
-        }
-        Kind::Str(..) => text(out, 6, String::from_utf8_lossy(t.bytes(i)).as_bytes()),
+        Kind::B(x) => put_varint(out, 2, u64::from(x)),
+        Kind::Str(..) => put_bytes(out, 6, String::from_utf8_lossy(t.bytes(i)).as_bytes()),
         Kind::Null => {}
         // Protobuf cannot tell an empty container from no value: empty ones
         // are written as their JSON text.
@@ -1241,7 +1222,7 @@ fn put_annotation(
             } else {
                 "[]"
             };
-            text(out, 9, json.as_bytes());
+            put_bytes(out, 9, json.as_bytes());
         }
         Kind::Obj => {
             for c in t.children(i) {
@@ -1269,7 +1250,7 @@ fn put_annotation(
                 put_annotation(t, c, None, ARRAY_VALUES, names, out);
             }
             if out.len() == labels {
-                text(out, 9, b"[]");
+                put_bytes(out, 9, b"[]");
             }
             let iid = names.iid("labels");
             frame(out, labels, Some(iid), DICT_ENTRIES);
