@@ -29,24 +29,7 @@ use tracemux_open::{Mapped, Releaser};
 use tracemux_render::tracecmd::{Deferred, TaskColumns, TimeFormat, TraceCmdPrinter};
 use tracemux_tracedat::reader::{ext_of, EventBytes, Reader};
 
-/// `TRACEMUX_THREADS`, when set to a number: how many threads print (1
-/// turns printing on several threads off, for every format).
-pub fn env_threads() -> Option<usize> {
-    std::env::var("TRACEMUX_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map(|n| n.clamp(1, 16))
-}
-
-/// Threads to print with: [`env_threads`], else the number of cores (at
-/// most 16).
-pub fn threads() -> usize {
-    env_threads().unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get().min(16))
-            .unwrap_or(1)
-    })
-}
+pub use tracemux_core::threads::{env_threads, threads};
 
 /// Events per batch: large enough that handing a batch over costs little
 /// next to printing it, small enough that the batches in flight stay a

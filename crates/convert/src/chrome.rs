@@ -26,7 +26,7 @@ impl Sink for ChromeSink {
 }
 
 /// A Chrome Trace Event JSON at `path`.
-pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink>> {
+pub fn sink(meta: &TraceMeta, path: &Path) -> Result<Box<dyn Sink + Send>> {
     let w = ChromeWriter::new(meta, create(path)?)?;
     Ok(Box::new(ChromeSink(w)))
 }

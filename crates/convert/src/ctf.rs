@@ -24,7 +24,7 @@ impl Sink for CtfSink {
 }
 
 /// A CTF 1.8 (`ctf2`: CTF 2) trace directory at `dir`.
-pub fn sink(meta: &TraceMeta, dir: &Path, ctf2: bool) -> Result<Box<dyn Sink>> {
+pub fn sink(meta: &TraceMeta, dir: &Path, ctf2: bool) -> Result<Box<dyn Sink + Send>> {
     let opts = WriterOptions {
         ctf2,
         ..WriterOptions::default()

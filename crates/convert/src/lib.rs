@@ -13,6 +13,7 @@ mod ctf;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod perfetto;
+mod pipeline;
 mod tracedat;
 
 use std::path::{Path, PathBuf};
@@ -350,7 +351,7 @@ fn make_sink(
     meta: &TraceMeta,
     tmp: &Path,
     partition: Option<&str>,
-) -> Result<Box<dyn Sink>> {
+) -> Result<Box<dyn Sink + Send>> {
     match o.to {
         #[cfg(feature = "parquet")]
         To::Parquet => {
@@ -405,6 +406,45 @@ fn convert(
     let meta = src.meta().clone();
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
+    if pipeline::wanted(&meta) {
+        let classes = src.meta().classes.span();
+        return pipeline::with_sink_thread(&meta, classes, sink, |feed| {
+            read(o, src, &meta, feed, summary, hooks)
+        });
+    }
+    read(o, src, &meta, &mut sink, summary, hooks)?;
+    sink.finish(&meta)
+}
+
+/// Where [`read`] hands the events: the sink, or the feed of the sink's
+/// thread.
+trait Target {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()>;
+    fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()>;
+    fn damage(&mut self, what: &str);
+}
+
+impl Target for Box<dyn Sink + Send> {
+    fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
+        Sink::event(&mut **self, meta, ev)
+    }
+    fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
+        Sink::lost(&mut **self, meta, l)
+    }
+    fn damage(&mut self, what: &str) {
+        Sink::damage(&mut **self, what)
+    }
+}
+
+/// Every record of `src` that `o` selects into `to`.
+fn read(
+    o: &Options,
+    src: &mut dyn RecordSource,
+    meta: &TraceMeta,
+    to: &mut dyn Target,
+    summary: &mut Summary,
+    hooks: &dyn Hooks,
+) -> Result<()> {
     let input = o.inputs[0].display().to_string();
     loop {
         let rec = src.next_record().map_err(|e| anyhow!("{input}: {e}"))?;
@@ -415,7 +455,7 @@ fn convert(
                     summary.skipped += 1;
                     continue;
                 }
-                sink.event(&meta, &ev)?;
+                to.event(meta, &ev)?;
                 summary.events += 1;
                 if summary.events % 65536 == 0 {
                     hooks.progress(summary.events)?;
@@ -424,20 +464,20 @@ fn convert(
             Record::Lost(l) => {
                 summary.lost_markers += 1;
                 summary.lost_events += l.count.unwrap_or(0);
-                sink.lost(&meta, &l)?;
+                to.lost(meta, &l)?;
             }
             Record::Damage(e) => {
                 if o.strict {
                     bail!("{input}: {e}");
                 }
                 summary.damage += 1;
-                sink.damage(&e.to_string());
+                to.damage(&e.to_string());
                 hooks.damage(&o.inputs[0], &e);
             }
         }
     }
     hooks.finished();
-    sink.finish(&meta)
+    Ok(())
 }
 
 /// JSON lines into a file.

@@ -34,7 +34,7 @@ pub fn sink(
     trace: Option<&str>,
     source: &[&Path],
     events_table: bool,
-) -> Result<Box<dyn Sink>> {
+) -> Result<Box<dyn Sink + Send>> {
     let opts = WriteOptions {
         layout: match trace {
             Some(t) => Layout::Hive { trace: t.into() },

@@ -26,7 +26,7 @@ impl Sink for PerfettoSink {
 }
 
 /// A Perfetto protobuf trace at `path`.
-pub fn sink(meta: &TraceMeta, path: &Path, opts: PerfettoOptions) -> Result<Box<dyn Sink>> {
+pub fn sink(meta: &TraceMeta, path: &Path, opts: PerfettoOptions) -> Result<Box<dyn Sink + Send>> {
     let w = PerfettoWriter::with_options(meta, create(path)?, opts)?;
     Ok(Box::new(PerfettoSink(w)))
 }

@@ -27,6 +27,7 @@ pub mod localtime;
 pub mod merge;
 pub mod model;
 pub mod tables;
+pub mod threads;
 pub mod typed;
 
 pub use bytes::{Cursor, Endian};

@@ -647,11 +647,43 @@ impl ClassTable {
     pub fn iter(&self) -> impl Iterator<Item = &EventClass> {
         self.classes.iter()
     }
+    /// Where this table keeps its classes now: [`ClassSpan::index_of`]
+    /// finds a class of it by address, without borrowing the table.
+    pub fn span(&self) -> ClassSpan {
+        ClassSpan {
+            start: self.classes.as_ptr() as usize,
+            len: self.classes.len(),
+        }
+    }
+    /// The class stored at `i` (see [`ClassSpan::index_of`]).
+    pub fn at(&self, i: usize) -> Option<&EventClass> {
+        self.classes.get(i)
+    }
     pub fn len(&self) -> usize {
         self.classes.len()
     }
     pub fn is_empty(&self) -> bool {
         self.classes.is_empty()
+    }
+}
+
+/// The storage of a [`ClassTable`] at one time, as addresses.
+#[derive(Debug, Clone, Copy)]
+pub struct ClassSpan {
+    start: usize,
+    len: usize,
+}
+
+impl ClassSpan {
+    /// The index of `c` when it is stored in the span (the same object,
+    /// not an equal one); [`ClassTable::at`] gives it back, also in a clone
+    /// of the table. (An address says nothing once the table has grown:
+    /// check what [`ClassTable::at`] gives.)
+    pub fn index_of(&self, c: &EventClass) -> Option<usize> {
+        let size = std::mem::size_of::<EventClass>();
+        let off = (c as *const EventClass as usize).checked_sub(self.start)?;
+        let i = off / size;
+        (off % size == 0 && i < self.len).then_some(i)
     }
 }
 

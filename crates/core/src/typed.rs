@@ -329,6 +329,16 @@ impl FieldTape {
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
+    /// Make this tape a copy of `o`, in the room it already has.
+    pub fn copy_from(&mut self, o: &FieldTape) {
+        self.steps.clear();
+        self.steps.extend_from_slice(&o.steps);
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&o.bytes);
+        self.names.clear();
+        self.names.push_str(&o.names);
+        self.depth = o.depth;
+    }
     /// Where the tape ends now: [`FieldTape::truncate`] goes back to it
     /// (a reader keeps what all events of a packet share and records only
     /// each event's own values after it).

@@ -1,0 +1,284 @@
+//! A conversion on two threads: the source is read on the calling thread,
+//! the sink writes on another. Events are copied into batches (their
+//! header, their bytes and their recorded values) that go to the sink in
+//! the order read, so the output is the one the serial loop gives.
+//!
+//! Used where reading an event is a good part of the work and its copy is
+//! small: formats whose reader records the values of each event (CTF,
+//! uftrace, LTT). trace.dat events carry the rest of their ring-buffer page
+//! (`ext`), which would cost more to copy than the reading saves.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use anyhow::{anyhow, bail, Result};
+use tracemux_core::model::{ClassSpan, Event, EventClass, Format, Lost, TraceMeta};
+use tracemux_core::typed::FieldTape;
+use tracemux_core::Endian;
+
+use crate::{Sink, Target};
+
+/// Events per batch (`TRACEMUX_BATCH` overrides it: tests use tiny
+/// batches), and the batches that may be on their way at once.
+const BATCH_EVENTS: usize = 512;
+const IN_FLIGHT: usize = 4;
+
+fn batch_events() -> usize {
+    std::env::var("TRACEMUX_BATCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(BATCH_EVENTS, |n| n.max(1))
+}
+/// A batch goes once it holds this many bytes of event data.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Whether a conversion of `meta`'s trace runs on two threads.
+pub(crate) fn wanted(meta: &TraceMeta) -> bool {
+    matches!(
+        meta.format,
+        Some(Format::Ctf | Format::Uftrace | Format::Ltt)
+    ) && tracemux_core::threads::threads() > 1
+}
+
+/// Which class an event has, in the sink's copy of the metadata.
+enum ClassRef {
+    None,
+    /// Index in the metadata's [`tracemux_core::model::ClassTable`].
+    At(usize),
+    /// A class that is not in the sink's copy (a reader that made it
+    /// later): the event carries its own copy.
+    Own(Box<EventClass>),
+}
+
+struct Head {
+    ts: u64,
+    stream: u32,
+    cpu: u32,
+    type_id: u32,
+    class: ClassRef,
+    pid: i32,
+    /// `ext` in [`Batch::bytes`]; `data` is its first `data_len` bytes.
+    at: usize,
+    ext_len: usize,
+    data_len: usize,
+    endian: Endian,
+    file_pos: u64,
+    tape: Option<usize>,
+    raw_ts: Option<u64>,
+}
+
+enum Item {
+    Event(Head),
+    Lost(Lost),
+    Damage(String),
+}
+
+#[derive(Default)]
+struct Batch {
+    items: Vec<Item>,
+    bytes: Vec<u8>,
+    /// Recorded values; the first `tapes_used` belong to this batch's
+    /// events, the rest is room kept for the next use.
+    tapes: Vec<FieldTape>,
+    tapes_used: usize,
+}
+
+impl Batch {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.bytes.clear();
+        self.tapes_used = 0;
+    }
+    fn full(&self, events: usize) -> bool {
+        self.items.len() >= events || self.bytes.len() >= BATCH_BYTES
+    }
+}
+
+/// The reader's side: events copied into batches for the sink's thread.
+pub(crate) struct Feed<'m> {
+    /// Where the reader keeps its classes.
+    classes: ClassSpan,
+    /// The sink's copy of the reader's metadata.
+    meta: &'m TraceMeta,
+    batch: Batch,
+    to_sink: SyncSender<Batch>,
+    spare: Receiver<Batch>,
+    /// The sink's thread has stopped (on an error).
+    stopped: bool,
+    batch_events: usize,
+}
+
+impl Feed<'_> {
+    fn push_event(&mut self, ev: &Event<'_>) -> bool {
+        let class = match ev.class {
+            None => ClassRef::None,
+            Some(c) => {
+                let copy = self.classes.index_of(c).and_then(|i| {
+                    let k = self.meta.classes.at(i)?;
+                    // (a table that has grown may have reused old addresses)
+                    let same = k.id == c.id
+                        && k.name.len() == c.name.len()
+                        && k.system.len() == c.system.len();
+                    same.then_some(i)
+                });
+                match copy {
+                    Some(i) => ClassRef::At(i),
+                    None => ClassRef::Own(Box::new(c.clone())),
+                }
+            }
+        };
+        let b = &mut self.batch;
+        let tape = ev.tape.map(|t| {
+            if b.tapes.len() == b.tapes_used {
+                b.tapes.push(FieldTape::new());
+            }
+            b.tapes[b.tapes_used].copy_from(t);
+            b.tapes_used += 1;
+            b.tapes_used - 1
+        });
+        let at = b.bytes.len();
+        // `ext` starts with `data` (the model's promise); copy the longer
+        let (ext, data_len) =
+            if ev.ext.as_ptr() == ev.data.as_ptr() && ev.ext.len() >= ev.data.len() {
+                (ev.ext, ev.data.len())
+            } else {
+                (ev.data, ev.data.len())
+            };
+        b.bytes.extend_from_slice(ext);
+        b.items.push(Item::Event(Head {
+            ts: ev.ts,
+            stream: ev.stream,
+            cpu: ev.cpu,
+            type_id: ev.type_id,
+            class,
+            pid: ev.pid,
+            at,
+            ext_len: ext.len(),
+            data_len,
+            endian: ev.endian,
+            file_pos: ev.file_pos,
+            tape,
+            raw_ts: ev.raw_ts,
+        }));
+        self.send_if_full()
+    }
+    /// `false` when the sink has stopped (its error is what
+    /// [`with_sink_thread`] returns).
+    fn send_if_full(&mut self) -> bool {
+        !self.batch.full(self.batch_events) || self.send()
+    }
+    fn send(&mut self) -> bool {
+        let next = self.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
+        self.stopped |= self.to_sink.send(full).is_err();
+        !self.stopped
+    }
+    fn go_on(&self) -> Result<()> {
+        if self.stopped {
+            bail!("the writer stopped");
+        }
+        Ok(())
+    }
+}
+
+impl Target for Feed<'_> {
+    fn event(&mut self, _meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
+        self.push_event(ev);
+        self.go_on()
+    }
+    fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
+        self.batch.items.push(Item::Lost(*l));
+        self.send_if_full();
+        self.go_on()
+    }
+    fn damage(&mut self, what: &str) {
+        self.batch.items.push(Item::Damage(what.to_string()));
+        self.send_if_full();
+    }
+}
+
+/// Run `read` on this thread with a [`Feed`] whose events `sink` writes
+/// on another thread, then finish the sink. `meta` is the sink's copy of
+/// the reader's metadata, whose classes the reader keeps at `classes`. An
+/// error of the sink stops the feed (its methods return `false`) and is
+/// the result.
+pub(crate) fn with_sink_thread(
+    meta: &TraceMeta,
+    classes: ClassSpan,
+    sink: Box<dyn Sink + Send>,
+    read: impl FnOnce(&mut dyn Target) -> Result<()>,
+) -> Result<()> {
+    let (to_sink, batches) = sync_channel::<Batch>(IN_FLIGHT);
+    let (give_back, spare) = sync_channel::<Batch>(IN_FLIGHT + 2);
+    std::thread::scope(|s| {
+        let writer = std::thread::Builder::new()
+            .name("convert-sink".into())
+            .spawn_scoped(s, move || write(meta, sink, batches, give_back))?;
+        let mut feed = Feed {
+            classes,
+            meta,
+            batch: Batch::default(),
+            to_sink,
+            spare,
+            stopped: false,
+            batch_events: batch_events(),
+        };
+        let read_result = read(&mut feed);
+        if read_result.is_ok() && !feed.batch.items.is_empty() {
+            feed.send();
+        }
+        let stopped = feed.stopped;
+        // the sink finishes when the channel closes
+        drop(feed);
+        let write_result = writer
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("the writing thread panicked")));
+        match (read_result, write_result) {
+            // the reader stopped because the writer did: the writer's error
+            (_, Err(e)) if stopped => Err(e),
+            // else the reader's error first: it may be why the sink has less
+            (r, w) => r.and(w),
+        }
+    })
+}
+
+fn write(
+    meta: &TraceMeta,
+    mut sink: Box<dyn Sink + Send>,
+    batches: Receiver<Batch>,
+    give_back: SyncSender<Batch>,
+) -> Result<()> {
+    for mut b in batches {
+        for it in &b.items {
+            match it {
+                Item::Event(h) => {
+                    let class = match &h.class {
+                        ClassRef::None => None,
+                        ClassRef::At(i) => meta.classes.at(*i),
+                        ClassRef::Own(c) => Some(&**c),
+                    };
+                    let ext = &b.bytes[h.at..h.at + h.ext_len];
+                    let ev = Event {
+                        ts: h.ts,
+                        stream: h.stream,
+                        cpu: h.cpu,
+                        type_id: h.type_id,
+                        class,
+                        pid: h.pid,
+                        data: &ext[..h.data_len],
+                        ext,
+                        endian: h.endian,
+                        file_pos: h.file_pos,
+                        tape: h.tape.map(|i| &b.tapes[i]),
+                        raw_ts: h.raw_ts,
+                    };
+                    sink.event(meta, &ev)?;
+                }
+                Item::Lost(l) => sink.lost(meta, l)?,
+                Item::Damage(d) => sink.damage(d),
+            }
+        }
+        b.clear();
+        let _ = give_back.try_send(b);
+    }
+    sink.finish(meta)
+}
