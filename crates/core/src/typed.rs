@@ -403,7 +403,7 @@ impl FieldTape {
     }
 
     /// Hand every recorded value to `v`, in the order recorded.
-    pub fn replay(&self, v: &mut dyn FieldVisitor) {
+    pub fn replay<V: FieldVisitor + ?Sized>(&self, v: &mut V) {
         let mut labels: [&str; 8] = [""; 8];
         let mut i = 0;
         while i < self.steps.len() {
