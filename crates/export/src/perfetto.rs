@@ -1276,8 +1276,13 @@ fn frame(out: &mut Vec<u8>, start: usize, name_iid: Option<u64>, tag: u32) {
     encode_key(tag, WireType::LengthDelimited, &mut rest);
     encode_varint((out.len() - start + name_len) as u64, &mut rest);
     let head_len = 16 - rest.len();
-    let put = head[..head_len].iter().chain(&name[..name_len]).copied();
-    out.splice(start..start, put);
+    // the value moves up to make room for the head and the name
+    let k = head_len + name_len;
+    let end = out.len();
+    out.resize(end + k, 0);
+    out.copy_within(start..end, start + k);
+    out[start..start + head_len].copy_from_slice(&head[..head_len]);
+    out[start + head_len..start + k].copy_from_slice(&name[..name_len]);
 }
 
 /// `SystemInfo` from the trace's uname (and environment, for CTF).
