@@ -1,7 +1,7 @@
 //! `convert` of the formats whose reader runs on its own thread (CTF,
 //! uftrace, LTT) writes the bytes the serial conversion writes
-//! (`TRACEMUX_THREADS=1`): every such fixture into JSON lines, Perfetto
-//! and Chrome JSON, with batches of a few events so that every fixture
+//! (`TRACEMUX_THREADS=1`): every such fixture into JSON lines, Perfetto,
+//! Chrome JSON and CTF, with batches of a few events so that every fixture
 //! crosses many batch boundaries; and a damaged recording gives the same
 //! output and warnings, and with `--strict` the same error.
 
@@ -63,14 +63,14 @@ fn the_reader_on_its_own_thread_gives_the_serial_bytes() {
     let mut fails = Vec::new();
     let mut compared = 0;
     for (name, src, strict) in &srcs {
-        for to in ["jsonl", "perfetto", "chrome"] {
+        for to in ["jsonl", "perfetto", "chrome", "ctf"] {
             let one_out = scratch.0.as_path().join(format!("{name}.1.{to}"));
             let two_out = scratch.0.as_path().join(format!("{name}.2.{to}"));
             let one = convert_with("1", src, to, &one_out, *strict);
             let two = convert_with("2", src, to, &two_out, *strict);
             compared += 1;
-            let a = std::fs::read(&one_out).unwrap_or_default();
-            let b = std::fs::read(&two_out).unwrap_or_default();
+            let a = contents(&one_out);
+            let b = contents(&two_out);
             if a != b || one.stderr != two.stderr || one.status != two.status {
                 fails.push(format!(
                     "{name} --to {to}: {} / stderr {:?} vs {:?}",
@@ -117,4 +117,18 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A file's bytes, or a directory's files (names and bytes, in order).
+fn contents(p: &Path) -> Vec<u8> {
+    if !p.is_dir() {
+        return std::fs::read(p).unwrap_or_default();
+    }
+    let mut out = Vec::new();
+    for e in tracemux_testkit::sorted_entries(p) {
+        out.extend_from_slice(e.file_name().unwrap().to_string_lossy().as_bytes());
+        out.push(0);
+        out.extend(contents(&e));
+    }
+    out
 }

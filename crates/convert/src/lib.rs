@@ -406,7 +406,7 @@ fn convert(
     let meta = src.meta().clone();
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
-    if pipeline::wanted(&meta) {
+    if pipeline::wanted(&meta, o.to) {
         let classes = src.meta().classes.span();
         return pipeline::with_sink_thread(&meta, classes, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)

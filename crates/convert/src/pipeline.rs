@@ -15,12 +15,12 @@ use tracemux_core::model::{ClassSpan, Event, EventClass, Format, Lost, TraceMeta
 use tracemux_core::typed::FieldTape;
 use tracemux_core::Endian;
 
-use crate::{Sink, Target};
+use crate::{Sink, Target, To};
 
 /// Events per batch (`TRACEMUX_BATCH` overrides it: tests use tiny
 /// batches), and the batches that may be on their way at once.
 const BATCH_EVENTS: usize = 512;
-const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 3;
 
 fn batch_events() -> usize {
     std::env::var("TRACEMUX_BATCH")
@@ -28,15 +28,18 @@ fn batch_events() -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .map_or(BATCH_EVENTS, |n| n.max(1))
 }
-/// A batch goes once it holds this many bytes of event data.
-const BATCH_BYTES: usize = 1 << 20;
+/// A batch goes once it holds this many bytes of events and values.
+const BATCH_BYTES: usize = 512 << 10;
 
-/// Whether a conversion of `meta`'s trace runs on two threads.
-pub(crate) fn wanted(meta: &TraceMeta) -> bool {
+/// Whether a conversion of `meta`'s trace into `to` runs on two threads.
+/// Not into Parquet: its encoding has a thread of its own already, and
+/// the cores are busy (measured: no faster, more memory).
+pub(crate) fn wanted(meta: &TraceMeta, to: To) -> bool {
     matches!(
         meta.format,
         Some(Format::Ctf | Format::Uftrace | Format::Ltt)
-    ) && tracemux_core::threads::threads() > 1
+    ) && to != To::Parquet
+        && tracemux_core::threads::threads() > 1
 }
 
 /// Which class an event has, in the sink's copy of the metadata.
@@ -80,6 +83,8 @@ struct Batch {
     /// events, the rest is room kept for the next use.
     tapes: Vec<FieldTape>,
     tapes_used: usize,
+    /// Bytes of the recorded values of this batch's events.
+    tape_bytes: usize,
 }
 
 impl Batch {
@@ -87,9 +92,10 @@ impl Batch {
         self.items.clear();
         self.bytes.clear();
         self.tapes_used = 0;
+        self.tape_bytes = 0;
     }
     fn full(&self, events: usize) -> bool {
-        self.items.len() >= events || self.bytes.len() >= BATCH_BYTES
+        self.items.len() >= events || self.bytes.len() + self.tape_bytes >= BATCH_BYTES
     }
 }
 
@@ -132,6 +138,7 @@ impl Feed<'_> {
                 b.tapes.push(FieldTape::new());
             }
             b.tapes[b.tapes_used].copy_from(t);
+            b.tape_bytes += t.size();
             b.tapes_used += 1;
             b.tapes_used - 1
         });
@@ -208,7 +215,7 @@ pub(crate) fn with_sink_thread(
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
 ) -> Result<()> {
     let (to_sink, batches) = sync_channel::<Batch>(IN_FLIGHT);
-    let (give_back, spare) = sync_channel::<Batch>(IN_FLIGHT + 2);
+    let (give_back, spare) = sync_channel::<Batch>(IN_FLIGHT + 1);
     std::thread::scope(|s| {
         let writer = std::thread::Builder::new()
             .name("convert-sink".into())

@@ -329,6 +329,10 @@ impl FieldTape {
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
+    /// About how many bytes the recorded values take.
+    pub fn size(&self) -> usize {
+        self.steps.len() * std::mem::size_of::<Step>() + self.bytes.len() + self.names.len()
+    }
     /// Make this tape a copy of `o`, in the room it already has.
     pub fn copy_from(&mut self, o: &FieldTape) {
         self.steps.clear();
