@@ -3,7 +3,7 @@
 schema (the `perfetto` PyPI package's perfetto_trace_pb2) and the source's
 `tracemux report --json` lines.
 
-Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact]
+Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact] [--verbose]
 
 Every packet is decoded on its own (Python protobuf cannot parse one message
 over 2 GB). Checked: every source event present once, with its timestamp,
@@ -24,46 +24,95 @@ names with the source's address resolved in the trace's kallsyms
 (`tracemux dump --kallsyms`: name, name+0xOFF, or hex). Compressed packets
 (zlib) are decompressed and checked like the others. Generic events written
 under a bundle's generic_event_descriptors (fields the official schema does
-not declare) are decoded by their DescriptorProto, which must come in the
-same or an earlier bundle.
+not declare) are decoded by their DescriptorProto (a message class built
+from it), which must come in the same or an earlier bundle.
 
---mutate drops one event, changes one field, or changes one compact
-sched_switch's next_pid (compact) in the decoded output first: the check
-must then fail.
+Streamed, in bounded memory: the output is read 16 MB at a time, packet by
+packet, and the source's JSON lines are read from the pipe of `tracemux
+report --json` only as far as the timestamps the output has reached (both
+are in time order: the source merged, the output per CPU bundle and per
+track sequence). An event waits in a pool keyed by (timestamp, CPU or
+thread, pid, name) until its other side comes; what is left in the pools
+at the end is missing or different. The compact columns of a bundle are
+expanded with the switches of that bundle and the last ones of the CPU's
+earlier bundles; when a bundle goes back before the CPU's earlier ones
+(several ftrace instances share the CPU numbers) the check starts over
+keeping every switch and expanding the compact events at the end (that
+memory grows with the trace). Whether the output holds ftrace bundles (kernel events are then expected
+there) and whether the source is a uftrace recording (contexts are then not
+annotations) are guessed from the first event packet and the source's path,
+and the check starts over with the right values if the data says otherwise.
+Over MAX_PENDING events waiting at once fail the check (a broken or
+disordered output) rather than grow without bound.
+
+--mutate drops one event (the first written), changes one field, or changes one
+compact sched_switch's next_pid (compact) in the decoded output first: the
+check must then fail. --verbose prints counts, the pools' high-water mark
+and the time taken on stderr.
 Prints one line: NAME: OK ... or NAME: FAIL ...; exit status 0 or 1.
 """
 import bisect
+import io
 import json
+import os
 import subprocess
 import sys
+import time
 import zlib
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from decimal import Decimal
 
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import DecodeError
+from google.protobuf.unknown_fields import UnknownFieldSet
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 CLEARED = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
 BEGIN, END, INSTANT = (pb.TrackEvent.TYPE_SLICE_BEGIN, pb.TrackEvent.TYPE_SLICE_END,
                        pb.TrackEvent.TYPE_INSTANT)
+CHUNK = 1 << 24          # output bytes read at a time
+MAX_PENDING = 250_000    # events waiting for their other side at once
+MAX_ERRORS = 20          # error messages kept (all are counted)
+DROP_AT = 0              # --mutate drop: the event dropped (0-based)
+SIMPLE_VALUES = ('bool_value', 'uint_value', 'int_value', 'double_value', 'string_value')
 
 
-def packets(path, data=None):
-    """Frame Trace.packet (field 1, length-delimited) one at a time; the
-    packets of compressed_packets (zlib) in their place."""
-    if data is None:
-        data = open(path, 'rb').read()
-    i = 0
-    while i < len(data):
-        if data[i] != 0x0A:
-            raise ValueError(f'offset {i}: not a Trace.packet field')
-        n, i = varint(data, i + 1)
-        p = pb.TracePacket.FromString(data[i:i + n])
+class Restart(Exception):
+    """The guessed layout was wrong: check again with (kernel, uftrace, late)."""
+
+
+class TooMany(Exception):
+    """More than MAX_PENDING events wait for their other side."""
+
+
+def packets(read):
+    """Frame Trace.packet (field 1, length-delimited) one at a time from
+    read(n), CHUNK bytes at a time; the packets of compressed_packets (zlib)
+    in their place."""
+    buf, i, base, eof = b'', 0, 0, False
+    while True:
+        try:
+            if buf[i] != 0x0A:
+                raise ValueError(f'offset {base + i}: not a Trace.packet field')
+            n, j = varint(buf, i + 1)
+            if j + n > len(buf):
+                raise IndexError
+        except IndexError:
+            if eof:
+                if i == len(buf):
+                    return
+                raise ValueError(f'offset {base + i}: truncated packet') from None
+            more = read(CHUNK)
+            eof = not more
+            base += i
+            buf, i = buf[i:] + more, 0
+            continue
+        p = pb.TracePacket.FromString(buf[j:j + n])
         if p.WhichOneof('data') == 'compressed_packets':
-            yield from packets(None, zlib.decompress(p.compressed_packets))
+            yield from packets(io.BytesIO(zlib.decompress(p.compressed_packets)).read)
         else:
             yield p
-        i += n
+        i = j + n
 
 
 def compact_rows(cols, table):
@@ -86,45 +135,45 @@ def varint(b, i):
             return n, i
 
 
-def raw_fields(b):
-    """(number, wire type, value) of a serialized message: varints as ints,
-    length-delimited as bytes."""
-    i = 0
-    while i < len(b):
-        key, i = varint(b, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = varint(b, i)
-        elif wt == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif wt == 1:
-            v, i = int.from_bytes(b[i:i + 8], 'little'), i + 8
-        elif wt == 5:
-            v, i = int.from_bytes(b[i:i + 4], 'little'), i + 4
-        else:
-            raise ValueError(f'wire type {wt}')
-        yield num, wt, v
+class Described:
+    """The events of one generic_event_descriptors entry: a message class
+    built from its DescriptorProto."""
+
+    def __init__(self, field_id, d):
+        self.name = d.name
+        self.nfields = len(d.field)
+        f = descriptor_pb2.FileDescriptorProto(name=f'described_{field_id}.proto',
+                                               package='oracle', syntax='proto2')
+        m = f.message_type.add()
+        m.CopyFrom(d)
+        m.name = f'E{field_id}'
+        pool = descriptor_pool.DescriptorPool()
+        pool.Add(f)
+        self.cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(f'oracle.E{field_id}'))
+        # proto2 strings that are not UTF-8 come as bytes
+        self.strings = [x.name for x in d.field if x.type == descriptor_pb2.FieldDescriptorProto.TYPE_STRING]
+
+    def fields(self, data):
+        m = self.cls.FromString(data)
+        if len(UnknownFieldSet(m)):
+            raise KeyError(f'{self.name}: fields not in its descriptor '
+                           f'{[u.field_number for u in UnknownFieldSet(m)]}')
+        fields = {fd.name: v for fd, v in m.ListFields()}
+        if len(fields) != self.nfields:
+            raise ValueError(f'{self.name}: {len(fields)} of {self.nfields} fields')
+        for n in self.strings:
+            if isinstance(fields[n], bytes):
+                raise ValueError(f'{self.name}: {n} is not UTF-8: {fields[n]!r}')
+        return fields
 
 
 def described_event(e, descs):
     """A FtraceEvent holding an event of a generic_event_descriptors entry
     (a field the official schema does not know): (name, fields), or None."""
-    for num, wt, v in raw_fields(e.SerializeToString()):
-        if num in descs and wt == 2:
-            d = descs[num]
-            types = {f.number: (f.name, f.type) for f in d.field}
-            fields = {}
-            for fnum, fwt, fv in raw_fields(v):
-                name, ty = types[fnum]
-                if ty == descriptor_pb2.FieldDescriptorProto.TYPE_INT64:
-                    fv = fv - (1 << 64) if fv >= 1 << 63 else fv
-                elif ty == descriptor_pb2.FieldDescriptorProto.TYPE_STRING:
-                    fv = fv.decode('utf-8')
-                fields[name] = fv
-            if len(fields) != len(types):
-                raise ValueError(f'{d.name}: {len(fields)} of {len(types)} fields')
-            return d.name, fields
+    for u in UnknownFieldSet(e):
+        if u.wire_type == 2 and u.field_number in descs:
+            d = descs[u.field_number]
+            return d.name, d.fields(u.data)
     return None
 
 
@@ -205,12 +254,38 @@ def typed_expected(msg_fields, src_fields):
     return exp
 
 
+TID_ALIAS = {}
+
+
+def matches(out, src, typed):
+    """Whether an output event's fields are the source's (typed: the
+    message's fields only, under their names). Equal values are taken at
+    once; anything else goes through canon() and same()."""
+    if typed:
+        for name, v in out.items():
+            a = TID_ALIAS.get(name)
+            if a is None:
+                a = TID_ALIAS[name] = name[:-3] + 'tid' if name.endswith('pid') else ''
+            if a and a in src:
+                s = src[a]
+            elif name in src:
+                s = src[name]
+            else:
+                break
+            if s != v:
+                break
+        else:
+            return True
+        return same(canon(typed_expected(out, src)), canon(out))
+    return src == out or same(canon(src), canon(out))
+
+
 def ann_value(a, names):
-    for f in ('bool_value', 'uint_value', 'int_value', 'double_value', 'string_value',
-              'legacy_json_value'):
-        if a.HasField(f):
-            v = getattr(a, f)
-            return json.loads(v) if f == 'legacy_json_value' else v
+    w = a.WhichOneof('value')
+    if w in SIMPLE_VALUES:
+        return getattr(a, w)
+    if w == 'legacy_json_value':
+        return json.loads(a.legacy_json_value)
     if len(a.dict_entries):
         return {ann_name(e, names): ann_value(e, names) for e in a.dict_entries}
     if len(a.array_values):
@@ -226,270 +301,513 @@ def ann_name(a, names):
     return names[a.name_iid]
 
 
-def main():
-    tm, src, out, label_ = sys.argv[1:5]
-    mutate = sys.argv[6] if len(sys.argv) > 6 and sys.argv[5] == '--mutate' else None
-    lines = subprocess.run([tm, 'report', '--json', src], capture_output=True,
-                           env={'TZ': 'UTC'}).stdout.decode('utf-8', 'replace').splitlines()
-    source = [json.loads(l, parse_float=Decimal) for l in lines]
-    ksyms_src = kallsyms(tm, src)
-    ksym_addrs = [a for a, _ in ksyms_src]
-    fmt_uftrace = any(e.get('system') == 'uftrace' for e in source)
-    errors = []
-    got = []          # (key, fields, typed?)
-    lost_out = Counter()
-    seq = {}          # id -> [tid, event names, annotation names]
-    thread_names = {}
-    slices_out = defaultdict(list)
-    stacks = defaultdict(list)
-    kernel = False
-    ntyped = ngeneric = ntrack = 0
-    ksyms = {}        # kernel symbol iid -> name, on the ftrace bundles' sequence
-    ftrace_seq = None
-    switches = defaultdict(list)   # cpu -> [(ts, next_pid, next_comm, next_prio)] of every switch
-    compact = []      # (cpu, ts, 'sched_switch'|'sched_waking', fields) to complete from switches
-    ncompact = ndescribed = 0
-    descs = {}        # field id -> DescriptorProto of described generic events
-    for p in packets(out):
-        kind = p.WhichOneof('data')
-        if kind == 'ftrace_events':
-            kernel = True
-            b = p.ftrace_events
-            sid = p.trusted_packet_sequence_id
-            if ftrace_seq is None:
-                ftrace_seq = sid
-                if not p.sequence_flags & CLEARED:
-                    errors.append('the first ftrace bundle does not clear its incremental state')
-            elif sid != ftrace_seq:
-                errors.append(f'ftrace bundles on sequences {ftrace_seq} and {sid}')
-            if p.HasField('interned_data'):
-                for k in p.interned_data.kernel_symbols:
-                    ksyms[k.iid] = k.str.decode('utf-8', 'replace')
-            for g in b.generic_event_descriptors:
-                if g.field_id in descs:
-                    errors.append(f'generic event {g.field_id} described twice')
-                descs[g.field_id] = descriptor_pb2.DescriptorProto.FromString(g.event_descriptor)
-            if b.lost_events:
-                lost_out[b.cpu] += 1
-            if b.HasField('compact_sched'):
-                c = b.compact_sched
-                table = list(c.intern_table)
-                cols = [c.switch_timestamp, c.switch_prev_state, c.switch_next_pid,
-                        c.switch_next_prio, c.switch_next_comm_index]
-                if len({len(x) for x in cols}) > 1:
-                    errors.append(f'cpu {b.cpu}: compact sched_switch columns of unequal lengths')
-                for ts, comm, (st, npid, nprio) in compact_rows(cols, table):
-                    ncompact += 1
-                    switches[b.cpu].append((ts, npid, comm, nprio))
-                    compact.append((b.cpu, ts, 'sched_switch', {
-                        'prev_state': st, 'next_comm': comm, 'next_pid': npid, 'next_prio': nprio}))
-                cols = [c.waking_timestamp, c.waking_pid, c.waking_target_cpu, c.waking_prio,
-                        c.waking_comm_index]
-                if len({len(x) for x in cols}) > 1 or len(c.waking_common_flags) not in (0, len(cols[0])):
-                    errors.append(f'cpu {b.cpu}: compact sched_waking columns of unequal lengths')
-                for ts, comm, (wpid, tcpu, prio) in compact_rows(cols, table):
-                    ncompact += 1
-                    compact.append((b.cpu, ts, 'sched_waking', {
-                        'comm': comm, 'pid': wpid, 'prio': prio, 'target_cpu': tcpu}))
-            for e in b.event:
-                ev = e.WhichOneof('event')
-                if ev == 'sched_switch':
-                    s_ = e.sched_switch
-                    switches[b.cpu].append((e.timestamp, s_.next_pid, s_.next_comm, s_.next_prio))
-                if ev in ('funcgraph_entry', 'funcgraph_exit') and ksyms_src:
-                    f_ = getattr(e, ev)
-                    if f_.func not in ksyms:
-                        errors.append(f'kernel symbol {f_.func} used before it was interned')
-                if ev is None:
-                    try:
-                        d = described_event(e, descs)
-                    except (ValueError, KeyError) as x:
-                        errors.append(f'described event: {x!r}')
-                        continue
-                    if d is None:
-                        errors.append(f'ftrace event at {e.timestamp} without payload (or its descriptor)')
-                        continue
-                    ndescribed += 1
-                    ename, fields = d
-                    pid = e.pid if e.HasField('pid') else -1
-                    got.append(((e.timestamp, b.cpu, pid, ename), fields, False))
-                    continue
-                if ev == 'generic':
-                    ngeneric += 1
-                    fields = {}
-                    for f in e.generic.field:
-                        which = f.WhichOneof('value')
-                        fields[f.name] = getattr(f, which) if which else None
-                    ename, typed = e.generic.event_name, False
+def json_line(decoder):
+    """A parser of one JSON line (json.loads with its checks, without its
+    per-call setup)."""
+    scan = decoder.scan_once
+
+    def loads(line):
+        try:
+            v, end = scan(line, 0)
+        except StopIteration as x:
+            raise json.JSONDecodeError('Expecting value', line, x.value) from None
+        if end != len(line) and line[end:].strip():
+            raise json.JSONDecodeError('Extra data', line, end)
+        return v
+    return loads
+
+
+class Slices:
+    """uftrace slices per thread, compared in order as both sides come."""
+
+    def __init__(self):
+        self.q = defaultdict(deque)
+        self.side = {}
+        self.bad = False
+
+    def add(self, side, tid, item):
+        q = self.q[tid]
+        if q and self.side[tid] != side:
+            if q.popleft() != item:
+                self.bad = True
+        else:
+            q.append(item)
+            self.side[tid] = side
+
+    def equal(self):
+        return not self.bad and not any(self.q.values())
+
+
+class Check:
+    def __init__(self, tm, src, out, mutate, kernel, uftrace, late):
+        self.tm, self.src, self.out, self.mutate = tm, src, out, mutate
+        self.late = late              # compact events resolved at the end, over all switches
+        self.kernel = kernel          # ftrace bundles in the output (None: not known yet)
+        self.guessed = kernel is None
+        self.uftrace = uftrace        # the source is a uftrace recording
+        self.saw_uftrace = False
+        self.errors = []
+        self.nerrors = 0
+        self.src_pool = {}            # key -> [source fields] waiting for the output
+        self.out_pool = {}            # key -> [(fields, typed)] waiting for the source
+        self.pending = self.high = 0
+        self.ngot = self.nwant = 0
+        self.lost_src, self.lost_out = Counter(), Counter()
+        self.slices = Slices()
+        self.comms = {}
+        self.thread_names = {}
+        self.src_ts = None            # the last source timestamp read
+        self.switches = defaultdict(list)  # late: cpu -> every switch (ts, next_pid, next_comm, next_prio)
+        self.compact = []             # late: every compact event (cpu, ts, name, fields)
+        self.src_eof = False
+
+    def error(self, msg):
+        self.nerrors += 1
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(msg)
+
+    # -- the source: `tracemux report --json`, read as far as needed ----------
+
+    def advance(self, ts):
+        """Read source events until one is after ts (or the end)."""
+        if self.src_eof or (self.src_ts is not None and self.src_ts > ts):
+            return
+        if self.kernel is None:
+            self.kernel = False
+        loads, lines = self.loads, self.lines
+        kernel, uftrace = self.kernel, self.uftrace
+        contexts = not kernel and not uftrace
+        lost_src, comms, slices = self.lost_src, self.comms, self.slices
+        ksyms_src, ksym_addrs = self.ksyms_src, self.ksym_addrs
+        out_pool, src_pool = self.out_pool, self.src_pool
+        t = None
+        for line in lines:
+            e = loads(line)
+            t = e['ts']
+            if e['type'] == 'lost':
+                lost_src[e['cpu']] += 1
+                if t > ts:
+                    break
+                continue
+            self.nwant += 1
+            sys_, ev, pid = e['system'] or '', e['event'], e['pid']
+            f = e.get('fields') or {}
+            if sys_ == 'uftrace' and not self.saw_uftrace:
+                self.saw_uftrace = True
+                if not kernel and not uftrace:
+                    raise Restart(kernel, True, self.late)
+            if e.get('comm') and pid > 0:
+                comms[pid] = e['comm']
+            if kernel and sys_ != 'uftrace':
+                if pid < 0:
+                    pid = next((f[k] for k in ('common_pid', 'perf_tid') if isinstance(f.get(k), int)), -1)
+                name = ev if ev is not None else f"type_{e['type_id']}"
+                if ksyms_src and sys_ == 'ftrace' and ev in ('funcgraph_entry', 'funcgraph_exit') \
+                        and isinstance(f.get('func'), int):
+                    f = dict(f, func=symbol_name(ksyms_src, ksym_addrs, f['func']))
+                key = (t, e['cpu'], pid, name)
+            else:
+                tid = pid if pid >= 0 else -1
+                f = dict(f)
+                if sys_ == 'uftrace' and ev in ('entry', 'exit'):
+                    fn = f.pop('name', '')
+                    label = 'B ' + fn if ev == 'entry' else 'E'
+                    slices.add(0, tid, (t, BEGIN if ev == 'entry' else END, fn if ev == 'entry' else ''))
                 else:
+                    label = f'{sys_}:{ev}' if sys_ else (ev if ev is not None else f"type {e['type_id']}")
+                if contexts:
+                    for s in ('common_context', 'specific_context'):
+                        if e.get(s):
+                            f[s] = e[s]
+                key = (t, tid, 0, label)
+            cands = out_pool.get(key)
+            if cands:
+                for i, (of, typed) in enumerate(cands):
+                    if matches(of, f, typed):
+                        del cands[i]
+                        if not cands:
+                            del out_pool[key]
+                        self.pending -= 1
+                        break
+                else:
+                    self.wait(src_pool, key, f)
+            else:
+                self.wait(src_pool, key, f)
+            if t > ts:
+                break
+        else:
+            self.src_eof = True
+        if t is not None:
+            self.src_ts = t
+
+    def wait(self, pool, key, item):
+        pool.setdefault(key, []).append(item)
+        self.pending += 1
+        if self.pending > self.high:
+            self.high = self.pending
+            if self.high > MAX_PENDING:
+                raise TooMany()
+
+    # -- the output -----------------------------------------------------------
+
+    def written(self, key, fields, typed):
+        """An event of the output: matched with a waiting source event, or waits."""
+        n = self.ngot
+        self.ngot = n + 1
+        if n == DROP_AT and self.mutate == 'drop':
+            self.ngot = n
+            self.mutate = None
+            return
+        if self.mutate == 'field':
+            for k, v in fields.items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    fields[k] = v + 1
+                    self.mutate = None
+                    break
+        cands = self.src_pool.get(key)
+        if cands:
+            for i, sf in enumerate(cands):
+                if matches(fields, sf, typed):
+                    del cands[i]
+                    if not cands:
+                        del self.src_pool[key]
+                    self.pending -= 1
+                    return
+        self.wait(self.out_pool, key, (fields, typed))
+
+    def run(self):
+        self.ksyms_src = kallsyms(self.tm, self.src)
+        self.ksym_addrs = [a for a, _ in self.ksyms_src]
+        self.proc = subprocess.Popen([self.tm, 'report', '--json', self.src], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env={'TZ': 'UTC'},
+                                     encoding='utf-8', errors='replace')
+        self.lines = self.proc.stdout
+        self.loads = json_line(json.JSONDecoder(parse_float=Decimal))
+        try:
+            with open(self.out, 'rb') as f:
+                self.read_output(f.read)
+            self.advance(float('inf'))
+            if self.late:
+                self.resolve_late()
+        finally:
+            self.proc.stdout.close()
+            self.proc.kill()
+            self.proc.wait()
+        if self.kernel is None:
+            self.kernel = False
+        if not self.kernel and self.uftrace != self.saw_uftrace:
+            raise Restart(self.kernel, self.saw_uftrace, self.late)
+
+    def read_output(self, read):
+        errors_ = self.error
+        seq = {}          # id -> [tid, event names, annotation names]
+        self.seq = seq
+        thread_names = self.thread_names
+        stacks = defaultdict(list)
+        ntyped = ngeneric = ntrack = ncompact = ndescribed = 0
+        ksyms = {}        # kernel symbol iid -> name, on the ftrace bundles' sequence
+        self.ksyms = ksyms
+        ksyms_src = self.ksyms_src
+        ftrace_seq = None
+        descs = {}        # field id -> Described
+        carry = {}        # cpu -> the last switches of its earlier bundles (sorted)
+        reached = {}      # cpu -> the latest switch or compact event of its earlier bundles
+        repeated = {}     # typed message name -> its repeated fields
+        lost_out, slices, written, advance = self.lost_out, self.slices, self.written, self.advance
+        for p in packets(read):
+            kind = p.WhichOneof('data')
+            if kind == 'ftrace_events':
+                if self.kernel is None:
+                    self.kernel = True
+                elif not self.kernel:
+                    raise Restart(True, self.uftrace, self.late)
+                b = p.ftrace_events
+                cpu = b.cpu
+                sid = p.trusted_packet_sequence_id
+                if ftrace_seq is None:
+                    ftrace_seq = sid
+                    if not p.sequence_flags & CLEARED:
+                        errors_('the first ftrace bundle does not clear its incremental state')
+                elif sid != ftrace_seq:
+                    errors_(f'ftrace bundles on sequences {ftrace_seq} and {sid}')
+                if p.HasField('interned_data'):
+                    for k in p.interned_data.kernel_symbols:
+                        ksyms[k.iid] = k.str.decode('utf-8', 'replace')
+                for g in b.generic_event_descriptors:
+                    if g.field_id in descs:
+                        errors_(f'generic event {g.field_id} described twice')
+                    try:
+                        descs[g.field_id] = Described(
+                            g.field_id, descriptor_pb2.DescriptorProto.FromString(g.event_descriptor))
+                    except Exception as x:  # noqa: BLE001 (any unusable descriptor)
+                        errors_(f'generic event {g.field_id}: descriptor {x!r}')
+                if b.lost_events:
+                    lost_out[cpu] += 1
+                bsw = []      # this bundle's switches (ts, next_pid, next_comm, next_prio)
+                crows = []    # its compact events (ts, name, fields)
+                items = []    # its events (key, fields, typed)
+                if b.HasField('compact_sched'):
+                    c = b.compact_sched
+                    table = list(c.intern_table)
+                    cols = [c.switch_timestamp, c.switch_prev_state, c.switch_next_pid,
+                            c.switch_next_prio, c.switch_next_comm_index]
+                    if len({len(x) for x in cols}) > 1:
+                        errors_(f'cpu {cpu}: compact sched_switch columns of unequal lengths')
+                    for ts, comm, (st, npid, nprio) in compact_rows(cols, table):
+                        ncompact += 1
+                        fields = {'prev_state': st, 'next_comm': comm, 'next_pid': npid, 'next_prio': nprio}
+                        if self.mutate == 'compact':
+                            # one compact sched_switch says another task came in: its own
+                            # next_pid and the next switch's prev_pid change
+                            fields['next_pid'] = npid = npid + 1
+                            self.mutate = None
+                        bsw.append((ts, npid, comm, nprio))
+                        crows.append((ts, 'sched_switch', fields))
+                    cols = [c.waking_timestamp, c.waking_pid, c.waking_target_cpu, c.waking_prio,
+                            c.waking_comm_index]
+                    if len({len(x) for x in cols}) > 1 or len(c.waking_common_flags) not in (0, len(cols[0])):
+                        errors_(f'cpu {cpu}: compact sched_waking columns of unequal lengths')
+                    for ts, comm, (wpid, tcpu, prio) in compact_rows(cols, table):
+                        ncompact += 1
+                        crows.append((ts, 'sched_waking', {
+                            'comm': comm, 'pid': wpid, 'prio': prio, 'target_cpu': tcpu}))
+                for e in b.event:
+                    ev = e.WhichOneof('event')
+                    ts = e.timestamp
+                    pid = e.pid if e.HasField('pid') else -1
+                    if ev is None:
+                        try:
+                            d = described_event(e, descs)
+                        except (ValueError, KeyError, DecodeError) as x:
+                            errors_(f'described event: {x!r}')
+                            continue
+                        if d is None:
+                            errors_(f'ftrace event at {ts} without payload (or its descriptor)')
+                            continue
+                        ndescribed += 1
+                        items.append(((ts, cpu, pid, d[0]), d[1], False))
+                        continue
+                    if ev == 'generic':
+                        ngeneric += 1
+                        fields = {}
+                        for f in e.generic.field:
+                            which = f.WhichOneof('value')
+                            fields[f.name] = getattr(f, which) if which else None
+                        items.append(((ts, cpu, pid, e.generic.event_name), fields, False))
+                        continue
                     ntyped += 1
                     msg = getattr(e, ev)
-                    fields = {fd.name: (list(v) if fd.is_repeated else v) for fd, v in msg.ListFields()}
-                    if ev in ('funcgraph_entry', 'funcgraph_exit') and ksyms_src and 'func' in fields:
-                        fields['func'] = ksyms.get(fields['func'], fields['func'])
-                    ename, typed = ev, True
-                pid = e.pid if e.HasField('pid') else -1
-                got.append(((e.timestamp, b.cpu, pid, ename), fields, typed))
-        elif kind == 'process_tree':
-            for t in p.process_tree.threads:
-                thread_names[t.tid] = t.name
-        elif kind == 'track_descriptor':
-            sid = p.trusted_packet_sequence_id
-            if not p.sequence_flags & CLEARED:
-                errors.append(f'sequence {sid} starts without clearing its incremental state')
-            if sid in seq:
-                errors.append(f'sequence {sid} described twice')
-            d = p.track_descriptor
-            tid = d.thread.tid if d.HasField('thread') else -1
-            if d.HasField('thread') and d.thread.HasField('thread_name'):
-                thread_names[tid] = d.thread.thread_name
-            seq[sid] = [tid, {}, {}]
-        elif kind == 'track_event':
-            ntrack += 1
-            sid = p.trusted_packet_sequence_id
-            if sid not in seq:
-                errors.append(f'track event on undescribed sequence {sid}')
+                    if ev == 'sched_switch':
+                        bsw.append((ts, msg.next_pid, msg.next_comm, msg.next_prio))
+                    fields = {fd.name: v for fd, v in msg.ListFields()}
+                    rep = repeated.get(ev)
+                    if rep is None:
+                        rep = repeated[ev] = [fd.name for fd in msg.DESCRIPTOR.fields if fd.is_repeated]
+                    for r in rep:
+                        if r in fields:
+                            fields[r] = list(fields[r])
+                    if ev in ('funcgraph_entry', 'funcgraph_exit') and ksyms_src:
+                        if msg.func not in ksyms:
+                            errors_(f'kernel symbol {msg.func} used before it was interned')
+                        if 'func' in fields:
+                            fields['func'] = ksyms.get(fields['func'], fields['func'])
+                    items.append(((ts, cpu, pid, ev), fields, True))
+                last = None
+                if self.late:
+                    self.switches[cpu] += bsw
+                    self.compact += [(cpu, ts, name, fields) for ts, name, fields in crows]
+                elif bsw or crows:
+                    # compact events: what the last earlier switch on the CPU left
+                    # running, among this bundle's switches and the last ones of its
+                    # earlier bundles, unless this bundle goes back before them
+                    before = reached.get(cpu)
+                    if before is not None and min(min(x[0] for x in bsw) if bsw else before,
+                                                  min(r[0] for r in crows) if crows else before) < before:
+                        raise Restart(self.kernel, self.uftrace, True)
+                    bsw.sort(key=lambda x: x[0])
+                    sw = carry.get(cpu, []) + bsw
+                    keys = [x[0] for x in sw]
+                    for ts, name, fields in crows:
+                        i = bisect.bisect_left(keys, ts)
+                        if i == 0:
+                            errors_(f'compact {name} at {ts} on cpu {cpu} with no switch before it')
+                            continue
+                        if i >= 2 and keys[i - 2] == keys[i - 1]:
+                            errors_(f'compact {name} at {ts} on cpu {cpu}: two switches tie before it')
+                            continue
+                        _, rpid, rcomm, rprio = sw[i - 1]
+                        if name == 'sched_switch':
+                            fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
+                        items.append(((ts, cpu, rpid, name), fields, True))
+                    if sw:
+                        j = bisect.bisect_left(keys, keys[-1])
+                        carry[cpu] = sw[max(0, j - 2):]
+                    last = max(r[0] for r in crows) if crows else bsw[-1][0]
+                    if bsw and bsw[-1][0] > last:
+                        last = bsw[-1][0]
+                    reached[cpu] = last if before is None else max(before, last)
+                if items:
+                    top = max(k[0] for k, _, _ in items)
+                    advance(top if last is None or top > last else last)
+                elif last is not None:
+                    advance(last)
+                for key, fields, typed in items:
+                    written(key, fields, typed)
+            elif kind == 'process_tree':
+                for t in p.process_tree.threads:
+                    thread_names[t.tid] = t.name
+            elif kind == 'track_descriptor':
+                sid = p.trusted_packet_sequence_id
+                if not p.sequence_flags & CLEARED:
+                    errors_(f'sequence {sid} starts without clearing its incremental state')
+                if sid in seq:
+                    errors_(f'sequence {sid} described twice')
+                d = p.track_descriptor
+                tid = d.thread.tid if d.HasField('thread') else -1
+                if d.HasField('thread') and d.thread.HasField('thread_name'):
+                    thread_names[tid] = d.thread.thread_name
+                seq[sid] = [tid, {}, {}]
+            elif kind == 'track_event':
+                if self.kernel is None:
+                    self.kernel = False
+                ntrack += 1
+                sid = p.trusted_packet_sequence_id
+                if sid not in seq:
+                    errors_(f'track event on undescribed sequence {sid}')
+                    continue
+                tid, en, an = seq[sid]
+                if p.HasField('interned_data'):
+                    for n in p.interned_data.event_names:
+                        en[n.iid] = n.name
+                    for n in p.interned_data.debug_annotation_names:
+                        an[n.iid] = n.name
+                te = p.track_event
+                try:
+                    title = en[te.name_iid] if te.HasField('name_iid') else ''
+                    fields = {ann_name(a, an): ann_value(a, an) for a in te.debug_annotations}
+                except KeyError as k:
+                    errors_(str(k))
+                    continue
+                ty = te.type
+                if title == 'lost events' and ty == INSTANT:
+                    lost_out[fields.get('cpu')] += 1
+                    continue
+                ts = p.timestamp
+                # uftrace entry/exit leave out empty args, an absent retval and
+                # an exit's addr that is its entry's
+                if ty == BEGIN:
+                    fields.setdefault('args', [])
+                    if 'addr' in fields:
+                        stacks[tid].append(fields['addr'])
+                    slices.add(1, tid, (ts, ty, title))
+                    label = 'B ' + title
+                elif ty == END:
+                    top = stacks[tid].pop() if stacks[tid] else None
+                    if 'addr' not in fields and top is not None:
+                        fields['addr'] = top
+                    fields.setdefault('retval', None)
+                    slices.add(1, tid, (ts, ty, ''))
+                    label = 'E'
+                else:
+                    label = title
+                advance(ts)
+                written((ts, tid, 0, label), fields, False)
+        self.counts = (ntyped, ncompact, ndescribed, ngeneric, ntrack)
+
+    def resolve_late(self):
+        """The compact events of all bundles, with every switch of their CPU."""
+        switches = self.switches
+        for cpu in switches:
+            switches[cpu].sort(key=lambda x: x[0])
+        keys = {cpu: [x[0] for x in v] for cpu, v in switches.items()}
+        for cpu, ts, name, fields in self.compact:
+            k = keys.get(cpu, [])
+            i = bisect.bisect_left(k, ts)
+            if i == 0:
+                self.error(f'compact {name} at {ts} on cpu {cpu} with no switch before it')
                 continue
-            tid, en, an = seq[sid]
-            if p.HasField('interned_data'):
-                for n in p.interned_data.event_names:
-                    en[n.iid] = n.name
-                for n in p.interned_data.debug_annotation_names:
-                    an[n.iid] = n.name
-            te = p.track_event
-            try:
-                title = en[te.name_iid] if te.HasField('name_iid') else ''
-                fields = {ann_name(a, an): ann_value(a, an) for a in te.debug_annotations}
-            except KeyError as k:
-                errors.append(str(k))
+            if i >= 2 and k[i - 2] == k[i - 1]:
+                self.error(f'compact {name} at {ts} on cpu {cpu}: two switches tie before it')
                 continue
-            if title == 'lost events' and te.type == INSTANT:
-                lost_out[fields.get('cpu')] += 1
-                continue
-            # uftrace entry/exit leave out empty args, an absent retval and
-            # an exit's addr that is its entry's
-            if te.type == BEGIN:
-                fields.setdefault('args', [])
-                if 'addr' in fields:
-                    stacks[tid].append(fields['addr'])
-            elif te.type == END:
-                top = stacks[tid].pop() if stacks[tid] else None
-                if 'addr' not in fields and top is not None:
-                    fields['addr'] = top
-                fields.setdefault('retval', None)
-            label = {BEGIN: 'B ' + title, END: 'E'}.get(te.type, title)
-            if te.type in (BEGIN, END):
-                slices_out[tid].append((p.timestamp, te.type, title if te.type == BEGIN else ''))
-            got.append(((p.timestamp, tid, 0, label), fields, False))
-    if mutate == 'compact':
-        # one compact sched_switch says another task came in: its own
-        # next_pid and the next switch's prev_pid change
-        for cpu, ts, name, fields in compact:
+            _, rpid, rcomm, rprio = switches[cpu][i - 1]
             if name == 'sched_switch':
-                i = switches[cpu].index((ts, fields['next_pid'], fields['next_comm'], fields['next_prio']))
-                fields['next_pid'] += 1
-                x = switches[cpu][i]
-                switches[cpu][i] = (x[0], x[1] + 1, x[2], x[3])
-                break
-    # compact events: what the last earlier switch on the CPU left running
-    for cpu in switches:
-        switches[cpu].sort(key=lambda x: x[0])
-    keys = {cpu: [x[0] for x in v] for cpu, v in switches.items()}
-    for cpu, ts, name, fields in compact:
-        k = keys.get(cpu, [])
-        i = bisect.bisect_left(k, ts)
-        if i == 0:
-            errors.append(f'compact {name} at {ts} on cpu {cpu} with no switch before it')
-            continue
-        if i >= 2 and k[i - 2] == k[i - 1]:
-            errors.append(f'compact {name} at {ts} on cpu {cpu}: two switches tie before it')
-            continue
-        _, rpid, rcomm, rprio = switches[cpu][i - 1]
-        if name == 'sched_switch':
-            fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
-        got.append(((ts, cpu, rpid, name), fields, True))
-    if mutate == 'drop' and got:
-        got.pop(len(got) // 2)
-    elif mutate == 'field':
-        for g in got:
-            for k, v in g[1].items():
-                if isinstance(v, int) and not isinstance(v, bool):
-                    g[1][k] = v + 1
-                    break
-            else:
-                continue
+                fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
+            self.written((ts, cpu, rpid, name), fields, True)
+
+    def report(self, label_):
+        errors = []
+        if self.ngot != self.nwant:
+            errors.append(f'{self.ngot} events written, {self.nwant} in the source')
+        errors += self.errors
+        nerrors = self.nerrors + len(errors) - len(self.errors)
+        for key, cands in self.out_pool.items():
+            for fields, _ in cands:
+                nerrors += 1
+                if len(errors) >= MAX_ERRORS:
+                    continue
+                if key in self.src_pool:
+                    errors.append(f'fields differ at {key}: wrote {fields}, source {self.src_pool[key][:2]}')
+                else:
+                    errors.append(f'event not in the source: {key}')
+        missing = sum(len(v) for v in self.src_pool.values())
+        if missing:
+            errors.append(f'{missing} source events not written')
+            nerrors += 1
+        if self.lost_out != self.lost_src:
+            errors.append(f'lost markers per cpu {dict(self.lost_out)}, source {dict(self.lost_src)}')
+            nerrors += 1
+        if not self.slices.equal():
+            errors.append('uftrace slices not in the order of the recording')
+            nerrors += 1
+        for tid, comm in self.comms.items():
+            if tid in self.thread_names and self.thread_names[tid] != comm:
+                nerrors += 1
+                if len(errors) < MAX_ERRORS:
+                    errors.append(f'thread {tid} named {self.thread_names[tid]!r}, source {comm!r}')
+        named = sum(1 for t in self.comms if t in self.thread_names)
+        ntyped, ncompact, ndescribed, ngeneric, ntrack = self.counts
+        stats = (f'{self.ngot} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track), '
+                 f'{sum(self.lost_out.values())} lost markers, {len(self.seq)} sequences, {len(self.ksyms)} kernel symbols, '
+                 f'{named}/{len(self.comms)} tasks named')
+        if errors:
+            print(f'{label_}: FAIL {stats}: ' + '; '.join(errors[:3]) + (f' (+{nerrors - 3} more)' if nerrors > 3 else ''))
+            return 1
+        print(f'{label_}: OK {stats}')
+        return 0
+
+
+def main():
+    args = sys.argv[1:]
+    verbose = '--verbose' in args
+    if verbose:
+        args.remove('--verbose')
+    tm, src, out, label_ = args[:4]
+    mutate = args[5] if len(args) > 5 and args[4] == '--mutate' else None
+    kernel, late = None, False
+    uftrace = os.path.isfile(os.path.join(src, 'info'))  # a uftrace data directory
+    t0 = time.time()
+    for _ in range(4):
+        c = Check(tm, src, out, mutate, kernel, uftrace, late)
+        try:
+            c.run()
             break
-    want = []
-    lost_src = Counter()
-    slices_src = defaultdict(list)
-    comms = {}
-    for e in source:
-        if e['type'] == 'lost':
-            lost_src[e['cpu']] += 1
-            continue
-        sys_, ev, pid = e['system'] or '', e['event'], e['pid']
-        f = e.get('fields') or {}
-        if e.get('comm') and pid > 0:
-            comms[pid] = e['comm']
-        if kernel and sys_ != 'uftrace':
-            if pid < 0:
-                pid = next((f[k] for k in ('common_pid', 'perf_tid') if isinstance(f.get(k), int)), -1)
-            name = ev if ev is not None else f"type_{e['type_id']}"
-            if ksyms_src and sys_ == 'ftrace' and ev in ('funcgraph_entry', 'funcgraph_exit') \
-                    and isinstance(f.get('func'), int):
-                f = dict(f, func=symbol_name(ksyms_src, ksym_addrs, f['func']))
-            want.append(((e['ts'], e['cpu'], pid, name), f, name))
-        else:
-            tid = pid if pid >= 0 else -1
-            f = dict(f)
-            if sys_ == 'uftrace' and ev in ('entry', 'exit'):
-                fn = f.pop('name', '')
-                label = 'B ' + fn if ev == 'entry' else 'E'
-                slices_src[tid].append((e['ts'], BEGIN if ev == 'entry' else END, fn if ev == 'entry' else ''))
-            else:
-                label = f'{sys_}:{ev}' if sys_ else (ev if ev is not None else f"type {e['type_id']}")
-            if not fmt_uftrace:
-                for s in ('common_context', 'specific_context'):
-                    if e.get(s):
-                        f[s] = e[s]
-            want.append(((e['ts'], tid, 0, label), f, None))
-    if len(got) != len(want):
-        errors.append(f'{len(got)} events written, {len(want)} in the source')
-    # match events by key; fields decide among events with the same key
-    pool = defaultdict(list)
-    for w in want:
-        pool[w[0]].append(w)
-    for key, fields, typed in got:
-        cands = pool.get(key)
-        if not cands:
-            errors.append(f'event not in the source: {key}')
-            continue
-        for i, w in enumerate(cands):
-            exp = typed_expected(fields, w[1]) if typed else w[1]
-            if same(canon(exp), canon(fields)):
-                cands.pop(i)
-                break
-        else:
-            errors.append(f'fields differ at {key}: wrote {fields}, source {[c[1] for c in cands][:2]}')
-    missing = sum(len(v) for v in pool.values())
-    if missing:
-        errors.append(f'{missing} source events not written')
-    if lost_out != lost_src:
-        errors.append(f'lost markers per cpu {dict(lost_out)}, source {dict(lost_src)}')
-    if slices_out != slices_src:
-        errors.append('uftrace slices not in the order of the recording')
-    for tid, comm in comms.items():
-        if tid in thread_names and thread_names[tid] != comm:
-            errors.append(f'thread {tid} named {thread_names[tid]!r}, source {comm!r}')
-    named = sum(1 for t in comms if t in thread_names)
-    stats = (f'{len(got)} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track), '
-             f'{sum(lost_out.values())} lost markers, {len(seq)} sequences, {len(ksyms)} kernel symbols, '
-             f'{named}/{len(comms)} tasks named')
-    if errors:
-        print(f'{label_}: FAIL {stats}: ' + '; '.join(errors[:3]) + (f' (+{len(errors) - 3} more)' if len(errors) > 3 else ''))
+        except Restart as r:
+            kernel, uftrace, late = r.args
+            if verbose:
+                print(f'{label_}: starting over with kernel={kernel} uftrace={uftrace} late={late}',
+                      file=sys.stderr)
+        except TooMany:
+            print(f'{label_}: FAIL over {MAX_PENDING} events unmatched at once after {c.ngot} written '
+                  f'and {c.nwant} read from the source (the output is out of order or events differ): '
+                  + '; '.join(f'{k}' for k in list(c.out_pool)[:2] + list(c.src_pool)[:2]))
+            return 1
+    else:
+        print(f'{label_}: FAIL the layout cannot be settled')
         return 1
-    print(f'{label_}: OK {stats}')
-    return 0
+    if verbose:
+        print(f'{label_}: {c.ngot} events written, {c.nwant} in the source, at most {c.high} waiting, '
+              f'{time.time() - t0:.1f} s', file=sys.stderr)
+    return c.report(label_)
 
 
 if __name__ == '__main__':
