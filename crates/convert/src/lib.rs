@@ -408,7 +408,8 @@ fn convert(
     hooks.started();
     if pipeline::wanted(&meta, o.to) {
         let classes = src.meta().classes.span();
-        return pipeline::with_sink_thread(&meta, classes, sink, |feed| {
+        let swap = src.swaps_tapes();
+        return pipeline::with_sink_thread(&meta, classes, swap, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)
         });
     }
@@ -422,6 +423,8 @@ trait Target {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()>;
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()>;
     fn damage(&mut self, what: &str);
+    /// After an event was handed over and before the next is read.
+    fn settle(&mut self, _src: &mut dyn RecordSource) {}
 }
 
 impl Target for Box<dyn Sink + Send> {
@@ -456,6 +459,7 @@ fn read(
                     continue;
                 }
                 to.event(meta, &ev)?;
+                to.settle(src);
                 summary.events += 1;
                 if summary.events % 65536 == 0 {
                     hooks.progress(summary.events)?;

@@ -11,7 +11,7 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use anyhow::{anyhow, bail, Result};
-use tracemux_core::model::{ClassSpan, Event, EventClass, Format, Lost, TraceMeta};
+use tracemux_core::model::{ClassSpan, Event, EventClass, Format, Lost, RecordSource, TraceMeta};
 use tracemux_core::typed::FieldTape;
 use tracemux_core::Endian;
 
@@ -111,10 +111,16 @@ pub(crate) struct Feed<'m> {
     /// The sink's thread has stopped (on an error).
     stopped: bool,
     batch_events: usize,
+    /// The source hands its values over ([`RecordSource::swaps_tapes`]).
+    swap: bool,
+    /// Where the values of the event just pushed go when they are handed
+    /// over.
+    pending: Option<usize>,
 }
 
 impl Feed<'_> {
-    fn push_event(&mut self, ev: &Event<'_>) -> bool {
+    /// `ev` into the batch (sent in [`Target::settle`]).
+    fn push_event(&mut self, ev: &Event<'_>) {
         let class = match ev.class {
             None => ClassRef::None,
             Some(c) => {
@@ -133,15 +139,20 @@ impl Feed<'_> {
             }
         };
         let b = &mut self.batch;
+        let swap = self.swap;
         let tape = ev.tape.map(|t| {
             if b.tapes.len() == b.tapes_used {
                 b.tapes.push(FieldTape::new());
             }
-            b.tapes[b.tapes_used].copy_from(t);
-            b.tape_bytes += t.size();
+            // a source that swaps hands its values over in `settle`
+            if !swap {
+                b.tapes[b.tapes_used].copy_from(t);
+                b.tape_bytes += t.size();
+            }
             b.tapes_used += 1;
             b.tapes_used - 1
         });
+        self.pending = tape.filter(|_| swap);
         let at = b.bytes.len();
         // `ext` starts with `data` (the model's promise); copy the longer
         let (ext, data_len) =
@@ -166,7 +177,6 @@ impl Feed<'_> {
             tape,
             raw_ts: ev.raw_ts,
         }));
-        self.send_if_full()
     }
     /// `false` when the sink has stopped (its error is what
     /// [`with_sink_thread`] returns).
@@ -192,6 +202,14 @@ impl Target for Feed<'_> {
         self.push_event(ev);
         self.go_on()
     }
+    fn settle(&mut self, src: &mut dyn RecordSource) {
+        if let Some(i) = self.pending.take() {
+            let t = &mut self.batch.tapes[i];
+            src.swap_tape(t);
+            self.batch.tape_bytes += t.size();
+        }
+        self.send_if_full();
+    }
     fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
         self.batch.items.push(Item::Lost(*l));
         self.send_if_full();
@@ -205,12 +223,15 @@ impl Target for Feed<'_> {
 
 /// Run `read` on this thread with a [`Feed`] whose events `sink` writes
 /// on another thread, then finish the sink. `meta` is the sink's copy of
-/// the reader's metadata, whose classes the reader keeps at `classes`. An
+/// the reader's metadata, whose classes the reader keeps at `classes`;
+/// `swap`: the reader hands each event's values over
+/// ([`RecordSource::swap_tape`]) instead of their being copied. An
 /// error of the sink stops the feed (its methods return `false`) and is
 /// the result.
 pub(crate) fn with_sink_thread(
     meta: &TraceMeta,
     classes: ClassSpan,
+    swap: bool,
     sink: Box<dyn Sink + Send>,
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
 ) -> Result<()> {
@@ -228,6 +249,8 @@ pub(crate) fn with_sink_thread(
             spare,
             stopped: false,
             batch_events: batch_events(),
+            swap,
+            pending: None,
         };
         let read_result = read(&mut feed);
         if read_result.is_ok() && !feed.batch.items.is_empty() {

@@ -825,6 +825,16 @@ pub trait RecordSource {
     /// The next record, or `None` at the end. After a fatal error the source
     /// stays empty.
     fn next_record(&mut self) -> Result<Option<Record<'_>>>;
+    /// Whether [`RecordSource::swap_tape`] hands over the values of each
+    /// event (sources that record every event's values from scratch).
+    fn swaps_tapes(&self) -> bool {
+        false
+    }
+    /// Exchange the values recorded for the event just returned
+    /// ([`Event::tape`]) with `t`: the caller keeps them without a copy,
+    /// the source records the next event into what it was given. Does
+    /// nothing unless [`RecordSource::swaps_tapes`].
+    fn swap_tape(&mut self, _t: &mut FieldTape) {}
 }
 
 #[cfg(test)]

@@ -263,6 +263,27 @@ pub trait FieldVisitor {
     }
 }
 
+/// What a [`FieldTape`] recorded, step by step ([`FieldTape::steps`]): the
+/// calls of the visit, for readers that look for a known shape without
+/// replaying it into a visitor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TapeStep<'a> {
+    ScopeBegin(Scope),
+    ScopeEnd(Scope),
+    StructBegin(&'a str),
+    StructEnd,
+    ArrayBegin(&'a str, u64),
+    ArrayEnd,
+    VariantBegin(&'a str, &'a str),
+    VariantEnd,
+    OptionalBegin(&'a str, bool),
+    OptionalEnd,
+    Field(&'a str, Base, Value<'a>),
+    /// An enumeration's value; its labels are the next `n` steps.
+    Enum(&'a str, Value<'a>, u32),
+    Label(&'a str),
+}
+
 /// One step of a [`FieldTape`]. Names and byte values are ranges into the
 /// tape's byte buffer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -356,6 +377,7 @@ impl FieldTape {
         self.names.truncate(m.2);
         self.depth = 0;
     }
+    #[inline(always)]
     fn span(&mut self, b: &[u8]) -> Span {
         let s = self.bytes.len() as u32;
         self.bytes.extend_from_slice(b);
@@ -365,6 +387,7 @@ impl FieldTape {
         self.bytes.get(s.0 as usize..s.1 as usize).unwrap_or(&[])
     }
     /// Record a name (see [`FieldTape::name`]).
+    #[inline(always)]
     fn name_span(&mut self, n: &str) -> Span {
         let s = self.names.len() as u32;
         self.names.push_str(n);
@@ -373,6 +396,7 @@ impl FieldTape {
     fn name(&self, s: Span) -> &str {
         self.names.get(s.0 as usize..s.1 as usize).unwrap_or("")
     }
+    #[inline(always)]
     fn leaf(&mut self, v: Value<'_>) -> Leaf {
         match v {
             Value::Unsigned(x) => Leaf::U(x),
@@ -403,6 +427,43 @@ impl FieldTape {
                 signed,
                 endian,
             },
+        }
+    }
+
+    /// The recorded steps, in order.
+    pub fn steps(&self) -> impl Iterator<Item = TapeStep<'_>> + '_ {
+        self.steps.iter().map(|s| self.step(s))
+    }
+
+    /// The steps inside the first `scope` recorded (none if there is no
+    /// such scope).
+    pub fn scope_steps(&self, scope: Scope) -> impl Iterator<Item = TapeStep<'_>> + '_ {
+        let begin = self
+            .steps
+            .iter()
+            .position(|s| matches!(s, Step::ScopeBegin(x) if *x == scope))
+            .map_or(self.steps.len(), |i| i + 1);
+        self.steps[begin..]
+            .iter()
+            .take_while(move |s| !matches!(s, Step::ScopeEnd(x) if *x == scope))
+            .map(|s| self.step(s))
+    }
+
+    fn step(&self, s: &Step) -> TapeStep<'_> {
+        match *s {
+            Step::ScopeBegin(s) => TapeStep::ScopeBegin(s),
+            Step::ScopeEnd(s) => TapeStep::ScopeEnd(s),
+            Step::StructBegin(n) => TapeStep::StructBegin(self.name(n)),
+            Step::StructEnd => TapeStep::StructEnd,
+            Step::ArrayBegin(n, len) => TapeStep::ArrayBegin(self.name(n), len),
+            Step::ArrayEnd => TapeStep::ArrayEnd,
+            Step::VariantBegin(n, o) => TapeStep::VariantBegin(self.name(n), self.name(o)),
+            Step::VariantEnd => TapeStep::VariantEnd,
+            Step::OptionalBegin(n, p) => TapeStep::OptionalBegin(self.name(n), p),
+            Step::OptionalEnd => TapeStep::OptionalEnd,
+            Step::Leaf(n, base, l) => TapeStep::Field(self.name(n), base, self.value(l)),
+            Step::Enum(n, l, count) => TapeStep::Enum(self.name(n), self.value(l), count),
+            Step::Label(n) => TapeStep::Label(self.name(n)),
         }
     }
 
@@ -590,6 +651,36 @@ mod tests {
         let mut t = Text::default();
         tape.replay(&mut t);
         assert_eq!(t.0, "x:Dec=Unsigned(1);");
+    }
+
+    #[test]
+    fn tape_steps_and_copies() {
+        let mut tape = FieldTape::new();
+        tape.scope_begin(Scope::CommonContext);
+        tape.field("tid", Base::Dec, Value::Signed(7));
+        tape.scope_end(Scope::CommonContext);
+        visit(&mut tape);
+        // every step, as recorded
+        let mut direct = Text::default();
+        tape.replay(&mut direct);
+        assert_eq!(tape.steps().count(), tape.steps.len());
+        assert_eq!(
+            tape.steps().nth(1),
+            Some(TapeStep::Field("tid", Base::Dec, Value::Signed(7)))
+        );
+        // the payload only, without its scope's ends
+        let payload: Vec<_> = tape.scope_steps(Scope::Payload).collect();
+        assert_eq!(payload.len(), tape.steps.len() - 5);
+        assert!(!payload.iter().any(|s| matches!(s, TapeStep::ScopeEnd(_))));
+        assert_eq!(tape.scope_steps(Scope::EventHeader).count(), 0);
+        // a copy replays the same, in a tape that had other values
+        let mut copy = FieldTape::new();
+        copy.field("old", Base::Hex, Value::Str(b"gone"));
+        copy.copy_from(&tape);
+        let mut replayed = Text::default();
+        copy.replay(&mut replayed);
+        assert_eq!(direct.0, replayed.0);
+        assert_eq!(copy.size(), tape.size());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use std::io::Write;
 
 use prost::Message;
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
-use tracemux_core::typed::Scope;
+use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
 
 use crate::packets::Packets;
@@ -716,7 +716,19 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
     }
 
     fn track_event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
-        self.tree.collect(meta, ev);
+        let class = ev.class;
+        let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
+        // most uftrace entries and exits need no value tree (and their
+        // sequence's description none either: the recording says the pid)
+        let call = match (sys, name) {
+            ("uftrace", "entry" | "exit") if self.uftrace_pid.is_some() => {
+                ev.tape.and_then(|t| plain_call(t, name == "entry"))
+            }
+            _ => None,
+        };
+        if call.is_none() {
+            self.tree.collect(meta, ev);
+        }
         let key = if ev.pid >= 0 {
             TrackKey::Thread(ev.pid)
         } else {
@@ -725,16 +737,17 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if !self.seqs.contains_key(&key) {
             self.describe(meta, key, ev.cpu)?;
         }
-        let class = ev.class;
-        let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
         let t = &self.tree;
         let title = &mut self.title;
         title.clear();
         let (ty, named, skip_name) = match (sys, name) {
             ("uftrace", "entry") => {
-                let name = t.find(Scope::Payload, "name");
-                if let Some(i) = name {
-                    title.push_str(&String::from_utf8_lossy(t.bytes(i)));
+                let name = match &call {
+                    Some(c) => Some(c.name),
+                    None => t.find(Scope::Payload, "name").map(|i| t.bytes(i)),
+                };
+                if let Some(n) = name {
+                    title.push_str(&String::from_utf8_lossy(n));
                 }
                 (TYPE_SLICE_BEGIN, name.is_some(), true)
             }
@@ -778,10 +791,13 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // uftrace entry/exit leave out what a reader knows: empty `args`,
         // an absent `retval`, and an exit's `addr` when it is the one of
         // the innermost open entry of the thread
-        let addr = t
-            .find(Scope::Payload, "addr")
-            .and_then(|i| t.int(i))
-            .map(|a| a as u64);
+        let addr = match &call {
+            Some(c) => Some(c.addr),
+            None => t
+                .find(Scope::Payload, "addr")
+                .and_then(|i| t.int(i))
+                .map(|a| a as u64),
+        };
         let mut known_addr = false;
         if skip_name {
             if ty == TYPE_SLICE_BEGIN {
@@ -791,7 +807,14 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 known_addr = addr.is_some() && top == addr;
             }
         }
-        for i in t.top(Scope::Payload) {
+        if let (Some(a), false) = (call.as_ref().map(|c| c.addr), known_addr) {
+            // what the loop below puts for the `addr` of a plain call
+            let start = anns.len();
+            put_varint(anns, 3, a);
+            let iid = names.iid("addr");
+            frame(anns, start, Some(iid), ANNOTATIONS);
+        }
+        for i in t.top(Scope::Payload).take_while(|_| call.is_none()) {
             if skip_name
                 && (t.name_is(i, "name")
                     || (known_addr && t.name_is(i, "addr"))
@@ -909,6 +932,30 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             1,
         )
     }
+}
+
+/// A uftrace entry or exit of the usual shape: its address and function
+/// name, no arguments (entry) or no return value (exit).
+struct Call<'a> {
+    addr: u64,
+    name: &'a [u8],
+}
+
+/// `t` as a [`Call`], when it is one.
+fn plain_call(t: &FieldTape, entry: bool) -> Option<Call<'_>> {
+    let mut it = t.scope_steps(Scope::Payload);
+    let TapeStep::Field("addr", _, Value::Unsigned(addr)) = it.next()? else {
+        return None;
+    };
+    let TapeStep::Field("name", _, Value::Str(name)) = it.next()? else {
+        return None;
+    };
+    match (entry, it.next()?, it.next()?) {
+        (true, TapeStep::ArrayBegin("args", 0), TapeStep::ArrayEnd) => {}
+        (false, TapeStep::OptionalBegin("retval", false), TapeStep::OptionalEnd) => {}
+        _ => return None,
+    }
+    it.next().is_none().then_some(Call { addr, name })
 }
 
 /// The packets of a `compressed_packets` field (zlib) as the framed bytes
@@ -1351,4 +1398,53 @@ fn generic(ev: &Event<'_>, t: &Tree) -> GenericFtraceEvent {
         });
     }
     g
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracemux_core::model::Base;
+    use tracemux_core::typed::FieldVisitor;
+
+    fn call_tape(entry: bool, args: u64) -> FieldTape {
+        let mut t = FieldTape::new();
+        t.scope_begin(Scope::CommonContext);
+        t.field("tid", Base::Dec, Value::Signed(1));
+        t.scope_end(Scope::CommonContext);
+        t.scope_begin(Scope::Payload);
+        t.field("addr", Base::Hex, Value::Unsigned(0x1234));
+        t.field("name", Base::Dec, Value::Str(b"main"));
+        if entry {
+            t.array_begin("args", args);
+            for _ in 0..args {
+                t.field("", Base::Dec, Value::Signed(-1));
+            }
+            t.array_end();
+        } else {
+            t.optional_begin("retval", args > 0);
+            if args > 0 {
+                t.field("", Base::Dec, Value::Signed(0));
+            }
+            t.optional_end();
+        }
+        t.scope_end(Scope::Payload);
+        t
+    }
+
+    /// Only entries without arguments and exits without a return value
+    /// take the short way; the rest go through the value tree.
+    #[test]
+    fn plain_calls() {
+        for entry in [true, false] {
+            let t = call_tape(entry, 0);
+            let c = plain_call(&t, entry).expect("a plain call");
+            assert_eq!((c.addr, c.name), (0x1234, &b"main"[..]));
+            assert!(plain_call(&t, !entry).is_none());
+            assert!(plain_call(&call_tape(entry, 1), entry).is_none());
+        }
+        let mut t = call_tape(true, 0);
+        t.field("more", Base::Dec, Value::Bool(true));
+        assert!(plain_call(&t, true).is_some(), "(outside the payload)");
+        assert!(plain_call(&FieldTape::new(), true).is_none());
+    }
 }

@@ -670,6 +670,14 @@ impl RecordSource for UftraceSource<'_> {
         &self.meta
     }
 
+    // every event's values are recorded after a `clear()`
+    fn swaps_tapes(&self) -> bool {
+        true
+    }
+    fn swap_tape(&mut self, t: &mut FieldTape) {
+        std::mem::swap(&mut self.tape, t);
+    }
+
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {
         loop {
             if let Some(d) = self.damage.pop_front() {
