@@ -29,22 +29,38 @@ const BATCH_WEIGHT: usize = 4096;
 /// Bundle buffers kept for reuse.
 const SPARE: usize = 64;
 
+/// A batch of packets: messages to encode, or packets the caller framed
+/// itself (in `framed`, in order).
+#[derive(Default)]
+struct Batch {
+    items: Vec<Item>,
+    framed: Vec<u8>,
+}
+
+// (a packet in place: boxing it would allocate per packet)
+#[allow(clippy::large_enum_variant)]
+enum Item {
+    Packet(TracePacket),
+    /// The next this many bytes of [`Batch::framed`].
+    Framed(usize),
+}
+
 /// Packets sent to the encoder thread in batches; the encoded batches come
 /// back (with the buffers of their bundles) for reuse.
 pub(crate) struct Packets<W: Write + Send + 'static> {
-    batch: Vec<TracePacket>,
+    batch: Batch,
     weight: usize,
     spare_events: Vec<Vec<FtraceEvent>>,
     spare_compact: Vec<CompactSched>,
-    tx: Option<SyncSender<Vec<TracePacket>>>,
-    back: Receiver<Vec<TracePacket>>,
+    tx: Option<SyncSender<Batch>>,
+    back: Receiver<Batch>,
     thread: Option<JoinHandle<io::Result<(W, u64)>>>,
 }
 
 impl<W: Write + Send + 'static> Packets<W> {
     pub(crate) fn start(out: W, compress: bool) -> io::Result<Self> {
-        let (tx, rx) = sync_channel::<Vec<TracePacket>>(IN_FLIGHT);
-        let (back_tx, back) = sync_channel::<Vec<TracePacket>>(IN_FLIGHT);
+        let (tx, rx) = sync_channel::<Batch>(IN_FLIGHT);
+        let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT);
         let thread = std::thread::Builder::new()
             .name("perfetto-encoder".into())
             .spawn(move || {
@@ -56,8 +72,15 @@ impl<W: Write + Send + 'static> Packets<W> {
                     bytes: 0,
                 };
                 for batch in rx {
-                    for p in &batch {
-                        e.packet(p)?;
+                    let mut at = 0;
+                    for it in &batch.items {
+                        match it {
+                            Item::Packet(p) => e.packet(p)?,
+                            Item::Framed(n) => {
+                                e.framed(&batch.framed[at..at + n])?;
+                                at += n;
+                            }
+                        }
                     }
                     // the caller reuses the buffers; when it has enough,
                     // they are dropped here
@@ -66,7 +89,7 @@ impl<W: Write + Send + 'static> Packets<W> {
                 e.finish()
             })?;
         Ok(Packets {
-            batch: Vec::new(),
+            batch: Batch::default(),
             weight: 0,
             spare_events: Vec::new(),
             spare_compact: Vec::new(),
@@ -78,8 +101,22 @@ impl<W: Write + Send + 'static> Packets<W> {
 
     /// Queue one packet; `weight` is what it holds (events).
     pub(crate) fn push(&mut self, p: TracePacket, weight: usize) -> io::Result<()> {
-        self.batch.push(p);
+        self.batch.items.push(Item::Packet(p));
         self.weight += weight.max(1);
+        if self.weight >= BATCH_WEIGHT {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    /// Queue one packet that `frame` appends, framed as a field of the
+    /// `Trace`, to the buffer it is given.
+    pub(crate) fn push_framed(&mut self, frame: impl FnOnce(&mut Vec<u8>)) -> io::Result<()> {
+        let start = self.batch.framed.len();
+        frame(&mut self.batch.framed);
+        let n = self.batch.framed.len() - start;
+        self.batch.items.push(Item::Framed(n));
+        self.weight += 1;
         if self.weight >= BATCH_WEIGHT {
             self.send()?;
         }
@@ -100,8 +137,10 @@ impl<W: Write + Send + 'static> Packets<W> {
     }
 
     /// Keep the buffers of the bundles of an encoded batch.
-    fn recycle(&mut self, batch: &mut Vec<TracePacket>) {
-        for p in batch.drain(..) {
+    fn recycle(&mut self, batch: &mut Batch) {
+        batch.framed.clear();
+        for it in batch.items.drain(..) {
+            let Item::Packet(p) = it else { continue };
             if let Some(Data::FtraceEvents(b)) = p.data {
                 if self.spare_events.len() < SPARE {
                     let mut v = b.event;
@@ -119,7 +158,7 @@ impl<W: Write + Send + 'static> Packets<W> {
     }
 
     fn send(&mut self) -> io::Result<()> {
-        if self.batch.is_empty() {
+        if self.batch.items.is_empty() {
             return Ok(());
         }
         let next = match self.back.try_recv() {
@@ -127,7 +166,10 @@ impl<W: Write + Send + 'static> Packets<W> {
                 self.recycle(&mut v);
                 v
             }
-            Err(_) => Vec::with_capacity(self.batch.len()),
+            Err(_) => Batch {
+                items: Vec::with_capacity(self.batch.items.len()),
+                framed: Vec::with_capacity(self.batch.framed.len()),
+            },
         };
         let batch = std::mem::replace(&mut self.batch, next);
         self.weight = 0;
@@ -189,6 +231,22 @@ impl<W: Write> Encoder<W> {
         }
         frame(p, &mut self.buf)?;
         if self.buf.len() >= 1 << 16 {
+            self.drain()?;
+        }
+        Ok(())
+    }
+
+    /// A packet framed by the caller.
+    fn framed(&mut self, b: &[u8]) -> io::Result<()> {
+        let out = if self.compress {
+            &mut self.raw
+        } else {
+            &mut self.buf
+        };
+        out.extend_from_slice(b);
+        if self.compress && self.raw.len() >= COMPRESS_CHUNK {
+            self.compress()?;
+        } else if !self.compress && self.buf.len() >= 1 << 16 {
             self.drain()?;
         }
         Ok(())

@@ -842,13 +842,29 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // a packet that uses no interned name does not need the state
         // (a uftrace exit mostly: 2 bytes of each)
         let needs = name_iid.is_some() || !anns.is_empty();
-        let encoded_annotations = self.arena.keep(anns);
+        let flags = needs.then_some(SEQ_NEEDS_INCREMENTAL_STATE);
         let interned = self.take_interned();
+        self.stats.track_events += 1;
+        if interned.is_none() {
+            // most packets: framed here, as prost would encode the one below
+            self.stats.packets += 1;
+            let anns = &self.ann_buf;
+            let te = TrackEventBytes {
+                ts: ev.ts,
+                seq: seq_id,
+                flags,
+                ty,
+                name_iid,
+                annotations: anns,
+            };
+            return self.out.push_framed(|out| te.frame(out));
+        }
+        let encoded_annotations = self.arena.keep(&self.ann_buf);
         let pk = TracePacket {
             timestamp: Some(ev.ts),
             trusted_packet_sequence_id: Some(seq_id),
             interned_data: interned,
-            sequence_flags: needs.then_some(SEQ_NEEDS_INCREMENTAL_STATE),
+            sequence_flags: flags,
             data: Some(Data::TrackEvent(TrackEvent {
                 encoded_annotations,
                 r#type: Some(ty),
@@ -857,7 +873,6 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             })),
             ..Default::default()
         };
-        self.stats.track_events += 1;
         self.packet(pk, 1)
     }
 
@@ -931,6 +946,51 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             },
             1,
         )
+    }
+}
+
+/// A `TracePacket` of a `TrackEvent` that interns nothing.
+struct TrackEventBytes<'a> {
+    ts: u64,
+    seq: u32,
+    flags: Option<u32>,
+    ty: i32,
+    name_iid: Option<u64>,
+    /// Encoded debug annotations (each framed as field 4).
+    annotations: &'a [u8],
+}
+
+impl TrackEventBytes<'_> {
+    /// The packet framed as a field of the `Trace`, appended to `out`: the
+    /// bytes prost writes for the `TracePacket` (whose fields go in the
+    /// order of their numbers, the `data` oneof by its lowest, 1: first).
+    fn frame(&self, out: &mut Vec<u8>) {
+        use prost::encoding::{encode_varint, encoded_len_varint as len};
+        let ty = i64::from(self.ty) as u64;
+        let te = self.annotations.len() + 1 + len(ty) + self.name_iid.map_or(0, |n| 1 + len(n));
+        let packet = 1
+            + len(te as u64)
+            + te
+            + 1
+            + len(self.ts)
+            + 1
+            + len(u64::from(self.seq))
+            + self.flags.map_or(0, |f| 1 + len(u64::from(f)));
+        out.push(0x0a);
+        encode_varint(packet as u64, out);
+        // TracePacket.track_event (11)
+        out.push(11 << 3 | 2);
+        encode_varint(te as u64, out);
+        out.extend_from_slice(self.annotations);
+        put_varint(out, 9, ty);
+        if let Some(n) = self.name_iid {
+            put_varint(out, 10, n);
+        }
+        put_varint(out, 8, self.ts);
+        put_varint(out, 10, u64::from(self.seq));
+        if let Some(f) = self.flags {
+            put_varint(out, 13, u64::from(f));
+        }
     }
 }
 
@@ -1429,6 +1489,51 @@ mod tests {
         }
         t.scope_end(Scope::Payload);
         t
+    }
+
+    /// A track event framed by hand has the bytes prost writes.
+    #[test]
+    fn track_event_bytes_are_prosts() {
+        let anns = [0x22, 0x04, 0x08, 0x01, 0x18, 0x07];
+        for (ts, seq, flags, ty, name_iid, a) in [
+            (0, 1, None, TYPE_SLICE_END, None, &[][..]),
+            (1 << 40, 300, Some(2), TYPE_SLICE_BEGIN, Some(5), &anns[..]),
+            (
+                u64::MAX,
+                u32::MAX,
+                Some(2),
+                TYPE_INSTANT,
+                Some(1 << 35),
+                &anns[..],
+            ),
+            (127, 128, None, -1, Some(0), &anns[..2]),
+        ] {
+            let mut mine = Vec::new();
+            TrackEventBytes {
+                ts,
+                seq,
+                flags,
+                ty,
+                name_iid,
+                annotations: a,
+            }
+            .frame(&mut mine);
+            let p = TracePacket {
+                timestamp: Some(ts),
+                trusted_packet_sequence_id: Some(seq),
+                sequence_flags: flags,
+                data: Some(Data::TrackEvent(TrackEvent {
+                    encoded_annotations: prost::bytes::Bytes::copy_from_slice(a),
+                    r#type: Some(ty),
+                    name_iid,
+                    ..Default::default()
+                })),
+                ..Default::default()
+            };
+            let mut theirs = vec![0x0a];
+            p.encode_length_delimited(&mut theirs).unwrap();
+            assert_eq!(mine, theirs, "{ts} {seq} {flags:?} {ty} {name_iid:?}");
+        }
     }
 
     /// Only entries without arguments and exits without a return value
