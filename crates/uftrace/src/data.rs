@@ -473,6 +473,26 @@ impl UftraceData {
     /// Resolve `addr` in session `s` at `time` (maps, then dlopen'ed
     /// libraries), as uftrace's `task_find_sym`.
     pub fn symbol_in(&self, s: usize, time: u64, addr: u64) -> Option<&Symbol> {
+        if let Some(sym) = self.mapped_symbol(s, addr) {
+            return Some(sym);
+        }
+        let sess = self.sessions.sessions.get(s)?;
+        for d in sess.dlopens.iter().rev() {
+            if d.time > time {
+                continue;
+            }
+            let Some(mi) = d.module else { continue };
+            if let Some(sym) = self.modules[mi].find(addr.wrapping_sub(d.base)) {
+                return Some(sym);
+            }
+        }
+        None
+    }
+
+    /// The first part of [`UftraceData::symbol_in`]: `addr` in the maps
+    /// of session `s` (or the kernel's symbols), what does not depend on
+    /// the time.
+    pub fn mapped_symbol(&self, s: usize, addr: u64) -> Option<&Symbol> {
         let sess = self.sessions.sessions.get(s)?;
         if sess.maps.is_kernel(addr) {
             if let Some(k) = &self.kernel {
@@ -487,15 +507,6 @@ impl UftraceData {
                         return Some(sym);
                     }
                 }
-            }
-        }
-        for d in sess.dlopens.iter().rev() {
-            if d.time > time {
-                continue;
-            }
-            let Some(mi) = d.module else { continue };
-            if let Some(sym) = self.modules[mi].find(addr.wrapping_sub(d.base)) {
-                return Some(sym);
             }
         }
         None

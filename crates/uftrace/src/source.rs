@@ -60,6 +60,7 @@ use crate::merge::{MergeOptions, Merger, Source};
 use crate::perf::{PerfEvent, PerfKind};
 use crate::record::{Damage, Kind};
 use crate::report::walk::ArgCtx;
+use crate::symbols::Symbol;
 
 /// Class id of `uftrace:entry`.
 pub const CLASS_ENTRY: u32 = 0;
@@ -360,6 +361,9 @@ fn sext(v: u64, size: usize) -> i64 {
     tracemux_core::model::sign_extend(v, size)
 }
 
+/// Entries of [`UftraceSource::symbols`].
+const SYMBOL_CACHE: usize = 4096;
+
 /// The records of a uftrace recording as [`Record`]s, in `uftrace replay`'s
 /// order.
 pub struct UftraceSource<'d> {
@@ -369,6 +373,9 @@ pub struct UftraceSource<'d> {
     /// (event id, class id), sorted.
     event_classes: Vec<(u32, u32)>,
     tape: FieldTape,
+    /// Symbols found in the maps, by (session, address): see
+    /// [`UftraceSource::symbol`].
+    symbols: Vec<Option<(usize, u64, &'d Symbol)>>,
     /// Names of unknown addresses (`<hex>`) and other scratch text.
     scratch: Vec<u8>,
     damage: VecDeque<Damage>,
@@ -388,6 +395,7 @@ impl<'d> UftraceSource<'d> {
             meta,
             event_classes,
             tape: FieldTape::new(),
+            symbols: vec![None; SYMBOL_CACHE],
             scratch: Vec::new(),
             damage: data.damage.iter().cloned().collect(),
             strict,
@@ -399,6 +407,26 @@ impl<'d> UftraceSource<'d> {
         match self.event_classes.binary_search_by_key(&ev, |&(e, _)| e) {
             Ok(i) => self.event_classes[i].1,
             Err(_) => CLASS_EVENT,
+        }
+    }
+
+    /// [`UftraceData::symbol`], with what the maps say remembered by
+    /// session and address (most records are of a few functions).
+    fn symbol(&mut self, tid: i32, time: u64, addr: u64) -> Option<&'d Symbol> {
+        let data = self.data;
+        let s = data.session_at(tid, time)?;
+        let slot = ((addr >> 2) ^ (s as u64).wrapping_mul(0x9e37_79b9)) as usize % SYMBOL_CACHE;
+        if let Some((cs, ca, sym)) = self.symbols[slot] {
+            if cs == s && ca == addr {
+                return Some(sym);
+            }
+        }
+        match data.mapped_symbol(s, addr) {
+            Some(sym) => {
+                self.symbols[slot] = Some((s, addr, sym));
+                Some(sym)
+            }
+            None => data.symbol_in(s, time, addr),
         }
     }
 
@@ -418,13 +446,15 @@ impl<'d> UftraceSource<'d> {
         self.tape.scope_begin(Scope::Payload);
         self.tape
             .field("addr", Base::Hex, Value::Unsigned(rec.addr));
-        self.scratch.clear();
-        match data.symbol(tid, rec.time, rec.addr) {
-            Some(s) => self.scratch.extend_from_slice(s.name.as_bytes()),
-            None => crate::report::walk::unknown_name(&mut self.scratch, rec.addr),
-        }
-        self.tape
-            .field("name", Base::Dec, Value::Str(&self.scratch));
+        let name = match self.symbol(tid, rec.time, rec.addr) {
+            Some(s) => s.name.as_bytes(),
+            None => {
+                self.scratch.clear();
+                crate::report::walk::unknown_name(&mut self.scratch, rec.addr);
+                &self.scratch
+            }
+        };
+        self.tape.field("name", Base::Dec, Value::Str(name));
         let retval = rec.kind == Kind::Exit;
         let specs: &[ArgSpec] = if rec.more {
             data.arg_specs(tid, rec.time, rec.addr).unwrap_or(&[])
