@@ -435,6 +435,29 @@ impl FieldTape {
         self.steps.iter().map(|s| self.step(s))
     }
 
+    /// Whether every step is inside a scope and no scope comes twice (so
+    /// that [`FieldTape::scope_steps`] gives every value of a scope).
+    pub fn scopes_once(&self) -> bool {
+        let mut seen = 0u32;
+        let mut open = None;
+        for s in &self.steps {
+            match (s, open) {
+                (Step::ScopeBegin(x), None) => {
+                    let bit = 1 << (*x as u32);
+                    if seen & bit != 0 {
+                        return false;
+                    }
+                    seen |= bit;
+                    open = Some(*x);
+                }
+                (Step::ScopeEnd(x), Some(o)) if *x == o => open = None,
+                (Step::ScopeBegin(_) | Step::ScopeEnd(_), _) | (_, None) => return false,
+                _ => {}
+            }
+        }
+        open.is_none()
+    }
+
     /// The steps inside the first `scope` recorded (none if there is no
     /// such scope).
     pub fn scope_steps(&self, scope: Scope) -> impl Iterator<Item = TapeStep<'_>> + '_ {

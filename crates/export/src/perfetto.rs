@@ -726,15 +726,24 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             }
             _ => None,
         };
-        if call.is_none() {
-            self.tree.collect(meta, ev);
-        }
+        let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
+        // the other events' annotations come straight from their recorded
+        // values when these are well formed (else from the value tree)
+        let steps = ev
+            .tape
+            .filter(|t| call.is_none() && !uftrace && t.scopes_once());
         let key = if ev.pid >= 0 {
             TrackKey::Thread(ev.pid)
         } else {
             TrackKey::Stream(ev.stream)
         };
-        if !self.seqs.contains_key(&key) {
+        let described = self.seqs.contains_key(&key);
+        let mut collected = false;
+        if call.is_none() && (steps.is_none() || !described) {
+            self.tree.collect(meta, ev);
+            collected = true;
+        }
+        if !described {
             self.describe(meta, key, ev.cpu)?;
         }
         let t = &self.tree;
@@ -765,7 +774,6 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 (TYPE_INSTANT, true, false)
             }
         };
-        let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
         let seq = self.seqs.get_mut(&key).expect("sequence made above");
         let seq_id = seq.id;
         self.new_names.clear();
@@ -793,10 +801,11 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // the innermost open entry of the thread
         let addr = match &call {
             Some(c) => Some(c.addr),
-            None => t
+            None if skip_name => t
                 .find(Scope::Payload, "addr")
                 .and_then(|i| t.int(i))
                 .map(|a| a as u64),
+            None => None,
         };
         let mut known_addr = false;
         if skip_name {
@@ -814,7 +823,21 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             let iid = names.iid("addr");
             frame(anns, start, Some(iid), ANNOTATIONS);
         }
-        for i in t.top(Scope::Payload).take_while(|_| call.is_none()) {
+        let direct = steps.is_some_and(|tape| {
+            let ok = put_scopes(tape, &mut names, anns).is_some();
+            if !ok {
+                anns.clear();
+            }
+            ok
+        });
+        if steps.is_some() && !direct && !collected {
+            self.tree.collect(meta, ev);
+        }
+        let t = &self.tree;
+        for i in t
+            .top(Scope::Payload)
+            .take_while(|_| call.is_none() && !direct)
+        {
             if skip_name
                 && (t.name_is(i, "name")
                     || (known_addr && t.name_is(i, "addr"))
@@ -827,7 +850,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             }
             put_annotation(t, i, Some(t.name(i)), ANNOTATIONS, &mut names, anns);
         }
-        if !uftrace {
+        if !uftrace && !direct {
             for scope in [Scope::CommonContext, Scope::SpecificContext] {
                 let start = anns.len();
                 for i in t.top(scope) {
@@ -990,6 +1013,209 @@ impl TrackEventBytes<'_> {
         put_varint(out, 10, u64::from(self.seq));
         if let Some(f) = self.flags {
             put_varint(out, 13, u64::from(f));
+        }
+    }
+}
+
+/// The annotations of a track event that is not uftrace's, from the
+/// recorded values: the bytes [`put_annotation`] writes from the value
+/// tree, names interned in the same order (the payload's fields, then each
+/// context as a dictionary), for a tape whose scopes come once
+/// ([`FieldTape::scopes_once`]). `None` (with part of it written) when the
+/// steps are not a sequence of values.
+fn put_scopes(t: &FieldTape, names: &mut Interner<'_>, out: &mut Vec<u8>) -> Option<()> {
+    let mut it = t.scope_steps(Scope::Payload).peekable();
+    while let Some(s) = it.next() {
+        put_step(s, &mut it, Named::Own, ANNOTATIONS, names, out)?;
+    }
+    for scope in [Scope::CommonContext, Scope::SpecificContext] {
+        let start = out.len();
+        let mut it = t.scope_steps(scope).peekable();
+        while let Some(s) = it.next() {
+            put_step(s, &mut it, Named::Own, DICT_ENTRIES, names, out)?;
+        }
+        if out.len() > start {
+            let iid = names.iid(scope.name());
+            frame(out, start, Some(iid), ANNOTATIONS);
+        }
+    }
+    Some(())
+}
+
+/// What a value is named in its annotation.
+#[derive(Clone, Copy)]
+enum Named<'a> {
+    /// By its own name (a field, a member).
+    Own,
+    /// Not at all (an array element).
+    No,
+    /// By another name (an optional's, a variant's option).
+    As(&'a str),
+}
+
+impl<'a> Named<'a> {
+    fn name(self, own: &'a str) -> Option<&'a str> {
+        match self {
+            Named::Own => Some(own),
+            Named::No => None,
+            Named::As(n) => Some(n),
+        }
+    }
+    /// How the members of a compound named so are named (array elements
+    /// have none).
+    fn members(array: bool) -> Named<'a> {
+        if array {
+            Named::No
+        } else {
+            Named::Own
+        }
+    }
+}
+
+type Steps<'a, I> = std::iter::Peekable<I>;
+
+/// One value that starts with step `first` (the rest from `it`), as
+/// [`put_annotation`] writes the tree's node of it; `Some(false)` when it
+/// makes no node (a present optional without a value).
+fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
+    first: TapeStep<'a>,
+    it: &mut Steps<'a, I>,
+    named: Named<'a>,
+    tag: u32,
+    names: &mut Interner<'_>,
+    out: &mut Vec<u8>,
+) -> Option<bool> {
+    let start = out.len();
+    let own = match first {
+        TapeStep::Field(n, _, v) => {
+            put_leaf(v, names, out);
+            n
+        }
+        TapeStep::StructBegin(n) | TapeStep::ArrayBegin(n, _) => {
+            let array = matches!(first, TapeStep::ArrayBegin(..));
+            let mut any = false;
+            loop {
+                match it.next()? {
+                    TapeStep::StructEnd if !array => break,
+                    TapeStep::ArrayEnd if array => break,
+                    s => {
+                        let child_tag = if array { ARRAY_VALUES } else { DICT_ENTRIES };
+                        any |= put_step(s, it, Named::members(array), child_tag, names, out)?;
+                    }
+                }
+            }
+            if !any {
+                put_bytes(out, 9, if array { b"[]" } else { b"{}" });
+            }
+            n
+        }
+        TapeStep::VariantBegin(n, option) => {
+            // only the first value counts, as in the tree
+            let mut first_done = false;
+            loop {
+                match it.next()? {
+                    TapeStep::VariantEnd => break,
+                    s => {
+                        let mut scratch = Vec::new();
+                        let sink = if first_done { &mut scratch } else { &mut *out };
+                        let made = put_step(s, it, Named::As(option), DICT_ENTRIES, names, sink)?;
+                        if !first_done && made {
+                            first_done = true;
+                        } else if !scratch.is_empty() {
+                            // a second value: the tree leaves it out, but its
+                            // names would be interned: not the tree's order
+                            return None;
+                        }
+                    }
+                }
+            }
+            n
+        }
+        TapeStep::OptionalBegin(n, false) => {
+            (it.next()? == TapeStep::OptionalEnd).then_some(())?;
+            n
+        }
+        TapeStep::OptionalBegin(n, true) => {
+            let inner = named.name(n).map_or(Named::No, Named::As);
+            let made = match it.next()? {
+                TapeStep::OptionalEnd => return Some(false),
+                TapeStep::OptionalBegin(..) => return None,
+                s => put_step(s, it, inner, tag, names, out)?,
+            };
+            (it.next()? == TapeStep::OptionalEnd).then_some(made)?;
+            return Some(made);
+        }
+        TapeStep::Enum(n, v, count) => {
+            let value = out.len();
+            put_leaf(v, names, out);
+            let iid = names.iid("value");
+            frame(out, value, Some(iid), DICT_ENTRIES);
+            let labels = out.len();
+            for _ in 0..count {
+                let TapeStep::Label(l) = it.next()? else {
+                    return None;
+                };
+                let at = out.len();
+                put_bytes(out, 6, l.as_bytes());
+                frame(out, at, None, ARRAY_VALUES);
+            }
+            if out.len() == labels {
+                put_bytes(out, 9, b"[]");
+            }
+            let iid = names.iid("labels");
+            frame(out, labels, Some(iid), DICT_ENTRIES);
+            n
+        }
+        _ => return None,
+    };
+    let iid = named.name(own).map(|n| names.iid(n));
+    frame(out, start, iid, tag);
+    Some(true)
+}
+
+/// A leaf value as [`put_annotation`] writes the tree's node of it (byte
+/// blobs and integer arrays are arrays of numbers).
+fn put_leaf(v: Value<'_>, names: &mut Interner<'_>, out: &mut Vec<u8>) {
+    use prost::encoding::{encode_key, WireType};
+    let _ = names;
+    match v {
+        Value::Unsigned(x) => put_varint(out, 3, x),
+        Value::Signed(x) => put_varint(out, 4, x as u64),
+        Value::Float(x) => {
+            encode_key(5, WireType::SixtyFourBit, out);
+            out.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+        Value::Bool(x) => put_varint(out, 2, u64::from(x)),
+        Value::Str(b) => put_bytes(out, 6, String::from_utf8_lossy(b).as_bytes()),
+        Value::Bytes(b) => {
+            for &x in b {
+                let at = out.len();
+                put_varint(out, 3, u64::from(x));
+                frame(out, at, None, ARRAY_VALUES);
+            }
+            if b.is_empty() {
+                put_bytes(out, 9, b"[]");
+            }
+        }
+        Value::IntArray {
+            data,
+            elem_size,
+            signed,
+            ..
+        } => {
+            let n = data.len() / elem_size.max(1) as usize;
+            for j in 0..n {
+                let at = out.len();
+                match v.array_elem(j) {
+                    Some(x) if signed => put_varint(out, 4, x as i64 as u64),
+                    Some(x) => put_varint(out, 3, x as u64),
+                    None => {}
+                }
+                frame(out, at, None, ARRAY_VALUES);
+            }
+            if n == 0 {
+                put_bytes(out, 9, b"[]");
+            }
         }
     }
 }
@@ -1534,6 +1760,128 @@ mod tests {
             p.encode_length_delimited(&mut theirs).unwrap();
             assert_eq!(mine, theirs, "{ts} {seq} {flags:?} {ty} {name_iid:?}");
         }
+    }
+
+    /// The annotations written from the recorded values are the bytes
+    /// written from the value tree, names interned in the same order.
+    #[test]
+    fn annotations_from_the_tape_are_the_trees() {
+        let ints = [1u8, 0, 0xff, 0xff];
+        let mut t = FieldTape::new();
+        t.scope_begin(Scope::PacketContext);
+        t.field("cpu_id", Base::Dec, Value::Unsigned(3));
+        t.scope_end(Scope::PacketContext);
+        t.scope_begin(Scope::CommonContext);
+        t.field("vtid", Base::Dec, Value::Signed(-7));
+        t.optional_begin("maybe", false);
+        t.optional_end();
+        t.scope_end(Scope::CommonContext);
+        t.scope_begin(Scope::Payload);
+        t.field("u", Base::Hex, Value::Unsigned(1 << 40));
+        t.field("f", Base::Dec, Value::Float(-2.5));
+        t.field("b", Base::Dec, Value::Bool(true));
+        t.field("s", Base::Dec, Value::Str(b"caf\xc3\xa9 \xff"));
+        t.field("blob", Base::Dec, Value::Bytes(&[9, 8]));
+        t.field("noblob", Base::Dec, Value::Bytes(&[]));
+        t.field(
+            "ia",
+            Base::Dec,
+            Value::IntArray {
+                data: &ints,
+                elem_size: 2,
+                signed: true,
+                endian: tracemux_core::Endian::Little,
+            },
+        );
+        t.struct_begin("st");
+        t.array_begin("arr", 2);
+        t.field("", Base::Dec, Value::Signed(-1));
+        t.struct_begin("");
+        t.struct_end();
+        t.array_end();
+        t.array_begin("empty", 0);
+        t.array_end();
+        t.optional_begin("opt", true);
+        t.field("inner", Base::Dec, Value::Unsigned(5));
+        t.optional_end();
+        t.optional_begin("none", true);
+        t.optional_end();
+        t.struct_end();
+        t.variant_begin("var", "choice");
+        t.struct_begin("choice");
+        t.field("x", Base::Dec, Value::Unsigned(1));
+        t.struct_end();
+        t.variant_end();
+        t.enum_field("color", Value::Signed(2), &["RED", "ALSO"]);
+        t.enum_field("plain", Value::Unsigned(9), &[]);
+        t.scope_end(Scope::Payload);
+        t.scope_begin(Scope::SpecificContext);
+        t.field("ctx", Base::Dec, Value::Str(b"c"));
+        t.scope_end(Scope::SpecificContext);
+        assert!(t.scopes_once());
+
+        let mut tree = Tree::default();
+        t.replay(&mut tree);
+        let (mut map, mut new) = (HashMap::new(), Vec::new());
+        let mut names = Interner {
+            map: &mut map,
+            new: &mut new,
+        };
+        let mut want = Vec::new();
+        for i in tree.top(Scope::Payload) {
+            put_annotation(
+                &tree,
+                i,
+                Some(tree.name(i)),
+                ANNOTATIONS,
+                &mut names,
+                &mut want,
+            );
+        }
+        for scope in [Scope::CommonContext, Scope::SpecificContext] {
+            let start = want.len();
+            for i in tree.top(scope) {
+                let name = Some(tree.name(i));
+                put_annotation(&tree, i, name, DICT_ENTRIES, &mut names, &mut want);
+            }
+            if want.len() > start {
+                let iid = names.iid(scope.name());
+                frame(&mut want, start, Some(iid), ANNOTATIONS);
+            }
+        }
+        let (mut map2, mut new2) = (HashMap::new(), Vec::new());
+        let mut names2 = Interner {
+            map: &mut map2,
+            new: &mut new2,
+        };
+        let mut got = Vec::new();
+        put_scopes(&t, &mut names2, &mut got).expect("well formed");
+        assert_eq!(got, want);
+        assert_eq!(new2, new);
+        assert!(new.len() > 15, "{new:?}");
+
+        // not a sequence of values: refused (the tree is used)
+        let mut bad = FieldTape::new();
+        bad.scope_begin(Scope::Payload);
+        bad.struct_begin("open");
+        bad.scope_end(Scope::Payload);
+        assert!(bad.scopes_once());
+        let (mut map3, mut new3) = (HashMap::new(), Vec::new());
+        let mut names3 = Interner {
+            map: &mut map3,
+            new: &mut new3,
+        };
+        assert!(put_scopes(&bad, &mut names3, &mut Vec::new()).is_none());
+        // a scope twice, or a value outside the scopes: not taken
+        let mut twice = FieldTape::new();
+        for _ in 0..2 {
+            twice.scope_begin(Scope::Payload);
+            twice.scope_end(Scope::Payload);
+        }
+        assert!(!twice.scopes_once());
+        let mut outside = FieldTape::new();
+        outside.field("x", Base::Dec, Value::Unsigned(1));
+        assert!(!outside.scopes_once());
     }
 
     /// Only entries without arguments and exits without a return value
