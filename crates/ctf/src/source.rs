@@ -810,6 +810,19 @@ impl RecordSource for CtfSource<'_> {
         &self.meta
     }
 
+    // the event's stream records its next event into the tape it gets,
+    // from scratch: its packet's context replayed first
+    fn swaps_tapes(&self) -> bool {
+        true
+    }
+    fn swap_tape(&mut self, t: &mut tracemux_core::typed::FieldTape) {
+        if let Some(s) = self.current {
+            let c = &mut self.streams[s].cap;
+            std::mem::swap(&mut c.ev, t);
+            c.pc_in_ev = None;
+        }
+    }
+
     fn next_record(&mut self) -> tracemux_core::Result<Option<Record<'_>>> {
         if let Some(e) = self.damage.pop_front() {
             return Ok(Some(Record::Damage(e)));
