@@ -127,6 +127,12 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
             if a.to == To::Ctf2 { "CTF 2" } else { "their" },
             started.elapsed().as_secs_f64()
         );
+    } else if summary.uftrace_chrome {
+        eprintln!(
+            "tracemux: wrote {} as `uftrace dump --chrome` writes it in {:.2} s (--begin, --end or --events: through the event model)",
+            a.output.display(),
+            started.elapsed().as_secs_f64()
+        );
     } else {
         eprintln!(
             "tracemux: wrote {} events to {} ({} lost-event markers, {} events known lost, {} damaged parts skipped) in {:.2} s",

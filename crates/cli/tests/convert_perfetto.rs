@@ -1132,7 +1132,13 @@ fn perfetto_and_chrome_of_every_fixture() {
             Err(e) => failures.push(e),
         }
         let cj = scratch.join(format!("{name}.json"));
-        convert(&src, &cj, "chrome");
+        if kind == Kind::Uftrace {
+            // a recording gives uftrace's own form (see below); selecting
+            // (everything here) sends it through the model like the others
+            convert_with(&src, &cj, "chrome", &["--begin", "0"]);
+        } else {
+            convert(&src, &cj, "chrome");
+        }
         let text = std::fs::read_to_string(&cj).unwrap();
         if let Err(e) = check_chrome(&name, kind, &lines, &text) {
             failures.push(e);
@@ -1143,6 +1149,39 @@ fn perfetto_and_chrome_of_every_fixture() {
     let _ = std::fs::remove_dir_all(&scratch);
     assert!(n_fixtures >= 30, "only {n_fixtures} fixtures found");
     common::assert_no_failures(&failures, "failures");
+}
+
+/// `--to chrome` of a uftrace recording, nothing selected, writes what
+/// `uftrace dump --chrome` wrote (the recorded fixtures' stored outputs of
+/// uftrace 0.13, apart from the `recorded_time` uftrace takes from the
+/// file's time), which is also what `tracemux dump --chrome` writes.
+#[test]
+fn chrome_of_a_recording_is_uftraces() {
+    let scratch = tmp("uftrace-chrome");
+    let root = common::repo_root().join("tests/fixtures/uftrace/recorded");
+    let mut checked = 0;
+    for d in tracemux_testkit::sorted_entries(&root) {
+        let Ok(want) = std::fs::read_to_string(d.join("dump-chrome.txt")) else {
+            continue;
+        };
+        let src = d.join("uftrace.data");
+        let out = scratch.join("out.json");
+        convert(&src, &out, "chrome");
+        let got = std::fs::read_to_string(&out).unwrap();
+        let dump = common::tracemux(&["dump", "--chrome", src.to_str().unwrap()], Path::new("."));
+        assert_eq!(got.as_bytes(), dump.stdout, "{}", d.display());
+        let keep = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| !l.starts_with("\"recorded_time\""))
+                .map(str::to_string)
+                .collect()
+        };
+        common::assert_same_lines(&keep(&got), &keep(&want));
+        assert!(got.contains("\"recorded_time\""));
+        checked += 1;
+    }
+    assert!(checked >= 8, "{checked} recordings");
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 /// The acceptance case: a sched trace's switches carry prev/next comm, pid,

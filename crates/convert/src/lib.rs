@@ -15,6 +15,7 @@ mod parquet;
 mod perfetto;
 mod pipeline;
 mod tracedat;
+mod uftrace_chrome;
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +38,9 @@ pub enum To {
     Jsonl,
     /// Perfetto's protobuf trace format (open in ui.perfetto.dev).
     Perfetto,
-    /// Chrome Trace Event Format JSON (Perfetto UI, chrome://tracing).
+    /// Chrome Trace Event Format JSON (Perfetto UI, chrome://tracing); a
+    /// uftrace recording as `uftrace dump --chrome` writes it, unless
+    /// events are selected.
     Chrome,
     /// Parquet tables, one per event class, in a directory (DuckDB,
     /// polars, pandas, Spark).
@@ -202,6 +205,10 @@ pub struct Summary {
     /// CTF to CTF with nothing selected: the packets were copied as they
     /// are (the counts above are then not known, and zero).
     pub copied: Option<CopySummary>,
+    /// A uftrace recording into Chrome JSON with nothing selected: written
+    /// as `uftrace dump --chrome` writes it (the counts above are then not
+    /// known, and zero).
+    pub uftrace_chrome: bool,
 }
 
 /// Convert as `o` says. The output appears only when complete; an error
@@ -223,6 +230,8 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
     }
     let res = if o.to == To::Tracedat {
         tracedat::run(o, &tmp, &mut summary, hooks)
+    } else if o.to == To::Chrome && uftrace_chrome::applies(o) {
+        uftrace_chrome::run(o, &tmp, &mut summary, hooks)
     } else if o.to == To::Parquet && (o.partition || o.inputs.len() > 1) {
         partitions(o, &tmp, &mut summary, hooks)
     } else {
