@@ -46,16 +46,21 @@ enum Leaf {
 }
 
 impl Leaf {
+    // Builders start empty and grow with the rows they get: a table that
+    // gets few rows (most of a wide trace's) holds little.
+    fn dict() -> Leaf {
+        Leaf::Dict(StringDictionaryBuilder::with_capacity(0, 0, 0))
+    }
     fn int(t: &IntType) -> Leaf {
         match (t.bits, t.signed) {
-            (0..=8, true) => Leaf::I8(Int8Builder::new()),
-            (9..=16, true) => Leaf::I16(Int16Builder::new()),
-            (17..=32, true) => Leaf::I32(Int32Builder::new()),
-            (_, true) => Leaf::I64(Int64Builder::new()),
-            (0..=8, false) => Leaf::U8(UInt8Builder::new()),
-            (9..=16, false) => Leaf::U16(UInt16Builder::new()),
-            (17..=32, false) => Leaf::U32(UInt32Builder::new()),
-            (_, false) => Leaf::U64(UInt64Builder::new()),
+            (0..=8, true) => Leaf::I8(Int8Builder::with_capacity(0)),
+            (9..=16, true) => Leaf::I16(Int16Builder::with_capacity(0)),
+            (17..=32, true) => Leaf::I32(Int32Builder::with_capacity(0)),
+            (_, true) => Leaf::I64(Int64Builder::with_capacity(0)),
+            (0..=8, false) => Leaf::U8(UInt8Builder::with_capacity(0)),
+            (9..=16, false) => Leaf::U16(UInt16Builder::with_capacity(0)),
+            (17..=32, false) => Leaf::U32(UInt32Builder::with_capacity(0)),
+            (_, false) => Leaf::U64(UInt64Builder::with_capacity(0)),
         }
     }
     fn data_type(&self) -> DataType {
@@ -339,9 +344,14 @@ impl Columns {
 
     /// Add a top-level text column with dictionary encoding.
     pub fn add_dict(&mut self, name: &str) -> NodeId {
-        let id = self.push_node(name, Kind::Leaf(Leaf::Dict(StringDictionaryBuilder::new())));
+        let id = self.push_node(name, Kind::Leaf(Leaf::dict()));
         self.attach(Self::ROOT, id);
         id
+    }
+
+    /// The scopes besides the payload that have a column.
+    pub fn scopes(&self) -> impl Iterator<Item = Scope> + '_ {
+        self.scopes.iter().map(|&(s, _)| s)
     }
 
     pub fn has_column(&self, name: &str) -> bool {
@@ -388,20 +398,31 @@ impl Columns {
             FieldType::Int(t) if !t.mappings.is_empty() => {
                 let id = self.new_struct(name, Shape::Enum);
                 self.add_to(id, "value", &FieldType::Int(IntType::new(t.bits, t.signed)));
-                let l = self.push_node("label", Kind::Leaf(Leaf::Dict(Default::default())));
+                let l = self.push_node("label", Kind::Leaf(Leaf::dict()));
                 self.attach(id, l);
                 id
             }
             FieldType::Int(t) => self.push_node(name, Kind::Leaf(Leaf::int(t))),
-            FieldType::Bool => self.push_node(name, Kind::Leaf(Leaf::Bool(Default::default()))),
-            FieldType::Float { bits: 32 } => {
-                self.push_node(name, Kind::Leaf(Leaf::F32(Default::default())))
-            }
-            FieldType::Float { .. } => {
-                self.push_node(name, Kind::Leaf(Leaf::F64(Default::default())))
-            }
-            FieldType::Str => self.push_node(name, Kind::Leaf(Leaf::Utf8(Default::default()))),
-            FieldType::Blob => self.push_node(name, Kind::Leaf(Leaf::Bin(Default::default()))),
+            FieldType::Bool => self.push_node(
+                name,
+                Kind::Leaf(Leaf::Bool(BooleanBuilder::with_capacity(0))),
+            ),
+            FieldType::Float { bits: 32 } => self.push_node(
+                name,
+                Kind::Leaf(Leaf::F32(Float32Builder::with_capacity(0))),
+            ),
+            FieldType::Float { .. } => self.push_node(
+                name,
+                Kind::Leaf(Leaf::F64(Float64Builder::with_capacity(0))),
+            ),
+            FieldType::Str => self.push_node(
+                name,
+                Kind::Leaf(Leaf::Utf8(StringBuilder::with_capacity(0, 0))),
+            ),
+            FieldType::Blob => self.push_node(
+                name,
+                Kind::Leaf(Leaf::Bin(BinaryBuilder::with_capacity(0, 0))),
+            ),
             FieldType::Array { elem, .. } => {
                 let child = self.build("item", elem);
                 if matches!(self.nodes[child].kind, Kind::Absent) {
@@ -437,7 +458,7 @@ impl Columns {
     fn build_struct(&mut self, name: &str, members: &[FieldSchema], shape: Shape) -> NodeId {
         let id = self.new_struct(name, shape);
         if shape == Shape::Variant {
-            let t = self.push_node("_tag", Kind::Leaf(Leaf::Dict(Default::default())));
+            let t = self.push_node("_tag", Kind::Leaf(Leaf::dict()));
             self.attach(id, t);
         }
         for m in members {
