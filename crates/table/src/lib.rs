@@ -17,6 +17,7 @@ pub mod columns;
 pub mod comm;
 pub mod rows;
 pub mod scan;
+mod tape;
 pub mod writer;
 
 pub use rows::{table_defs, tables, TableDef, TableKind};

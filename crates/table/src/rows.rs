@@ -27,10 +27,11 @@ use arrow_schema::{Schema, SchemaRef};
 use tracemux_core::model::{
     visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta, Value,
 };
-use tracemux_core::typed::FieldType;
+use tracemux_core::typed::{FieldType, Scope};
 
 use crate::columns::{Columns, NodeId};
 use crate::comm::Comms;
+use crate::tape::{Slot, Tape, TapeReader};
 use crate::{Error, Result};
 
 /// What a table holds.
@@ -257,6 +258,100 @@ fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
         .map_or("", |b| b.name.as_str())
 }
 
+fn replay_place(c: &mut Columns, k: &Common, r: &mut TapeReader<'_>) {
+    if let Some(id) = k.buffer {
+        if let Some(b) = r.slot(Slot::Buffer) {
+            c.set(id, Value::Str(b));
+        }
+    }
+    if let Some(id) = k.stream {
+        c.set(id, Value::Unsigned(r.u()));
+    }
+}
+
+/// What a table records of a record on its [`Tape`] (what [`Rows::event`]
+/// and [`Rows::lost`] take from it), for [`Rows::replay`] on another
+/// thread.
+pub(crate) struct Recipe {
+    raw_ts: bool,
+    buffer: bool,
+    stream: bool,
+    body: RecipeBody,
+    /// The scopes besides the payload that have a column.
+    scopes: Vec<Scope>,
+    json: Vec<u8>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RecipeBody {
+    Class,
+    Events,
+    Lost,
+}
+
+impl Recipe {
+    /// Record event `ev` as a row.
+    pub(crate) fn event(
+        &mut self,
+        tape: &mut Tape,
+        meta: &TraceMeta,
+        comms: &Comms,
+        ev: &Event<'_>,
+    ) {
+        tape.put_ts(ev.ts as i64);
+        if self.body == RecipeBody::Lost {
+            // a lost table has no event rows: kept as a marker without a
+            // count, which is what the scanner's `Rows::event` shows of it
+            tape.put_u(u64::from(ev.cpu));
+            self.place(tape, meta, ev.stream);
+            tape.put_opt(None);
+            return tape.end_row();
+        }
+        if self.raw_ts {
+            tape.put_opt(ev.raw_ts);
+        }
+        tape.put_u(u64::from(ev.cpu));
+        tape.put_s(i64::from(ev.pid));
+        tape.put_slot(Slot::Comm, comms.get(meta, ev.pid).map(str::as_bytes));
+        self.place(tape, meta, ev.stream);
+        match self.body {
+            RecipeBody::Class => {
+                let ctx = PrintCtx::of(meta, ev);
+                visit_fields(ev, &ctx, &mut tape.recorder(&self.scopes));
+                tape.end_fields();
+            }
+            RecipeBody::Events => {
+                let class = ev.class;
+                tape.put_slot(Slot::System, class.map(|c| c.system.as_bytes()));
+                tape.put_slot(Slot::Event, class.map(|c| c.name.as_bytes()));
+                self.json.clear();
+                tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
+                tape.put_bytes(&self.json);
+            }
+            RecipeBody::Lost => {}
+        }
+        tape.end_row();
+    }
+
+    /// Record lost-event marker `l` as a row (of the `lost` table).
+    pub(crate) fn lost(&mut self, tape: &mut Tape, meta: &TraceMeta, l: &Lost) {
+        tape.put_ts(l.ts as i64);
+        tape.put_u(u64::from(l.cpu));
+        self.place(tape, meta, l.stream);
+        tape.put_opt(l.count);
+        tape.end_row();
+    }
+
+    fn place(&self, tape: &mut Tape, meta: &TraceMeta, stream: u32) {
+        if self.buffer {
+            tape.put_slot(Slot::Buffer, Some(buffer_name(meta, stream).as_bytes()));
+        }
+        if self.stream {
+            tape.put_u(u64::from(stream));
+        }
+    }
+}
+
 /// A table's own columns after the common ones.
 enum Body {
     Class,
@@ -388,6 +483,71 @@ impl Rows {
         self.common.place(c, meta, l.stream);
         if let (Body::Lost { count }, Some(n)) = (&self.body, l.count) {
             c.set(*count, Value::Unsigned(n));
+        }
+        c.end_row();
+    }
+
+    /// How this table's rows are recorded on a [`Tape`] (and read back by
+    /// [`Rows::replay`]).
+    pub(crate) fn recipe(&self) -> Recipe {
+        Recipe {
+            raw_ts: self.common.ts_raw.is_some(),
+            buffer: self.common.buffer.is_some(),
+            stream: self.common.stream.is_some(),
+            body: match self.body {
+                Body::Class => RecipeBody::Class,
+                Body::Events { .. } => RecipeBody::Events,
+                Body::Lost { .. } => RecipeBody::Lost,
+            },
+            scopes: self.cols.scopes().collect(),
+            json: Vec::new(),
+        }
+    }
+
+    /// Add the next row recorded on a tape by this table's [`Recipe`]:
+    /// the row [`Rows::event`] (or [`Rows::lost`]) would have built from
+    /// the record.
+    pub(crate) fn replay(&mut self, r: &mut TapeReader<'_>) {
+        let c = &mut self.cols;
+        let k = &self.common;
+        c.begin_row();
+        c.set(k.ts, Value::Signed(r.ts()));
+        if let Body::Lost { count } = self.body {
+            c.set(k.cpu, Value::Unsigned(r.u()));
+            replay_place(c, k, r);
+            if let Some(n) = r.opt() {
+                c.set(count, Value::Unsigned(n));
+            }
+            c.end_row();
+            return;
+        }
+        if let Some(id) = k.ts_raw {
+            if let Some(raw) = r.opt() {
+                c.set(id, Value::Unsigned(raw));
+            }
+        }
+        c.set(k.cpu, Value::Unsigned(r.u()));
+        c.set(k.pid, Value::Signed(r.s()));
+        if let Some(name) = r.slot(Slot::Comm) {
+            c.set(k.comm, Value::Str(name));
+        }
+        replay_place(c, k, r);
+        match self.body {
+            Body::Class => r.fields(c),
+            Body::Events {
+                system,
+                event,
+                fields,
+            } => {
+                if let Some(s) = r.slot(Slot::System) {
+                    c.set(system, Value::Str(s));
+                }
+                if let Some(e) = r.slot(Slot::Event) {
+                    c.set(event, Value::Str(e));
+                }
+                c.set(fields, Value::Str(r.bytes()));
+            }
+            Body::Lost { .. } => {}
         }
         c.end_row();
     }

@@ -11,10 +11,13 @@
 //! `_meta/NAME.json`, so that many traces converted into one directory read
 //! as one table per event class with a `trace` column (Hive partitioning).
 //!
-//! Rows are built in batches and handed to Parquet writers that keep at
-//! most a bounded amount of encoded data in memory (row groups are flushed
-//! early when all open tables together hold more than
-//! [`WriteOptions::memory_budget`]).
+//! Memory stays flat however many tables a trace has: each table records
+//! its rows on a compact, compressed tape ([`crate::tape`]); when the tapes
+//! of all tables hold more than [`WriteOptions::memory_budget`], one table's
+//! tape goes to the encoder thread, which builds its columns and writes it
+//! as a row group (only that table's builders and column writers exist at
+//! a time). The table picked is the one holding most against the square
+//! root of all it has had, which keeps row groups few for the memory.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -23,18 +26,18 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use arrow_array::RecordBatch;
-
+use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use serde_json::{json, Map, Value as Json};
 use tracemux_core::model::{Event, EventClass, Lost, TraceMeta};
 
 use crate::comm::{self, Comms};
-use crate::rows::{ClassIndex, Rows, TableKind};
+use crate::rows::{ClassIndex, Recipe, Rows, TableKind};
+use crate::tape::{Packer, Taken, Tape, TapeReader, Unpacker};
 use crate::{Error, Result};
 
 pub use crate::rows::table_name;
@@ -53,12 +56,18 @@ pub struct WriteOptions {
     pub layout: Layout,
     /// zstd level of the column chunks.
     pub zstd_level: i32,
-    /// Rows built before they go to the Parquet writer.
+    /// Rows built at a time from a tape before they go to the Parquet
+    /// writer.
     pub batch_rows: usize,
     /// Rows per row group (at most).
     pub row_group_rows: usize,
-    /// Encoded bytes all open row groups may hold before the largest is
-    /// flushed.
+    /// Encoded bytes of a row group (at most, roughly: a row group is
+    /// closed when it has grown past them).
+    pub row_group_bytes: usize,
+    /// Bytes the recorded rows of all tables may hold (compressed, and
+    /// those on their way to the encoder) before the largest table's are
+    /// written as a row group; a quarter more for the latest rows of each
+    /// table before they are compressed.
     pub memory_budget: usize,
     /// Write the long `events` table.
     pub events_table: bool,
@@ -73,29 +82,37 @@ impl Default for WriteOptions {
             zstd_level: 3,
             batch_rows: 8192,
             row_group_rows: 1 << 20,
-            memory_budget: 8 << 20,
+            row_group_bytes: 4 << 20,
+            memory_budget: 5 << 20,
             events_table: true,
             source: Vec::new(),
         }
     }
 }
 
-/// One table being built: its rows, and what `meta.json` says of it. Its
-/// Parquet file is written by the [`Encoder`] thread.
+/// One table being recorded: its rows on a tape, and what `meta.json`
+/// says of it. Its Parquet file is written by the [`Encoder`] thread.
 struct Table {
     /// The table's number at the encoder.
     id: usize,
     name: String,
     path: PathBuf,
-    table: Rows,
-    /// A batch of it went to the encoder (which then has its file).
-    sent: bool,
+    /// How its rows are recorded.
+    recipe: Recipe,
+    tape: Tape,
+    /// Its columns; the builders go to the encoder with the first tape.
+    builders: Option<Rows>,
+    /// The encoder has its file.
+    opened: bool,
+    schema: SchemaRef,
     rows: u64,
     system: Option<String>,
     event: Option<String>,
     /// The last `ts` written and whether they came in order.
     last_ts: i64,
     sorted: bool,
+    /// Compressed bytes of the rows written so far.
+    volume: u64,
 }
 
 impl Table {
@@ -104,14 +121,30 @@ impl Table {
             id,
             name,
             path,
-            table: rows,
-            sent: false,
+            recipe: rows.recipe(),
+            tape: Tape::default(),
+            schema: rows.schema().clone(),
+            builders: Some(rows),
+            opened: false,
             rows: 0,
             system: None,
             event: None,
             last_ts: i64::MIN,
             sorted: true,
+            volume: 0,
         }
+    }
+
+    /// Which table to write when the tapes are over the budget: the one
+    /// whose held rows are largest against the square root of all it has
+    /// had. Tables that get many rows then write larger row groups than
+    /// those that get few, which is what makes the fewest row groups in a
+    /// given memory (a table written at size `s` every `s` bytes of its
+    /// `R` makes `R/s` row groups and holds `s/2` on average: for a total
+    /// held, the count is least with `s` in proportion to `sqrt(R)`).
+    fn flush_score(&self) -> f64 {
+        let held = self.tape.packed() as f64;
+        held / ((self.volume as f64 + held).sqrt() + 1.0)
     }
 
     fn check_order(&mut self, ts: u64) {
@@ -123,51 +156,61 @@ impl Table {
         self.rows += 1;
     }
 
-    /// Hand the built rows to the encoder (an empty batch too, the first
-    /// time: every table gets its file).
-    fn flush_rows(&mut self, enc: &mut Encoder) -> Result<()> {
-        if self.table.rows() == 0 && self.sent {
-            return Ok(());
+    /// The rows recorded so far for the encoder, to be written as a row
+    /// group (an empty tape too, the first time: every table gets its
+    /// file).
+    fn job(&mut self) -> Option<Job> {
+        let first = (!self.opened).then(|| (self.path.clone(), self.schema.clone()));
+        self.opened = true;
+        if self.tape.rows() == 0 && first.is_none() {
+            return None;
         }
-        let batch = self.table.batch(&self.name)?;
-        let path = (!self.sent).then(|| self.path.clone());
-        self.sent = true;
-        enc.send(Job {
+        Some(Job {
             id: self.id,
-            path,
-            batch,
+            first,
+            builders: self.builders.take(),
+            tape: self.tape.take(),
         })
     }
 }
 
-/// A batch of rows for the encoder; `path` with a table's first batch.
+/// A table's recorded rows for the encoder: a row group (or several, when
+/// they encode to more than [`WriteOptions::row_group_bytes`]). With the
+/// table's first tape, its file's path and schema, and the builders of its
+/// columns.
 struct Job {
     id: usize,
-    path: Option<PathBuf>,
-    batch: RecordBatch,
+    first: Option<(PathBuf, SchemaRef)>,
+    builders: Option<Rows>,
+    tape: Taken,
 }
 
-/// Batches on their way to the encoder thread (a bound: memory stays flat
-/// when encoding is the slower side).
-const JOBS_IN_FLIGHT: usize = 4;
+/// Values the encoder counted while building rows (see [`Columns`]).
+#[derive(Default)]
+struct Counts {
+    mismatches: u64,
+    unknown: u64,
+}
 
-/// The Parquet writers of every table, on a thread of their own: encoding
-/// and compressing a batch (about half the work) runs beside the building
-/// of the next ones.
+/// The Parquet writers of every table, on a thread of their own: building
+/// the columns of a tape's rows, encoding and compressing them run beside
+/// the decoding and recording of the next events. It gets one tape at a
+/// time (the channel holds none): memory stays flat when it is the slower
+/// side.
 struct Encoder {
     tx: Option<SyncSender<Job>>,
-    thread: Option<JoinHandle<Result<()>>>,
+    thread: Option<JoinHandle<Result<Counts>>>,
 }
 
 impl Encoder {
-    fn start(opts: &WriteOptions, dir: &Path) -> Result<Encoder> {
+    fn start(opts: &WriteOptions) -> Result<Encoder> {
         let props = properties(opts)?;
-        let budget = opts.memory_budget;
-        let dir = dir.to_path_buf();
-        let (tx, rx) = sync_channel::<Job>(JOBS_IN_FLIGHT);
+        let batch_rows = opts.batch_rows.max(1);
+        let rg_bytes = opts.row_group_bytes;
+        let (tx, rx) = sync_channel::<Job>(0);
         let thread = std::thread::Builder::new()
             .name("parquet-encoder".into())
-            .spawn(move || encode(rx, props, budget, &dir))
+            .spawn(move || encode(rx, props, batch_rows, rg_bytes))
             .map_err(|e| io(Path::new("parquet encoder thread"), e))?;
         Ok(Encoder {
             tx: Some(tx),
@@ -175,17 +218,20 @@ impl Encoder {
         })
     }
 
-    fn send(&mut self, job: Job) -> Result<()> {
+    fn send(&mut self, job: Option<Job>) -> Result<()> {
+        let Some(job) = job else {
+            return Ok(());
+        };
         let sent = self.tx.as_ref().map(|tx| tx.send(job));
         match sent {
             Some(Ok(())) => Ok(()),
             // the thread stopped: on an error, which `finish` returns
-            _ => self.finish(),
+            _ => self.finish().map(|_| ()),
         }
     }
 
     /// Close every file; the first error of the encoder.
-    fn finish(&mut self) -> Result<()> {
+    fn finish(&mut self) -> Result<Counts> {
         self.tx = None;
         match self.thread.take().map(|t| t.join()) {
             None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
@@ -207,31 +253,42 @@ impl Drop for Encoder {
     }
 }
 
-/// The encoder thread: write each batch to its table's file; keep the open
-/// row groups of all tables under `budget` bytes by flushing the largest;
-/// at the end (the sender gone), close every file.
-fn encode(rx: Receiver<Job>, props: WriterProperties, budget: usize, dir: &Path) -> Result<()> {
+/// The encoder thread: build each tape's rows, `batch_rows` at a time,
+/// and write them to its table's file as a row group (a new one past
+/// `rg_bytes`); at the end (the sender gone), close every file.
+fn encode(
+    rx: Receiver<Job>,
+    props: WriterProperties,
+    batch_rows: usize,
+    rg_bytes: usize,
+) -> Result<Counts> {
     struct Open {
         path: PathBuf,
+        rows: Option<Rows>,
         writer: ArrowWriter<BufWriter<File>>,
     }
     let mut open: Vec<Option<Open>> = Vec::new();
+    let mut unpacker = Unpacker::new();
     for job in rx {
         if open.len() <= job.id {
             open.resize_with(job.id + 1, || None);
         }
-        if let Some(path) = job.path {
+        if let Some((path, schema)) = job.first {
             if let Some(d) = path.parent() {
                 std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
             }
             let f = File::create(&path).map_err(|e| io(&path, e))?;
             let writer = ArrowWriter::try_new(
-                BufWriter::with_capacity(16 << 10, f),
-                job.batch.schema(),
+                BufWriter::with_capacity(4 << 10, f),
+                schema,
                 Some(props.clone()),
             )
             .map_err(|e| pq(&path, e))?;
-            open[job.id] = Some(Open { path, writer });
+            open[job.id] = Some(Open {
+                path,
+                rows: None,
+                writer,
+            });
         }
         let Some(t) = open[job.id].as_mut() else {
             return Err(Error::Encoder(format!(
@@ -239,30 +296,65 @@ fn encode(rx: Receiver<Job>, props: WriterProperties, budget: usize, dir: &Path)
                 job.id
             )));
         };
-        t.writer.write(&job.batch).map_err(|e| pq(&t.path, e))?;
-        let mut total = 0;
-        let mut largest: Option<(usize, &mut Open)> = None;
-        for t in open.iter_mut().flatten() {
-            let n = t.writer.memory_size();
-            total += n;
-            if largest.as_ref().is_none_or(|(m, _)| n > *m) {
-                largest = Some((n, t));
+        let tape = job.tape;
+        if job.builders.is_some() {
+            t.rows = job.builders;
+        }
+        let Some(rows) = t.rows.as_mut() else {
+            return Err(Error::Encoder(format!(
+                "parquet table {} has no columns",
+                job.id
+            )));
+        };
+        let Taken {
+            chunks,
+            tail,
+            names,
+        } = tape;
+        let (path, writer) = (&t.path, &mut t.writer);
+        let mut write = |rows: &mut Rows, last: bool| -> Result<()> {
+            if rows.rows() > 0 {
+                let batch = rows.batch(&path.display().to_string())?;
+                writer.write(&batch).map_err(|e| pq(path, e))?;
+            }
+            if last || writer.in_progress_size() >= rg_bytes {
+                writer.flush().map_err(|e| pq(path, e))?;
+            }
+            Ok(())
+        };
+        for c in chunks {
+            // each chunk is freed once its rows are built
+            let mut r = TapeReader::new(unpacker.unpack(&c), &names);
+            while !r.at_end() {
+                rows.replay(&mut r);
+                if rows.rows() >= batch_rows {
+                    write(rows, false)?;
+                }
             }
         }
-        if total > budget {
-            if let Some((_, t)) = largest {
-                t.writer.flush().map_err(|e| pq(dir, e))?;
+        let mut r = TapeReader::new(&tail, &names);
+        while !r.at_end() {
+            rows.replay(&mut r);
+            if rows.rows() >= batch_rows {
+                write(rows, false)?;
             }
         }
+        drop(tail);
+        write(rows, true)?;
     }
+    let mut counts = Counts::default();
     for t in open.into_iter().flatten() {
+        if let Some(rows) = &t.rows {
+            counts.mismatches += rows.columns().mismatches;
+            counts.unknown += rows.columns().unknown;
+        }
         let f = t.writer.into_inner().map_err(|e| pq(&t.path, e))?;
         f.into_inner()
             .map_err(|e| io(&t.path, e.into_error()))?
             .sync_all()
             .ok();
     }
-    Ok(())
+    Ok(counts)
 }
 
 fn io(p: &Path, e: std::io::Error) -> Error {
@@ -290,6 +382,12 @@ fn properties(opts: &WriteOptions) -> Result<WriterProperties> {
         // table: small ones keep a wide trace's memory flat
         .set_data_page_size_limit(128 << 10)
         .set_dictionary_page_size_limit(128 << 10)
+        // statistics per column chunk (min/max per row group); per page
+        // (the column index) only for `ts`, where time ranges skip pages:
+        // a file keeps the page indexes of all its row groups in memory
+        // until it closes
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_column_statistics_enabled(ts.clone(), EnabledStatistics::Page)
         .set_column_dictionary_enabled(ColumnPath::from("fields"), false)
         .set_column_dictionary_enabled(ts.clone(), false)
         .set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED)
@@ -316,6 +414,11 @@ pub struct TablesWriter {
     long: Option<Table>,
     lost: Table,
     encoder: Encoder,
+    packer: Packer,
+    /// Bytes the tapes of all tables hold: their latest rows, their
+    /// compressed chunks.
+    raw: usize,
+    packed: usize,
     comms: Comms,
     events: u64,
     unknown_class: u64,
@@ -324,6 +427,20 @@ pub struct TablesWriter {
     damage: Vec<String>,
     damage_count: u64,
 }
+
+fn all_tables<'a>(
+    tables: &'a mut [Table],
+    long: &'a mut Option<Table>,
+    lost: &'a mut Table,
+) -> impl Iterator<Item = &'a mut Table> {
+    tables
+        .iter_mut()
+        .chain(long.as_mut())
+        .chain(std::iter::once(lost))
+}
+
+/// Rows recorded on a table's tape are compressed by this many bytes.
+const CHUNK_BYTES: usize = 128 << 10;
 
 /// The encoder's numbers of `events` and `lost`; class tables follow.
 const LONG_ID: usize = 0;
@@ -349,8 +466,11 @@ impl TablesWriter {
         );
         Ok(TablesWriter {
             dir: dir.to_path_buf(),
-            encoder: Encoder::start(&opts, dir)?,
+            encoder: Encoder::start(&opts)?,
             opts,
+            packer: Packer::new(),
+            raw: 0,
+            packed: 0,
             classes: ClassIndex::new(meta),
             by_class: HashMap::new(),
             tables: Vec::new(),
@@ -403,22 +523,22 @@ impl TablesWriter {
         if let Some(rule) = table.and_then(|i| self.rules[i]) {
             self.comms.learn(meta, ev, rule);
         }
+        if let Some(i) = table {
+            let t = &mut self.tables[i];
+            t.check_order(ev.ts);
+            let before = t.tape.capacity();
+            t.recipe.event(&mut t.tape, meta, &self.comms, ev);
+            self.raw += t.tape.capacity() - before;
+            self.recorded(Some(i))?;
+        } else {
+            self.unknown_class += 1;
+        }
         if let Some(t) = &mut self.long {
             t.check_order(ev.ts);
-            t.table.event(meta, &self.comms, ev);
-            if t.table.rows() >= self.opts.batch_rows {
-                t.flush_rows(&mut self.encoder)?;
-            }
-        }
-        let Some(i) = table else {
-            self.unknown_class += 1;
-            return Ok(());
-        };
-        let t = &mut self.tables[i];
-        t.check_order(ev.ts);
-        t.table.event(meta, &self.comms, ev);
-        if t.table.rows() >= self.opts.batch_rows {
-            t.flush_rows(&mut self.encoder)?;
+            let before = t.tape.capacity();
+            t.recipe.event(&mut t.tape, meta, &self.comms, ev);
+            self.raw += t.tape.capacity() - before;
+            self.recorded(None)?;
         }
         Ok(())
     }
@@ -428,9 +548,83 @@ impl TablesWriter {
         self.lost_events += l.count.unwrap_or(0);
         let t = &mut self.lost;
         t.check_order(l.ts);
-        t.table.lost(meta, l);
-        if t.table.rows() >= self.opts.batch_rows {
-            t.flush_rows(&mut self.encoder)?;
+        let before = t.tape.capacity();
+        t.recipe.lost(&mut t.tape, meta, l);
+        self.raw += t.tape.capacity() - before;
+        let t = &mut self.lost;
+        if t.tape.len() >= CHUNK_BYTES {
+            self.raw -= t.tape.capacity();
+            self.packed += t.tape.pack(&mut self.packer);
+        }
+        if t.tape.rows() >= self.opts.row_group_rows {
+            self.packed -= t.tape.packed();
+            self.raw -= t.tape.capacity();
+            self.encoder.send(t.job())?;
+        }
+        self.keep_budget()
+    }
+
+    /// A row was recorded on class table `i` (`None`: the long table):
+    /// compress its latest rows when they fill a chunk, write its rows when
+    /// they fill a row group, and keep the budget.
+    fn recorded(&mut self, i: Option<usize>) -> Result<()> {
+        let t = match i {
+            Some(i) => &mut self.tables[i],
+            None => match &mut self.long {
+                Some(t) => t,
+                None => return Ok(()),
+            },
+        };
+        if t.tape.len() >= CHUNK_BYTES {
+            self.raw -= t.tape.capacity();
+            self.packed += t.tape.pack(&mut self.packer);
+        }
+        if t.tape.rows() >= self.opts.row_group_rows {
+            self.packed -= t.tape.packed();
+            self.raw -= t.tape.capacity();
+            self.encoder.send(t.job())?;
+        }
+        self.keep_budget()
+    }
+
+    /// Keep the tapes within the budget: compress the largest latest rows
+    /// while they hold more than a quarter of it; while the compressed
+    /// rows hold more than the budget, write the table that holds the most
+    /// (handing it over waits while the encoder writes another: it frees
+    /// what it has written as it goes).
+    fn keep_budget(&mut self) -> Result<()> {
+        let budget = self.opts.memory_budget;
+        while self.raw > budget / 4 {
+            let Some(t) = all_tables(&mut self.tables, &mut self.long, &mut self.lost)
+                .max_by_key(|t| t.tape.capacity())
+            else {
+                break;
+            };
+            let n = t.tape.capacity();
+            if n == 0 {
+                self.raw = 0;
+                break;
+            }
+            let packed = t.tape.pack(&mut self.packer);
+            self.raw = self.raw.saturating_sub(n);
+            self.packed += packed;
+        }
+        while self.packed > budget {
+            let Some(t) = all_tables(&mut self.tables, &mut self.long, &mut self.lost)
+                .max_by(|a, b| a.flush_score().total_cmp(&b.flush_score()))
+            else {
+                break;
+            };
+            if t.tape.packed() == 0 {
+                self.packed = 0;
+                break;
+            }
+            let (p, r) = (t.tape.packed(), t.tape.capacity());
+            t.volume += p as u64;
+            let job = t.job();
+            self.packed -= p;
+            self.raw -= r;
+            self.encoder.send(job)?;
         }
         Ok(())
     }
@@ -447,17 +641,13 @@ impl TablesWriter {
     pub fn finish(mut self, meta: &TraceMeta) -> Result<Json> {
         let mut tables = Map::new();
         let mut unsorted = Vec::new();
-        let mut mismatches = 0;
-        let mut unknown = 0;
         let all = self
             .tables
             .iter_mut()
             .chain(self.long.as_mut())
             .chain(std::iter::once(&mut self.lost));
         for t in all {
-            t.flush_rows(&mut self.encoder)?;
-            mismatches += t.table.columns().mismatches;
-            unknown += t.table.columns().unknown;
+            self.encoder.send(t.job())?;
             if !t.sorted {
                 unsorted.push(t.name.clone());
             }
@@ -470,7 +660,7 @@ impl TablesWriter {
             let mut d = json!({
                 "file": file,
                 "rows": t.rows,
-                "columns": t.table.schema().fields().iter().map(|f| json!({
+                "columns": t.schema.fields().iter().map(|f| json!({
                     "name": f.name(),
                     "type": f.data_type().to_string(),
                 })).collect::<Vec<_>>(),
@@ -481,7 +671,8 @@ impl TablesWriter {
             }
             tables.insert(t.name.clone(), d);
         }
-        self.encoder.finish()?;
+        let counts = self.encoder.finish()?;
+        let (mismatches, unknown) = (counts.mismatches, counts.unknown);
         let desc = json!({
             "tracemux": env!("CARGO_PKG_VERSION"),
             "source": self.opts.source,
