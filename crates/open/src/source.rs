@@ -93,6 +93,12 @@ fn tracedat<T>(
         ..Default::default()
     };
     let r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    // the headers before the first stream (formats, kallsyms, saved
+    // cmdlines: megabytes on a kernel trace) are in the trace's
+    // description now; their pages go back too
+    if let Some(first) = r.consumed().iter().map(|&(start, _)| start).min() {
+        data.release(0, first);
+    }
     let mut src = Releasing {
         r,
         map: &data,
@@ -118,7 +124,7 @@ impl RecordSource for Releasing<'_, '_> {
     }
     fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
         self.n = self.n.wrapping_add(1);
-        if self.n % 65536 == 0 {
+        if self.n % 8192 == 0 {
             self.rel.release(self.map, &self.r.consumed());
         }
         self.r.next_record()
