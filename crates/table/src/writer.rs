@@ -222,12 +222,11 @@ impl Encoder {
         let Some(job) = job else {
             return Ok(());
         };
-        let sent = self.tx.as_ref().map(|tx| tx.send(job));
-        match sent {
-            Some(Ok(())) => Ok(()),
-            // the thread stopped: on an error, which `finish` returns
-            _ => self.finish().map(|_| ()),
+        if self.tx.as_ref().is_some_and(|tx| tx.send(job).is_ok()) {
+            return Ok(());
         }
+        // the thread stopped: on an error, which `finish` returns
+        self.finish().map(|_| ())
     }
 
     /// Close every file; the first error of the encoder.
