@@ -132,3 +132,41 @@ fn contents(p: &Path) -> Vec<u8> {
     }
     out
 }
+
+/// An output that is a device or a pipe (`-o /dev/null`) is written where
+/// it is, not replaced by a file renamed over it (which would turn
+/// /dev/null into a file for the whole machine): here a FIFO, read on
+/// another thread, stays a FIFO and gets what a file gets.
+#[cfg(unix)]
+#[test]
+fn a_pipe_output_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let scratch = Scratch::new("convert-fifo");
+    let src = repo_root().join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat");
+    let file = scratch.0.join("out.jsonl");
+    let o = convert_with("1", &src, "jsonl", &file, false);
+    assert!(o.status.success());
+    let want = std::fs::read(&file).unwrap();
+    let fifo = scratch.0.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfifo here: not checked");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    // no --force needed: nothing is replaced
+    let o = Command::new(env!("CARGO_BIN_EXE_tracemux"))
+        .args(["convert", "-q"])
+        .arg(&src)
+        .args(["--to", "jsonl", "-o"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = reader.join().unwrap();
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(got, want);
+}

@@ -214,17 +214,26 @@ pub struct Summary {
 /// Convert as `o` says. The output appears only when complete; an error
 /// leaves none (and no temporary file).
 pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
-    if o.output.exists() && !o.force {
+    // a device or a pipe (`-o /dev/null`, `-o /dev/stdout`) is written
+    // where it is: never replaced by a file renamed over it
+    let in_place = is_special(&o.output);
+    if o.output.exists() && !o.force && !in_place {
         bail!(
             "{}: the output exists (use --force to replace it)",
             o.output.display()
         );
     }
-    let tmp = temp_name(&o.output);
+    let tmp = if in_place {
+        o.output.clone()
+    } else {
+        temp_name(&o.output)
+    };
     remove(&tmp);
     let mut summary = Summary::default();
     if let Some(copied) = copy_ctf(o, &tmp)? {
-        into_place(&tmp, &o.output)?;
+        if !in_place {
+            into_place(&tmp, &o.output)?;
+        }
         summary.copied = Some(copied);
         return Ok(summary);
     }
@@ -243,8 +252,27 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
         remove(&tmp);
         return Err(e);
     }
-    into_place(&tmp, &o.output)?;
+    if !in_place {
+        into_place(&tmp, &o.output)?;
+    }
     Ok(summary)
+}
+
+/// Whether `p` is a device, a pipe or a socket (not a file or a directory).
+fn is_special(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(p).is_ok_and(|m| {
+            let t = m.file_type();
+            t.is_char_device() || t.is_block_device() || t.is_fifo() || t.is_socket()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = p;
+        false
+    }
 }
 
 /// Open `paths` as one source of the model and hand it to `f`; what was
@@ -322,6 +350,9 @@ fn close(w: std::io::BufWriter<std::fs::File>) -> Result<()> {
 }
 
 fn remove(p: &Path) {
+    if is_special(p) {
+        return;
+    }
     if p.is_dir() {
         let _ = std::fs::remove_dir_all(p);
     } else {
