@@ -42,6 +42,17 @@ use crate::{Error, Result};
 
 pub use crate::rows::table_name;
 
+/// The table a row was recorded on.
+#[derive(Clone, Copy)]
+enum Recorded {
+    /// Class table `i`.
+    Class(usize),
+    /// The long `events` table.
+    Long,
+    /// `lost`.
+    Lost,
+}
+
 /// Where the files go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Layout {
@@ -528,7 +539,7 @@ impl TablesWriter {
             let before = t.tape.capacity();
             t.recipe.event(&mut t.tape, meta, &self.comms, ev);
             self.raw += t.tape.capacity() - before;
-            self.recorded(Some(i))?;
+            self.recorded(Recorded::Class(i))?;
         } else {
             self.unknown_class += 1;
         }
@@ -537,7 +548,7 @@ impl TablesWriter {
             let before = t.tape.capacity();
             t.recipe.event(&mut t.tape, meta, &self.comms, ev);
             self.raw += t.tape.capacity() - before;
-            self.recorded(None)?;
+            self.recorded(Recorded::Long)?;
         }
         Ok(())
     }
@@ -550,26 +561,17 @@ impl TablesWriter {
         let before = t.tape.capacity();
         t.recipe.lost(&mut t.tape, meta, l);
         self.raw += t.tape.capacity() - before;
-        let t = &mut self.lost;
-        if t.tape.len() >= CHUNK_BYTES {
-            self.raw -= t.tape.capacity();
-            self.packed += t.tape.pack(&mut self.packer);
-        }
-        if t.tape.rows() >= self.opts.row_group_rows {
-            self.packed -= t.tape.packed();
-            self.raw -= t.tape.capacity();
-            self.encoder.send(t.job())?;
-        }
-        self.keep_budget()
+        self.recorded(Recorded::Lost)
     }
 
-    /// A row was recorded on class table `i` (`None`: the long table):
-    /// compress its latest rows when they fill a chunk, write its rows when
-    /// they fill a row group, and keep the budget.
-    fn recorded(&mut self, i: Option<usize>) -> Result<()> {
-        let t = match i {
-            Some(i) => &mut self.tables[i],
-            None => match &mut self.long {
+    /// A row was recorded on a table: compress its latest rows when they
+    /// fill a chunk, write its rows when they fill a row group, and keep
+    /// the budget.
+    fn recorded(&mut self, on: Recorded) -> Result<()> {
+        let t = match on {
+            Recorded::Class(i) => &mut self.tables[i],
+            Recorded::Lost => &mut self.lost,
+            Recorded::Long => match &mut self.long {
                 Some(t) => t,
                 None => return Ok(()),
             },
