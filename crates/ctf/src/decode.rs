@@ -998,6 +998,10 @@ pub trait Visitor {
     /// babeltrace2 rejects such a packet; yactfr (and so
     /// [`crate::listing::Listing`]) only reports the value and goes on.
     const CHECK_MAGIC: bool = true;
+    /// Whether the event header is decoded with this visitor. With false
+    /// it is decoded with none (the visitor gets no call between
+    /// `event_begin` and `event_class`, `clock_value` included).
+    const EVENT_HEADER: bool = true;
 
     fn packet_begin(&mut self, _file_offset: u64) {}
     fn data_stream_info(&mut self, _at: u64, _class_id: Option<u64>, _stream_id: Option<u64>) {}
@@ -1131,6 +1135,23 @@ impl<'d> Cursor<'d> {
         }
     }
 
+    /// Where the cursor is (see [`Cursor::restore`]).
+    pub fn mark(&self) -> (u64, Option<ByteOrder>, Scope) {
+        (self.pos, self.last_bo, self.scope)
+    }
+
+    /// Go back to a [`Cursor::mark`] of the same packet.
+    pub fn restore(&mut self, m: (u64, Option<ByteOrder>, Scope)) {
+        (self.pos, self.last_bo, self.scope) = m;
+    }
+
+    /// Start decoding `scope` (as [`decode_scope`] does before its root).
+    #[inline]
+    pub fn scope_start(&mut self, scope: Scope) {
+        self.scope = scope;
+        self.last_bo = None;
+    }
+
     /// Set the content end (bits).
     pub fn set_end(&mut self, end: u64) {
         self.end = end;
@@ -1197,7 +1218,7 @@ impl<'d> Cursor<'d> {
     }
 
     /// Read `len` bits (1..=64) as an unsigned value.
-    #[inline]
+    #[inline(always)]
     pub fn bits(&mut self, len: u32, bo: ByteOrder, rev: bool) -> Result<u64, Box<DecodeError>> {
         self.need(len as u64)?;
         let shift = (self.pos & 7) as u32;
@@ -1272,7 +1293,7 @@ impl<'d> Cursor<'d> {
         self.clock = new;
     }
 
-    fn slot_len(&self, len: Len) -> Result<u64, Box<DecodeError>> {
+    pub(crate) fn slot_len(&self, len: Len) -> Result<u64, Box<DecodeError>> {
         match len {
             Len::Static(n) => Ok(n),
             Len::Slot(s) => {
@@ -1567,6 +1588,25 @@ pub fn field<V: Visitor>(
 /// A fixed-length integer field.
 #[inline(always)]
 fn int_field<V: Visitor>(c: &mut Cursor<'_>, v: &mut V, n: &Node) -> Result<(), Box<DecodeError>> {
+    let Some(r) = read_int(c, n)? else {
+        return Ok(());
+    };
+    int_value(c, v, n, r.val, r.raw, r.len, r.at)
+}
+
+/// A fixed-length integer read by [`read_int`].
+pub(crate) struct ReadInt {
+    pub val: IntValue,
+    /// Its bits, their number, and where they start.
+    pub raw: u64,
+    pub len: u32,
+    pub at: u64,
+}
+
+/// Read the fixed-length integer `n` (`None` when it is not one). Nothing
+/// is kept (see [`int_value`]).
+#[inline(always)]
+pub(crate) fn read_int(c: &mut Cursor<'_>, n: &Node) -> Result<Option<ReadInt>, Box<DecodeError>> {
     let Kind::Int {
         len,
         bo,
@@ -1575,7 +1615,7 @@ fn int_field<V: Visitor>(c: &mut Cursor<'_>, v: &mut V, n: &Node) -> Result<(), 
         ..
     } = &n.kind
     else {
-        return Ok(());
+        return Ok(None);
     };
     c.align(n.align)?;
     let at = c.pos;
@@ -1591,7 +1631,50 @@ fn int_field<V: Visitor>(c: &mut Cursor<'_>, v: &mut V, n: &Node) -> Result<(), 
     } else {
         IntValue::U(raw)
     };
-    int_value(c, v, n, val, raw, len, at)
+    Ok(Some(ReadInt { val, raw, len, at }))
+}
+
+/// Read the floating-point number `n` (0 when it is not one).
+#[inline]
+pub(crate) fn read_float(c: &mut Cursor<'_>, n: &Node) -> Result<f64, Box<DecodeError>> {
+    let Kind::Float { len, bo, rev } = &n.kind else {
+        return Ok(0.0);
+    };
+    c.align(n.align)?;
+    let raw = c.bits(*len as u32, *bo, *rev)?;
+    Ok(if *len == 32 {
+        f32::from_bits(raw as u32) as f64
+    } else {
+        f64::from_bits(raw)
+    })
+}
+
+/// The length in bytes of the string `len`/`encoding` at the (aligned)
+/// cursor: a null-terminated one's up to its terminator (or to the end of
+/// the data and one more, so that reading it fails there).
+fn string_len(
+    c: &Cursor<'_>,
+    len: &Option<Len>,
+    encoding: StringEncoding,
+) -> Result<u64, Box<DecodeError>> {
+    match len {
+        None => Ok(match nt_len(c, encoding.unit()) {
+            Some(l) => l,
+            None => ((c.data.len() as u64) - (c.pos >> 3)) + 1,
+        }),
+        Some(l) => c.slot_len(*l),
+    }
+}
+
+/// Read the string `n`: every byte of the field (see [`Visitor::string`]).
+#[inline]
+pub(crate) fn read_string<'d>(c: &mut Cursor<'d>, n: &Node) -> Result<&'d [u8], Box<DecodeError>> {
+    let Kind::String { len, encoding } = &n.kind else {
+        return Ok(&[]);
+    };
+    c.align(8)?;
+    let nbytes = string_len(c, len, *encoding)?;
+    sized_bytes(c, &mut NullVisitor, n, nbytes)
 }
 
 /// An integer's value decoded (`raw` its bits, `len` their number): kept
@@ -1628,16 +1711,11 @@ fn field_cold<V: Visitor>(
     n: &Node,
 ) -> Result<(), Box<DecodeError>> {
     match &n.kind {
-        Kind::Float { len, bo, rev } => {
+        Kind::Float { .. } => {
             c.align(n.align)?;
             let at = c.pos;
-            let raw = c.bits(*len as u32, *bo, *rev)?;
+            let f = read_float(c, n)?;
             if V::FIELDS {
-                let f = if *len == 32 {
-                    f32::from_bits(raw as u32) as f64
-                } else {
-                    f64::from_bits(raw)
-                };
                 v.float(n, f, at);
             }
         }
@@ -1694,18 +1772,7 @@ fn field_cold<V: Visitor>(
         Kind::String { len, encoding } => {
             c.align(8)?;
             let at = c.pos;
-            let nbytes = match len {
-                None => {
-                    let unit = encoding.unit();
-                    match nt_len(c, unit) {
-                        Some(l) => l,
-                        // No terminator before the end of the data: read up
-                        // to it (the error comes there).
-                        None => ((c.data.len() as u64) - (c.pos >> 3)) + 1,
-                    }
-                }
-                Some(l) => c.slot_len(*l)?,
-            };
+            let nbytes = string_len(c, len, *encoding)?;
             let raw = sized_bytes(c, v, n, nbytes)?;
             if V::FIELDS {
                 v.string(n, raw, at, c.pos);

@@ -502,8 +502,18 @@ impl<'d> StreamDecoder<'d> {
             v.event_begin(self.c.pos);
             self.c.event_id = None;
             if let Some(h) = s.event_header {
-                decode_scope(self.prog, &mut self.c, v, Scope::EventHeader, h)
-                    .map_err(|e| self.err(e))?;
+                if V::EVENT_HEADER {
+                    decode_scope(self.prog, &mut self.c, v, Scope::EventHeader, h)
+                } else {
+                    decode_scope(
+                        self.prog,
+                        &mut self.c,
+                        &mut NullVisitor,
+                        Scope::EventHeader,
+                        h,
+                    )
+                }
+                .map_err(|e| self.err(e))?;
             }
             let pos = match self.c.event_id {
                 Some(id) => s.event_pos(id).ok_or_else(|| {
@@ -541,6 +551,37 @@ impl<'d> StreamDecoder<'d> {
                 clock: self.c.clock,
                 class,
             });
+        }
+    }
+
+    /// The event whose body is pending: its stream class and its position
+    /// in the stream class's events.
+    pub fn pending_body(&self) -> Option<(usize, usize)> {
+        Some((self.open?.1, self.body_pending?))
+    }
+
+    /// Decode the pending body with `f` (given the program and the cursor
+    /// at the body's start) instead of a visitor. When `f` fails, the
+    /// cursor is put back where the body starts and the body stays
+    /// pending, for [`body`](Self::body) to decode again (and to report
+    /// the error as it does); `false` then.
+    pub fn body_by<F>(&mut self, f: F) -> bool
+    where
+        F: FnOnce(&'d Program, &mut Cursor<'d>) -> Result<(), Box<DecodeError>>,
+    {
+        if self.body_pending.is_none() {
+            return true;
+        }
+        let start = self.c.mark();
+        match f(self.prog, &mut self.c) {
+            Ok(()) => {
+                self.body_pending = None;
+                true
+            }
+            Err(_) => {
+                self.c.restore(start);
+                false
+            }
         }
     }
 

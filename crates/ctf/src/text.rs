@@ -21,6 +21,8 @@ use crate::mux::{Head, MsgKind};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
 use tracemux_core::localtime::{gmtime, Tm, Zone};
 use tracemux_render::notation::{self, radix as push_radix, Int};
+
+mod plan;
 pub use tracemux_render::notation::{fmt_g, push_g, quoted as push_escaped};
 
 // ---------------------------------------------------------------------
@@ -141,6 +143,9 @@ pub struct TextOptions {
     /// workers (default 512 KiB; small values exercise the machinery in
     /// tests).
     pub segment_bytes: Option<u64>,
+    /// Print every event record's body by walking its fields, without the
+    /// per-class plans (the output is the same; for tests and comparisons).
+    pub no_body_plans: bool,
 }
 
 impl TextOptions {
@@ -468,6 +473,9 @@ impl FieldPrinter {
 }
 
 impl Visitor for FieldPrinter {
+    // (nothing of the event header is printed)
+    const EVENT_HEADER: bool = false;
+
     fn packet_begin(&mut self, _file_offset: u64) {
         if self.capture_pc {
             self.out.clear();
@@ -586,33 +594,14 @@ impl Visitor for FieldPrinter {
         if !self.enter(node) {
             return;
         }
-        let enc = match node.kind {
-            Kind::String { encoding, .. } => encoding,
-            _ => StringEncoding::Utf8,
-        };
-        let mut tmp = std::mem::take(&mut self.tmp);
-        let text = string_text(raw, enc, &mut tmp);
-        // Where the string went, and its text: babeltrace2 2.0 shows the
-        // last non-empty value of a (pooled) string field object for an
-        // empty string; the printer patches that in later.
+        // Which element of the arrays around it the string is.
         let mut elem: u64 = 0;
         for f in &self.frames {
             if let Frame::Array(n) = f {
                 elem = elem.wrapping_mul(1_000_003).wrapping_add(*n);
             }
         }
-        let off = self.out.len();
-        push_escaped(&mut self.out, text);
-        let r0 = self.raw.len();
-        self.raw.extend_from_slice(text);
-        self.marks.push(Mark {
-            off: off as u32,
-            len: (self.out.len() - off) as u32,
-            node: node as *const Node as usize,
-            elem,
-            raw: (r0 as u32, self.raw.len() as u32),
-        });
-        self.tmp = tmp;
+        self.string_value(node, raw, elem);
     }
 
     fn blob(&mut self, node: &Node, bytes: &[u8], _at: u64, _end: u64) {
@@ -629,6 +618,34 @@ impl Visitor for FieldPrinter {
             push_radix(&mut self.out, *b as u64, 4);
         }
         self.out.extend_from_slice(b" ]");
+    }
+}
+
+impl FieldPrinter {
+    /// Print the string `node` (every byte of the field in `raw`), element
+    /// `elem` of the arrays around it (0 outside arrays).
+    fn string_value(&mut self, node: &Node, raw: &[u8], elem: u64) {
+        let enc = match node.kind {
+            Kind::String { encoding, .. } => encoding,
+            _ => StringEncoding::Utf8,
+        };
+        let mut tmp = std::mem::take(&mut self.tmp);
+        let text = string_text(raw, enc, &mut tmp);
+        // Where the string went, and its text: babeltrace2 2.0 shows the
+        // last non-empty value of a (pooled) string field object for an
+        // empty string; the printer patches that in later.
+        let off = self.out.len();
+        push_escaped(&mut self.out, text);
+        let r0 = self.raw.len();
+        self.raw.extend_from_slice(text);
+        self.marks.push(Mark {
+            off: off as u32,
+            len: (self.out.len() - off) as u32,
+            node: node as *const Node as usize,
+            elem,
+            raw: (r0 as u32, self.raw.len() as u32),
+        });
+        self.tmp = tmp;
     }
 }
 
@@ -979,6 +996,11 @@ struct Renderer<'d> {
     done: bool,
     /// Gives the consumed bytes back to the loader.
     rel: fs::Releaser<'d>,
+    prog: &'d crate::decode::Program,
+    /// Body plans by stream class and event position (made when the class
+    /// first occurs; `Some(None)`: the class has none).
+    plans: Vec<Vec<Option<Option<plan::BodyPlan>>>>,
+    use_plans: bool,
 }
 
 impl<'d> Renderer<'d> {
@@ -989,6 +1011,7 @@ impl<'d> Renderer<'d> {
         names: Names,
         range: std::ops::Range<usize>,
         loader: &'d dyn Loader,
+        plans: bool,
     ) -> Self {
         let files: Vec<&[u8]> = g.files.iter().map(|&f| (*t.files[f].1).as_ref()).collect();
         let start = range.start;
@@ -1006,7 +1029,41 @@ impl<'d> Renderer<'d> {
             scope_names: names.scope,
             done: false,
             rel: fs::Releaser::new(loader, t, g),
+            prog: &t.prog,
+            plans: Vec::new(),
+            use_plans: plans,
         }
+    }
+
+    /// The body plan of event position `pos` of stream class `sc`.
+    fn plan<'a>(
+        plans: &'a mut Vec<Vec<Option<Option<plan::BodyPlan>>>>,
+        p: &crate::decode::Program,
+        names: Names,
+        (sc, pos): (usize, usize),
+    ) -> Option<&'a plan::BodyPlan> {
+        if plans.len() <= sc {
+            plans.resize_with(sc + 1, Vec::new);
+        }
+        let row = &mut plans[sc];
+        if row.len() <= pos {
+            row.resize_with(pos + 1, || None);
+        }
+        row[pos]
+            .get_or_insert_with(|| {
+                let s = p.streams.get(sc)?;
+                let e = s.events.get(pos)?;
+                plan::BodyPlan::new(
+                    p,
+                    names,
+                    [
+                        (Scope::EventCommonContext, s.common_context),
+                        (Scope::EventSpecificContext, e.specific_context),
+                        (Scope::EventPayload, e.payload),
+                    ],
+                )
+            })
+            .as_ref()
     }
 
     /// The decoder stopped: release the bytes of its last packet.
@@ -1060,7 +1117,27 @@ impl<'d> Renderer<'d> {
                         }
                         fp.out.extend_from_slice(&self.pc);
                     }
-                    if let Err(e) = self.dec.body(fp) {
+                    // The class's plan when it has one; the decoder with
+                    // the printer when not, or when the plan fails (the
+                    // error is then the decoder's).
+                    let planned = match self.dec.pending_body().filter(|_| self.use_plans) {
+                        Some(at) => match Self::plan(&mut self.plans, self.prog, fp.names, at) {
+                            Some(plan) => {
+                                let (l, start_line) = (fp.out.len(), fp.start_line);
+                                let ok = self.dec.body_by(|p, c| plan.run(p, c, fp));
+                                if !ok {
+                                    fp.out.truncate(l);
+                                    fp.marks.truncate(m0);
+                                    fp.raw.truncate(r0);
+                                    fp.start_line = start_line;
+                                }
+                                ok
+                            }
+                            None => false,
+                        },
+                        None => false,
+                    };
+                    if let Err(e) = if planned { Ok(()) } else { self.dec.body(fp) } {
                         fp.out.truncate(b0);
                         fp.marks.truncate(m0);
                         fp.raw.truncate(r0);
@@ -1225,6 +1302,7 @@ fn segment_worker<'d>(
     loader: &'d dyn Loader,
     g: &'d fs::StreamGroup,
     names: Names,
+    plans: bool,
     segs: Vec<std::ops::Range<usize>>,
     w: usize,
     k: usize,
@@ -1235,7 +1313,7 @@ fn segment_worker<'d>(
     let mut i = w;
     let mut room = [0; 3];
     while i < n {
-        let mut r = Renderer::new(t, g, names, segs[i].clone(), loader);
+        let mut r = Renderer::new(t, g, names, segs[i].clone(), loader, plans);
         loop {
             let mut c = pool.take(room);
             r.fill(&mut c, CHUNK);
@@ -1751,6 +1829,7 @@ impl<'t> Printer<'t> {
                     .map(|n| n.get() > 1)
                     .unwrap_or(false));
         let names = self.opts.names;
+        let plans = !self.opts.no_body_plans;
         let cores = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
@@ -1823,7 +1902,7 @@ impl<'t> Printer<'t> {
                             let (tx, rx) = std::sync::mpsc::sync_channel(depth);
                             let segs = segs.clone();
                             sc.spawn(move || {
-                                segment_worker(t, loader, g, names, segs, w, k, tx, pool)
+                                segment_worker(t, loader, g, names, plans, segs, w, k, tx, pool)
                             });
                             workers.push(rx);
                         }
@@ -1833,7 +1912,8 @@ impl<'t> Printer<'t> {
                             count: segs.len(),
                         }
                     } else if parallel {
-                        let renderer = Renderer::new(t, g, names, 0..g.packets.len(), loader);
+                        let renderer =
+                            Renderer::new(t, g, names, 0..g.packets.len(), loader, plans);
                         let (tx, rx) = std::sync::mpsc::sync_channel(depth);
                         sc.spawn(move || render_worker(renderer, tx, pool));
                         Feed::Remote(rx)
@@ -1844,6 +1924,7 @@ impl<'t> Printer<'t> {
                             names,
                             0..g.packets.len(),
                             loader,
+                            plans,
                         )))
                     };
                     rts.push(Rt {

@@ -21,12 +21,20 @@ fn every_trace_every_variant() {
     for d in &dirs {
         for (name, opts, expected) in variants(d) {
             // Rendering on one thread, on workers, and on several workers
-            // per stream with one packet per work unit: the same output.
-            let modes = [(Some(1), None), (None, None), (Some(3), Some(1))];
-            for (threads, seg) in modes {
+            // per stream with one packet per work unit, with the classes'
+            // plans, and on one thread by walking every body's fields: the
+            // same output.
+            let modes = [
+                (Some(1), None, false),
+                (None, None, false),
+                (Some(3), Some(1), false),
+                (Some(1), None, true),
+            ];
+            for (threads, seg, walk) in modes {
                 let opts = TextOptions {
                     threads,
                     segment_bytes: seg,
+                    no_body_plans: walk,
                     ..opts.clone()
                 };
                 let mut out = Vec::new();
@@ -34,15 +42,16 @@ fn every_trace_every_variant() {
                 let r = report(&[d.join("trace")], &opts, &mut out, &mut err);
                 checked += 1;
                 let tag = format!(
-                    "{}/{name} (threads {threads:?})",
-                    d.file_name().unwrap().to_string_lossy()
+                    "{}/{name} (threads {threads:?}{})",
+                    d.file_name().unwrap().to_string_lossy(),
+                    if walk { ", no plans" } else { "" }
                 );
                 let exp_err = std::fs::read(d.join(format!("{name}.stderr"))).unwrap_or_default();
                 bad.extend(differences(&tag, &r, (&expected, &out), (&exp_err, &err)));
             }
         }
     }
-    assert!(checked >= 3 * 56, "only {checked} variants checked");
+    assert!(checked >= 4 * 56, "only {checked} variants checked");
     tracemux_testkit::assert_all_passed(&bad, checked, "differ");
 }
 

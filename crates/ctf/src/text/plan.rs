@@ -1,0 +1,336 @@
+//! Event bodies printed from a plan made once per event record class.
+//!
+//! [`FieldPrinter`] follows the decoder's walk of the field tree: for every
+//! field a visitor call, a look at the frame it is in, its separator and
+//! name. For most event record classes all of that is the same for every
+//! record: which fields are shown, what comes before each, where each
+//! structure opens and closes. A [`BodyPlan`] fixes it once: the text
+//! between the values is merged into literals, and what is left per record
+//! is reading the values and writing them, with the printer's own
+//! functions, so the bytes are the printer's.
+//!
+//! A class gets a plan when its body (common context, specific context,
+//! payload) holds only structures, fixed-length integers and enumerations,
+//! floating-point numbers, strings outside arrays, and arrays of numbers,
+//! with no special roles. Any other class, and any record whose body fails
+//! to decode, goes through the decoder and the [`FieldPrinter`] as before.
+
+use super::{push_g, push_int, FieldPrinter};
+use crate::decode::{self, Cursor, DecodeError, IntValue, Kind, Program, NO_SLOT};
+use crate::ir::Scope;
+use tracemux_core::digits;
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// A scope's root: start it (and align to it).
+    Begin(Scope, u32),
+    /// A shown scope: `, ` unless the line starts here, and its name.
+    Scope(Scope),
+    /// The text `text[a..b]`.
+    Lit(u32, u32),
+    /// Align to a structure.
+    Align(u32),
+    /// Integer (or enumeration) node.
+    Int(u32),
+    /// Integer node shown in decimal (not an enumeration).
+    Dec(u32),
+    Float(u32),
+    Str(u32),
+    /// Array node of numbers (element node, element names shown).
+    Array(u32, u32, bool),
+    /// Not shown: read with the decoder.
+    Hidden(u32),
+}
+
+/// How to print the body of one event record class (see the module).
+#[derive(Debug, Default)]
+pub(super) struct BodyPlan {
+    ops: Vec<Op>,
+    text: Vec<u8>,
+}
+
+impl BodyPlan {
+    /// The plan of the scopes `roots` (common context, specific context,
+    /// payload), or `None` when one of them holds what plans do not cover.
+    pub(super) fn new(
+        p: &Program,
+        names: super::Names,
+        roots: [(Scope, Option<u32>); 3],
+    ) -> Option<BodyPlan> {
+        let mut b = BodyPlan::default();
+        for (scope, root) in roots {
+            let Some(r) = root else { continue };
+            let n = p.nodes.get(r as usize)?;
+            b.ops.push(Op::Begin(scope, n.align));
+            if !n.visible {
+                b.hidden(p, r)?;
+                continue;
+            }
+            b.ops.push(Op::Scope(scope));
+            let names = if scope == Scope::EventPayload {
+                names.payload
+            } else {
+                names.context
+            };
+            b.node(p, r, names)?;
+        }
+        // (room for the copies of constant size in `run`)
+        b.text.extend_from_slice(&[0; 32]);
+        Some(b)
+    }
+
+    fn lit(&mut self, s: &[u8]) {
+        let a = self.text.len() as u32;
+        self.text.extend_from_slice(s);
+        let b = self.text.len() as u32;
+        // (one literal with the one before it)
+        if let Some(Op::Lit(_, e)) = self.ops.last_mut() {
+            if *e == a {
+                *e = b;
+                return;
+            }
+        }
+        self.ops.push(Op::Lit(a, b));
+    }
+
+    /// A field read but not shown: the decoder reads it (lengths and
+    /// selectors kept), unless something in it has a role.
+    fn hidden(&mut self, p: &Program, id: u32) -> Option<()> {
+        if !plain(p, id) {
+            return None;
+        }
+        self.ops.push(Op::Hidden(id));
+        Some(())
+    }
+
+    /// A shown field (its separator and name are written).
+    fn node(&mut self, p: &Program, id: u32, names: bool) -> Option<()> {
+        let n = p.nodes.get(id as usize)?;
+        if !n.roles.is_empty() || n.mapped_clock {
+            return None;
+        }
+        match &n.kind {
+            Kind::Struct { first, count } => {
+                self.ops.push(Op::Align(n.align));
+                self.lit(b"{");
+                let mut k = 0;
+                for &m in p.members(*first, *count) {
+                    let mn = p.nodes.get(m as usize)?;
+                    if !mn.visible {
+                        self.hidden(p, m)?;
+                        continue;
+                    }
+                    if names && !mn.label.is_empty() {
+                        // ", NAME = " (" NAME = " first).
+                        let l = mn.label.clone();
+                        self.lit(&l[(k == 0) as usize..]);
+                    } else {
+                        self.lit(if k == 0 { b" " } else { b", " });
+                    }
+                    k += 1;
+                    self.node(p, m, names)?;
+                }
+                self.lit(b" }");
+            }
+            Kind::Int { base, mappings, .. } => self.ops.push(
+                if mappings.is_empty() && *base == crate::ir::DisplayBase::Decimal {
+                    Op::Dec(id)
+                } else {
+                    Op::Int(id)
+                },
+            ),
+            Kind::Float { .. } => self.ops.push(Op::Float(id)),
+            Kind::String { .. } => self.ops.push(Op::Str(id)),
+            Kind::Array { elem, .. } => {
+                let en = p.nodes.get(*elem as usize)?;
+                let number = matches!(en.kind, Kind::Int { .. } | Kind::Float { .. });
+                if !number || !en.visible || !en.roles.is_empty() || en.mapped_clock {
+                    return None;
+                }
+                self.lit(b"[");
+                self.ops.push(Op::Array(id, *elem, names));
+                self.lit(b" ]");
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// Read and print one body: what [`crate::stream::StreamDecoder::body`]
+    /// with `fp` does when it succeeds. On an error the caller takes back
+    /// what was written and decodes the body again the usual way.
+    pub(super) fn run<'d>(
+        &self,
+        p: &'d Program,
+        c: &mut Cursor<'d>,
+        fp: &mut FieldPrinter,
+    ) -> Result<(), Box<DecodeError>> {
+        for op in &self.ops {
+            match *op {
+                Op::Begin(scope, align) => {
+                    c.scope_start(scope);
+                    c.align(align)?;
+                }
+                Op::Scope(scope) => {
+                    if !fp.start_line {
+                        fp.out.extend_from_slice(b", ");
+                    }
+                    fp.start_line = false;
+                    if fp.names.scope {
+                        fp.out.extend_from_slice(scope.tsdl_name().as_bytes());
+                        fp.out.extend_from_slice(b" = ");
+                    }
+                }
+                Op::Lit(a, b) => {
+                    let (a, b) = (a as usize, b as usize);
+                    if b - a <= 32 {
+                        // (a copy of constant size, cut back: no call)
+                        let l = fp.out.len();
+                        fp.out.extend_from_slice(&self.text[a..a + 32]);
+                        fp.out.truncate(l + b - a);
+                    } else {
+                        fp.out.extend_from_slice(&self.text[a..b]);
+                    }
+                }
+                Op::Align(a) => c.align(a)?,
+                Op::Int(id) => int(p, c, fp, id)?,
+                Op::Dec(id) => {
+                    let n = &p.nodes[id as usize];
+                    if let Some(decode::ReadInt { val: v, .. }) = decode::read_int(c, n)? {
+                        if n.save != NO_SLOT {
+                            c.slots[n.save as usize] = v.as_i128();
+                        }
+                        match v {
+                            IntValue::U(x) => digits::put_u64(&mut fp.out, x),
+                            IntValue::S(x) => digits::put_i64(&mut fp.out, x),
+                        }
+                    }
+                }
+                Op::Float(id) => {
+                    let f = decode::read_float(c, &p.nodes[id as usize])?;
+                    push_g(&mut fp.out, f);
+                }
+                Op::Str(id) => {
+                    let n = &p.nodes[id as usize];
+                    let raw = decode::read_string(c, n)?;
+                    fp.string_value(n, raw, 0);
+                }
+                Op::Array(id, elem, names) => {
+                    let n = &p.nodes[id as usize];
+                    let Kind::Array { len, .. } = n.kind else {
+                        continue;
+                    };
+                    c.align(n.align)?;
+                    let l = c.slot_len(len)?;
+                    let float = matches!(p.nodes[elem as usize].kind, Kind::Float { .. });
+                    for i in 0..l {
+                        fp.out.extend_from_slice(if i == 0 { b" " } else { b", " });
+                        if names {
+                            fp.out.push(b'[');
+                            tracemux_core::digits::put_u64(&mut fp.out, i);
+                            fp.out.extend_from_slice(b"] = ");
+                        }
+                        if float {
+                            let f = decode::read_float(c, &p.nodes[elem as usize])?;
+                            push_g(&mut fp.out, f);
+                        } else {
+                            int(p, c, fp, elem)?;
+                        }
+                    }
+                }
+                Op::Hidden(id) => decode::field(p, c, &mut decode::NullVisitor, id)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Read and print the integer `id`, keeping its value when a length or
+/// selector needs it.
+#[inline(always)]
+fn int(
+    p: &Program,
+    c: &mut Cursor<'_>,
+    fp: &mut FieldPrinter,
+    id: u32,
+) -> Result<(), Box<DecodeError>> {
+    let n = &p.nodes[id as usize];
+    let Some(decode::ReadInt { val: v, len, .. }) = decode::read_int(c, n)? else {
+        return Ok(());
+    };
+    if n.save != NO_SLOT {
+        c.slots[n.save as usize] = v.as_i128();
+    }
+    if let Kind::Int { base, mappings, .. } = &n.kind {
+        if mappings.is_empty() {
+            push_int(&mut fp.out, v, len, *base);
+        } else {
+            fp.enum_labels(n, v);
+            push_int(&mut fp.out, v, len, *base);
+            fp.out.extend_from_slice(b" )");
+        }
+    }
+    Ok(())
+}
+
+/// Nothing in field `id` has a role or a clock mapping (the decoder then
+/// reads it with no effect but its lengths and selectors).
+fn plain(p: &Program, id: u32) -> bool {
+    let Some(n) = p.nodes.get(id as usize) else {
+        return false;
+    };
+    if !n.roles.is_empty() || n.mapped_clock {
+        return false;
+    }
+    match &n.kind {
+        Kind::Struct { first, count } => p.members(*first, *count).iter().all(|&m| plain(p, m)),
+        Kind::Array { elem, .. } => plain(p, *elem),
+        Kind::Variant { first, count, .. } => p
+            .variant_options(*first, *count)
+            .iter()
+            .all(|o| plain(p, o.node)),
+        Kind::Optional { child, .. } => plain(p, *child),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::{discover, open_traces, ReadLoader};
+
+    /// Every event record class of the LTTng-UST corpus application gets a
+    /// plan (numbers, enumerations, strings, arrays and sequences of
+    /// numbers, text arrays and sequences, an empty payload), so that the
+    /// golden tests, which compare the output with babeltrace2's, test the
+    /// plans and not only the decoder's walk.
+    #[test]
+    fn corpus_classes_have_plans() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/ctf/lttng-ust-uid/trace");
+        let inputs = [dir];
+        let loader = ReadLoader;
+        let found = discover(&inputs).unwrap();
+        let traces = open_traces(&found, &inputs, &loader, (0, 0)).unwrap();
+        let mut names = Vec::new();
+        for t in &traces {
+            for (si, s) in t.prog.streams.iter().enumerate() {
+                for (pos, e) in s.events.iter().enumerate() {
+                    let roots = [
+                        (Scope::EventCommonContext, s.common_context),
+                        (Scope::EventSpecificContext, e.specific_context),
+                        (Scope::EventPayload, e.payload),
+                    ];
+                    let planned = BodyPlan::new(&t.prog, super::super::Names::default(), roots);
+                    let name = t.tc.stream_classes[si].event_classes[s.event_index[pos]]
+                        .name
+                        .clone();
+                    names.push((name, planned.is_some()));
+                }
+            }
+        }
+        let without: Vec<_> = names.iter().filter(|(_, p)| !p).collect();
+        assert!(names.len() >= 8, "{names:?}");
+        assert!(without.is_empty(), "classes without a plan: {without:?}");
+    }
+}
