@@ -141,7 +141,7 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     let mut out = Out::new();
     // warnings go to stderr in order with the lines printed before them
     let mut warn = WarnAfterOut::default();
-    let res = tracemux_ctf::text::report_with_loader(
+    let res = tracemux_ctf::text::report_to(
         &a.traces,
         &o,
         &tracemux_open::CtfMapLoader::default(),
@@ -152,6 +152,19 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     warn.flush_to_stderr();
     let s = res.map_err(|e| anyhow!("{e}"))?;
     Ok(Outcome::damaged_if(s.damaged > 0))
+}
+
+/// The printer's buffers go to the writer thread as they are.
+impl tracemux_ctf::text::TextOut for Out {
+    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        self.put_block(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Out::flush(self)
+    }
+    fn block_size(&self) -> usize {
+        crate::out::BLOCK
+    }
 }
 
 /// Collects warnings; the report flushes stdout before they are written

@@ -59,7 +59,8 @@ pub struct Out {
     writer: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
 
-const BLOCK: usize = 1 << 19;
+/// Bytes handed to the writer thread at once.
+pub const BLOCK: usize = 1 << 19;
 
 type Writer = (
     std::sync::mpsc::SyncSender<Vec<u8>>,
@@ -136,6 +137,18 @@ impl Out {
                 .unwrap_or_else(|_| Err(io::Error::other("writer thread panicked"))),
             None => Ok(()),
         }
+    }
+    /// Write out the block `b` without copying it when nothing is waiting
+    /// in the buffer (`b` is then swapped with an empty buffer of
+    /// [`BLOCK`] bytes); `b` is left empty.
+    pub fn put_block(&mut self, b: &mut Vec<u8>) -> io::Result<()> {
+        if !self.buf.is_empty() || b.len() < BLOCK / 2 {
+            self.buf.extend_from_slice(b);
+            b.clear();
+            return self.maybe_flush();
+        }
+        std::mem::swap(&mut self.buf, b);
+        self.send()
     }
     /// Write out everything so far and wait until it is written (before
     /// anything goes to stderr, so that messages appear in order).

@@ -39,13 +39,25 @@ fn four(x: u32) -> u32 {
     v + 0x3030_3030
 }
 
+/// Powers of ten that fit in a `u64`.
+const POW10: [u64; 20] = {
+    let mut p = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
 /// How many decimal digits `x` has (at least 1).
 #[inline]
 pub fn decimal_len(x: u64) -> usize {
-    match x.checked_ilog10() {
-        Some(l) => l as usize + 1,
-        None => 1,
-    }
+    // From the number of bits: log10(2) is about 1233 / 4096, which gives
+    // the number of digits of 2^(bits-1), or one less.
+    let bits = 64 - (x | 1).leading_zeros();
+    let t = (bits * 1233) >> 12;
+    (t as usize + (x >= POW10[t as usize]) as usize).max(1)
 }
 
 /// Append the last `n` (1 to 8) of the eight digits in `d` (see
@@ -137,6 +149,21 @@ pub fn put_hex(out: &mut Vec<u8>, x: u64, table: &[u8; 16]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digit_counts() {
+        let mut vals = vec![0u64, u64::MAX];
+        for k in 0..64 {
+            vals.extend([(1u64 << k) - 1, 1u64 << k, (1u64 << k) + 1]);
+        }
+        for p in 0..20 {
+            let t = 10u64.pow(p);
+            vals.extend([t - 1, t, t + 1]);
+        }
+        for v in vals {
+            assert_eq!(decimal_len(v), v.to_string().len(), "{v}");
+        }
+    }
 
     #[test]
     fn same_as_std_formatting() {

@@ -1152,6 +1152,16 @@ impl<'d> Cursor<'d> {
         self.last_bo = None;
     }
 
+    /// Pass `bits` bits that nobody reads (the byte order of the last bits
+    /// read is unknown then).
+    #[inline]
+    pub fn skip(&mut self, bits: u64) -> Result<(), Box<DecodeError>> {
+        self.need(bits)?;
+        self.pos += bits;
+        self.last_bo = None;
+        Ok(())
+    }
+
     /// Set the content end (bits).
     pub fn set_end(&mut self, end: u64) {
         self.end = end;
@@ -1257,6 +1267,17 @@ impl<'d> Cursor<'d> {
 
     #[inline]
     fn slow(&self, byte: usize, shift: u32, len: u32, bo: ByteOrder) -> u64 {
+        // Bit fields (event headers' IDs and times): one 8-byte load when
+        // the bits fit in it and the data has 8 bytes from there.
+        if shift + len <= 64 {
+            if let Some(w) = self.data.get(byte..byte + 8) {
+                let w: [u8; 8] = w.try_into().unwrap_or([0; 8]);
+                return match bo {
+                    ByteOrder::Little => (u64::from_le_bytes(w) >> shift) & mask(len),
+                    ByteOrder::Big => (u64::from_be_bytes(w) >> (64 - shift - len)) & mask(len),
+                };
+            }
+        }
         let nbytes = (shift + len).div_ceil(8) as usize;
         let s = &self.data[byte..byte + nbytes];
         let mut w: u128 = 0;
@@ -1476,10 +1497,7 @@ pub fn field<V: Visitor>(
     if !V::FIELDS && n.inert {
         if let Some(bits) = n.fixed_bits {
             c.align(n.align)?;
-            c.need(bits)?;
-            c.pos += bits;
-            // The byte order of the last bits read is unknown now.
-            c.last_bo = None;
+            c.skip(bits)?;
             return Ok(());
         }
     }

@@ -52,6 +52,7 @@
 pub mod ctf2;
 pub mod decode;
 pub mod fs;
+pub mod header;
 pub mod ir;
 pub mod listing;
 mod mux;

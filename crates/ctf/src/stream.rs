@@ -11,6 +11,7 @@
 use crate::decode::{
     decode_scope, Cursor, DecodeError, DecodeErrorKind, NullVisitor, PacketInfo, Program, Visitor,
 };
+use crate::header::HeaderPlan;
 use crate::ir::Scope;
 
 /// The packet magic number (CTF 1.8 section 5).
@@ -297,6 +298,10 @@ pub struct StreamDecoder<'d> {
     pub events: u64,
     quirk_crash: bool,
     quirk_after_packet: bool,
+    /// Event header plans by stream class (made when the class first
+    /// occurs; `Some(None)`: none), for visitors without
+    /// [`Visitor::EVENT_HEADER`].
+    header_plans: Vec<Option<Option<HeaderPlan>>>,
 }
 
 impl<'d> StreamDecoder<'d> {
@@ -324,7 +329,29 @@ impl<'d> StreamDecoder<'d> {
             events: 0,
             quirk_crash: false,
             quirk_after_packet: false,
+            header_plans: Vec::new(),
         }
+    }
+
+    /// Decode the event header `h` of stream class `sc` with no visitor:
+    /// with the class's plan, or (when it has none, or the plan fails) with
+    /// the decoder, which reports errors.
+    fn header_quietly(&mut self, sc: usize, h: u32) -> Result<(), DecodeError> {
+        if self.header_plans.len() <= sc {
+            self.header_plans.resize_with(sc + 1, || None);
+        }
+        let prog = self.prog;
+        let plan = self.header_plans[sc].get_or_insert_with(|| HeaderPlan::new(prog, h));
+        if let Some(plan) = plan {
+            let start = self.c.mark();
+            let (clock, id) = (self.c.clock, self.c.event_id);
+            if plan.run(&mut self.c).is_ok() {
+                return Ok(());
+            }
+            self.c.restore(start);
+            (self.c.clock, self.c.event_id) = (clock, id);
+        }
+        decode_scope(prog, &mut self.c, &mut NullVisitor, Scope::EventHeader, h)
     }
 
     /// Decode as if the packet `prev` had just been read (its counters
@@ -505,13 +532,7 @@ impl<'d> StreamDecoder<'d> {
                 if V::EVENT_HEADER {
                     decode_scope(self.prog, &mut self.c, v, Scope::EventHeader, h)
                 } else {
-                    decode_scope(
-                        self.prog,
-                        &mut self.c,
-                        &mut NullVisitor,
-                        Scope::EventHeader,
-                        h,
-                    )
+                    self.header_quietly(sc, h)
                 }
                 .map_err(|e| self.err(e))?;
             }

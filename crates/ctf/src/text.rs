@@ -1425,12 +1425,49 @@ fn io(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io(e.to_string()), "output", 0)
 }
 
+/// Where the text goes, a buffer at a time: a writer that can take the
+/// buffer itself spares a copy of the whole text.
+pub trait TextOut {
+    /// Write `buf` and leave it empty (it may be another buffer then).
+    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()>;
+    fn flush(&mut self) -> std::io::Result<()>;
+    /// Bytes the printer gathers before it hands them over.
+    fn block_size(&self) -> usize {
+        1 << 16
+    }
+}
+
+/// A [`TextOut`] over any writer (the buffer is copied into it).
+struct Copying<'a>(&'a mut dyn Write);
+
+impl TextOut for Copying<'_> {
+    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        self.0.write_all(buf)?;
+        buf.clear();
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// [`report`] with a [`Loader`] for the trace files.
 pub fn report_with_loader(
     paths: &[PathBuf],
     opts: &TextOptions,
     loader: &dyn Loader,
     out: &mut dyn Write,
+    warn: &mut dyn Write,
+) -> Result<Summary, Error> {
+    report_to(paths, opts, loader, &mut Copying(out), warn)
+}
+
+/// [`report_with_loader`] into a [`TextOut`].
+pub fn report_to(
+    paths: &[PathBuf],
+    opts: &TextOptions,
+    loader: &dyn Loader,
+    out: &mut dyn TextOut,
     warn: &mut dyn Write,
 ) -> Result<Summary, Error> {
     let found = fs::discover_some(paths)?;
@@ -1815,7 +1852,7 @@ impl<'t> Printer<'t> {
         &mut self,
         traces: &[Trace],
         loader: &dyn Loader,
-        out: &mut dyn Write,
+        out: &mut dyn TextOut,
         warn: &mut dyn Write,
         summary: &mut Summary,
     ) -> Result<(), Error> {
@@ -1953,12 +1990,13 @@ impl<'t> Printer<'t> {
         &mut self,
         traces: &'d [Trace],
         rts: &mut [Rt<'d>],
-        out: &mut dyn Write,
+        out: &mut dyn TextOut,
         warn: &mut dyn Write,
         summary: &mut Summary,
     ) -> Result<(), Error> {
         let mut active: Vec<usize> = (0..rts.len()).collect();
-        let mut obuf: Vec<u8> = Vec::with_capacity(1 << 17);
+        let block = out.block_size().max(1 << 12);
+        let mut obuf: Vec<u8> = Vec::with_capacity(block + (block >> 2));
         let mut batch: Vec<(usize, Msg)> = Vec::with_capacity(BATCH);
         let mut failed: Option<Error> = None;
         'outer: loop {
@@ -1985,15 +2023,13 @@ impl<'t> Printer<'t> {
                 }
                 self.sink(traces, &mut rts[*s], m, &mut obuf, summary);
                 if !self.warnbuf.is_empty() {
-                    out.write_all(&obuf).map_err(io)?;
-                    obuf.clear();
+                    out.block(&mut obuf).map_err(io)?;
                     warn.write_all(&self.warnbuf).map_err(io)?;
                     self.warnbuf.clear();
                 }
             }
-            if obuf.len() >= 1 << 16 {
-                out.write_all(&obuf).map_err(io)?;
-                obuf.clear();
+            if obuf.len() >= block {
+                out.block(&mut obuf).map_err(io)?;
             }
             if self.reached_end {
                 break;
@@ -2006,8 +2042,7 @@ impl<'t> Printer<'t> {
                     break 'outer;
                 }
                 summary.damaged += 1;
-                out.write_all(&obuf).map_err(io)?;
-                obuf.clear();
+                out.block(&mut obuf).map_err(io)?;
                 writeln!(
                     warn,
                     "tracemux: warning: {error} (rest of this stream skipped)"
@@ -2017,7 +2052,7 @@ impl<'t> Printer<'t> {
                 rt.error = None;
             }
         }
-        out.write_all(&obuf).map_err(io)?;
+        out.block(&mut obuf).map_err(io)?;
         warn.write_all(&self.warnbuf).map_err(io)?;
         self.warnbuf.clear();
         out.flush().map_err(io)?;

@@ -47,7 +47,14 @@ enum Op {
 pub(super) struct BodyPlan {
     ops: Vec<Op>,
     text: Vec<u8>,
+    /// What comes before array elements 0 to [`INDEXES`] - 1 with names
+    /// (` [0] = `, `, [1] = `...): `index[i]..index[i + 1]` in `index_text`.
+    index: Vec<u32>,
+    index_text: Vec<u8>,
 }
+
+/// Array elements whose ` [i] = ` is made once.
+const INDEXES: u64 = 100;
 
 impl BodyPlan {
     /// The plan of the scopes `roots` (common context, specific context,
@@ -76,6 +83,17 @@ impl BodyPlan {
         }
         // (room for the copies of constant size in `run`)
         b.text.extend_from_slice(&[0; 32]);
+        if b.ops.iter().any(|o| matches!(o, Op::Array(_, _, true))) {
+            for i in 0..INDEXES {
+                b.index.push(b.index_text.len() as u32);
+                b.index_text
+                    .extend_from_slice(if i == 0 { b" [" } else { b", [" });
+                tracemux_core::digits::put_u64(&mut b.index_text, i);
+                b.index_text.extend_from_slice(b"] = ");
+            }
+            b.index.push(b.index_text.len() as u32);
+            b.index_text.extend_from_slice(&[0; 16]);
+        }
         Some(b)
     }
 
@@ -224,11 +242,20 @@ impl BodyPlan {
                     let l = c.slot_len(len)?;
                     let float = matches!(p.nodes[elem as usize].kind, Kind::Float { .. });
                     for i in 0..l {
-                        fp.out.extend_from_slice(if i == 0 { b" " } else { b", " });
-                        if names {
-                            fp.out.push(b'[');
-                            tracemux_core::digits::put_u64(&mut fp.out, i);
-                            fp.out.extend_from_slice(b"] = ");
+                        if names && i < INDEXES {
+                            // (a copy of constant size, cut back)
+                            let (a, b) = (self.index[i as usize], self.index[i as usize + 1]);
+                            let o = fp.out.len();
+                            fp.out
+                                .extend_from_slice(&self.index_text[a as usize..a as usize + 16]);
+                            fp.out.truncate(o + (b - a) as usize);
+                        } else {
+                            fp.out.extend_from_slice(if i == 0 { b" " } else { b", " });
+                            if names {
+                                fp.out.push(b'[');
+                                tracemux_core::digits::put_u64(&mut fp.out, i);
+                                fp.out.extend_from_slice(b"] = ");
+                            }
                         }
                         if float {
                             let f = decode::read_float(c, &p.nodes[elem as usize])?;
