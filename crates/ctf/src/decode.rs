@@ -1152,6 +1152,26 @@ impl<'d> Cursor<'d> {
         self.last_bo = None;
     }
 
+    /// Read `bytes` (1, 2, 4 or 8) bytes in little-endian order at a byte
+    /// boundary: [`Cursor::bits`] for that case.
+    #[inline(always)]
+    pub fn read_le(&mut self, bytes: usize) -> Result<u64, Box<DecodeError>> {
+        debug_assert!(self.pos % 8 == 0);
+        let len = 8 * bytes as u64;
+        self.need(len)?;
+        let at = (self.pos >> 3) as usize;
+        let s = &self.data[at..at + bytes];
+        let v = match bytes {
+            1 => s[0] as u64,
+            2 => u16::from_le_bytes([s[0], s[1]]) as u64,
+            4 => u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as u64,
+            _ => u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]),
+        };
+        self.pos += len;
+        self.last_bo = Some(ByteOrder::Little);
+        Ok(v)
+    }
+
     /// Pass `bits` bits that nobody reads (the byte order of the last bits
     /// read is unknown then).
     #[inline]

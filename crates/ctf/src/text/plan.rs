@@ -34,6 +34,9 @@ enum Op {
     Int(u32),
     /// Integer node shown in decimal (not an enumeration).
     Dec(u32),
+    /// The same, of whole bytes in little-endian order at a byte boundary
+    /// (most of them): its alignment, bytes, signedness and slot.
+    LeDec(u32, u8, bool, u16),
     Float(u32),
     Str(u32),
     /// Array node of numbers (element node, element names shown).
@@ -150,11 +153,24 @@ impl BodyPlan {
                 }
                 self.lit(b" }");
             }
-            Kind::Int { base, mappings, .. } => self.ops.push(
-                if mappings.is_empty() && *base == crate::ir::DisplayBase::Decimal {
-                    Op::Dec(id)
-                } else {
+            Kind::Int {
+                base,
+                mappings,
+                len,
+                bo,
+                rev,
+                signed,
+            } => self.ops.push(
+                if !mappings.is_empty() || *base != crate::ir::DisplayBase::Decimal {
                     Op::Int(id)
+                } else if matches!(len, 8 | 16 | 32 | 64)
+                    && *bo == crate::ir::ByteOrder::Little
+                    && !rev
+                    && n.align % 8 == 0
+                {
+                    Op::LeDec(n.align, len / 8, *signed, n.save)
+                } else {
+                    Op::Dec(id)
                 },
             ),
             Kind::Float { .. } => self.ops.push(Op::Float(id)),
@@ -212,6 +228,23 @@ impl BodyPlan {
                 }
                 Op::Align(a) => c.align(a)?,
                 Op::Int(id) => int(p, c, fp, id)?,
+                Op::LeDec(align, bytes, signed, save) => {
+                    c.align(align)?;
+                    let raw = c.read_le(bytes as usize)?;
+                    let bits = 64 - 8 * bytes as u32;
+                    let v = if signed {
+                        IntValue::S(((raw << bits) as i64) >> bits)
+                    } else {
+                        IntValue::U(raw)
+                    };
+                    if save != NO_SLOT {
+                        c.slots[save as usize] = v.as_i128();
+                    }
+                    match v {
+                        IntValue::U(x) => digits::put_u64(&mut fp.out, x),
+                        IntValue::S(x) => digits::put_i64(&mut fp.out, x),
+                    }
+                }
                 Op::Dec(id) => {
                     let n = &p.nodes[id as usize];
                     if let Some(decode::ReadInt { val: v, .. }) = decode::read_int(c, n)? {
