@@ -1503,7 +1503,7 @@ fn nt_len(c: &Cursor<'_>, unit: usize) -> Option<u64> {
 
 #[inline]
 fn memchr0(h: &[u8]) -> Option<usize> {
-    h.iter().position(|&b| b == 0)
+    memchr::memchr(0, h)
 }
 
 /// Decode one field.

@@ -271,7 +271,7 @@ pub(crate) fn string_text<'a>(
 ) -> &'a [u8] {
     match enc {
         StringEncoding::Utf8 => {
-            let n = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+            let n = memchr::memchr(0, raw).unwrap_or(raw.len());
             &raw[..n]
         }
         _ => {

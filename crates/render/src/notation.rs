@@ -246,6 +246,17 @@ fn strip_zeros(out: &mut Vec<u8>, start: usize) {
     }
 }
 
+/// The bytes [`quoted`] escapes: controls, DEL, `\\`, `'`, `"` and `?`.
+const ESCAPED: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = c < 0x20 || c == 0x7f || matches!(c as u8, b'\\' | b'\'' | b'"' | b'?');
+        c += 1;
+    }
+    t
+};
+
 /// A string as babeltrace2 prints it: double-quoted, with C escapes for
 /// `\\`, `'`, `"`, `?` and control characters (`\xNN` for the others);
 /// other bytes as they are. Stops at the first NUL.
@@ -256,7 +267,7 @@ pub fn quoted(out: &mut Vec<u8>, s: &[u8]) {
     loop {
         let n = s
             .iter()
-            .position(|&c| c < 0x20 || c == 0x7f || matches!(c, b'\\' | b'\'' | b'"' | b'?'))
+            .position(|&c| ESCAPED[c as usize])
             .unwrap_or(s.len());
         out.extend_from_slice(&s[..n]);
         if n == s.len() {

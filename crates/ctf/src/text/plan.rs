@@ -34,15 +34,84 @@ enum Op {
     Int(u32),
     /// Integer node shown in decimal (not an enumeration).
     Dec(u32),
-    /// The same, of whole bytes in little-endian order at a byte boundary
-    /// (most of them): its alignment, bytes, signedness and slot.
-    LeDec(u32, u8, bool, u16),
+    /// An integer of whole bytes in little-endian order (most of them).
+    Le(Le),
     Float(u32),
     Str(u32),
-    /// Array node of numbers (element node, element names shown).
-    Array(u32, u32, bool),
+    /// Array node of numbers (element node, element names shown, and how
+    /// to read the elements when they are [`Le`]).
+    Array(u32, u32, bool, Option<Le>),
     /// Not shown: read with the decoder.
     Hidden(u32),
+}
+
+/// A decimal or hexadecimal integer (not an enumeration) of 1, 2, 4 or 8
+/// bytes in little-endian order at a byte boundary.
+#[derive(Debug, Clone, Copy)]
+struct Le {
+    align: u32,
+    bytes: u8,
+    signed: bool,
+    hex: bool,
+    /// Slot for a later length or selector.
+    save: u16,
+}
+
+impl Le {
+    fn of(n: &crate::decode::Node) -> Option<Le> {
+        let Kind::Int {
+            len,
+            bo,
+            rev,
+            signed,
+            base,
+            mappings,
+        } = &n.kind
+        else {
+            return None;
+        };
+        use crate::ir::{ByteOrder, DisplayBase};
+        let hex = match base {
+            DisplayBase::Decimal => false,
+            DisplayBase::Hexadecimal => true,
+            _ => return None,
+        };
+        let whole = matches!(len, 8 | 16 | 32 | 64) && n.align % 8 == 0;
+        (mappings.is_empty() && whole && *bo == ByteOrder::Little && !rev).then_some(Le {
+            align: n.align,
+            bytes: len / 8,
+            signed: *signed,
+            hex,
+            save: n.save,
+        })
+    }
+
+    /// Read and print it (as [`int`] does).
+    #[inline(always)]
+    fn run(self, c: &mut Cursor<'_>, fp: &mut FieldPrinter) -> Result<(), Box<DecodeError>> {
+        c.align(self.align)?;
+        let raw = c.read_le(self.bytes as usize)?;
+        let bits = 64 - 8 * self.bytes as u32;
+        let v = if self.signed {
+            IntValue::S(((raw << bits) as i64) >> bits)
+        } else {
+            IntValue::U(raw)
+        };
+        if self.save != NO_SLOT {
+            c.slots[self.save as usize] = v.as_i128();
+        }
+        if self.hex {
+            // (the bits of the field, as notation::int shows them)
+            fp.out.extend_from_slice(b"0x");
+            digits::put_hex(&mut fp.out, raw, digits::HEX_UPPER);
+        } else {
+            match v {
+                IntValue::U(x) => digits::put_u64(&mut fp.out, x),
+                IntValue::S(x) => digits::put_i64(&mut fp.out, x),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How to print the body of one event record class (see the module).
@@ -86,7 +155,7 @@ impl BodyPlan {
         }
         // (room for the copies of constant size in `run`)
         b.text.extend_from_slice(&[0; 32]);
-        if b.ops.iter().any(|o| matches!(o, Op::Array(_, _, true))) {
+        if b.ops.iter().any(|o| matches!(o, Op::Array(_, _, true, _))) {
             for i in 0..INDEXES {
                 b.index.push(b.index_text.len() as u32);
                 b.index_text
@@ -153,26 +222,13 @@ impl BodyPlan {
                 }
                 self.lit(b" }");
             }
-            Kind::Int {
-                base,
-                mappings,
-                len,
-                bo,
-                rev,
-                signed,
-            } => self.ops.push(
-                if !mappings.is_empty() || *base != crate::ir::DisplayBase::Decimal {
-                    Op::Int(id)
-                } else if matches!(len, 8 | 16 | 32 | 64)
-                    && *bo == crate::ir::ByteOrder::Little
-                    && !rev
-                    && n.align % 8 == 0
-                {
-                    Op::LeDec(n.align, len / 8, *signed, n.save)
-                } else {
+            Kind::Int { base, mappings, .. } => self.ops.push(match Le::of(n) {
+                Some(le) => Op::Le(le),
+                None if mappings.is_empty() && *base == crate::ir::DisplayBase::Decimal => {
                     Op::Dec(id)
-                },
-            ),
+                }
+                None => Op::Int(id),
+            }),
             Kind::Float { .. } => self.ops.push(Op::Float(id)),
             Kind::String { .. } => self.ops.push(Op::Str(id)),
             Kind::Array { elem, .. } => {
@@ -182,7 +238,7 @@ impl BodyPlan {
                     return None;
                 }
                 self.lit(b"[");
-                self.ops.push(Op::Array(id, *elem, names));
+                self.ops.push(Op::Array(id, *elem, names, Le::of(en)));
                 self.lit(b" ]");
             }
             _ => return None,
@@ -228,23 +284,7 @@ impl BodyPlan {
                 }
                 Op::Align(a) => c.align(a)?,
                 Op::Int(id) => int(p, c, fp, id)?,
-                Op::LeDec(align, bytes, signed, save) => {
-                    c.align(align)?;
-                    let raw = c.read_le(bytes as usize)?;
-                    let bits = 64 - 8 * bytes as u32;
-                    let v = if signed {
-                        IntValue::S(((raw << bits) as i64) >> bits)
-                    } else {
-                        IntValue::U(raw)
-                    };
-                    if save != NO_SLOT {
-                        c.slots[save as usize] = v.as_i128();
-                    }
-                    match v {
-                        IntValue::U(x) => digits::put_u64(&mut fp.out, x),
-                        IntValue::S(x) => digits::put_i64(&mut fp.out, x),
-                    }
-                }
+                Op::Le(le) => le.run(c, fp)?,
                 Op::Dec(id) => {
                     let n = &p.nodes[id as usize];
                     if let Some(decode::ReadInt { val: v, .. }) = decode::read_int(c, n)? {
@@ -266,7 +306,7 @@ impl BodyPlan {
                     let raw = decode::read_string(c, n)?;
                     fp.string_value(n, raw, 0);
                 }
-                Op::Array(id, elem, names) => {
+                Op::Array(id, elem, names, le) => {
                     let n = &p.nodes[id as usize];
                     let Kind::Array { len, .. } = n.kind else {
                         continue;
@@ -290,7 +330,9 @@ impl BodyPlan {
                                 fp.out.extend_from_slice(b"] = ");
                             }
                         }
-                        if float {
+                        if let Some(le) = le {
+                            le.run(c, fp)?;
+                        } else if float {
                             let f = decode::read_float(c, &p.nodes[elem as usize])?;
                             push_g(&mut fp.out, f);
                         } else {
