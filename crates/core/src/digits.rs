@@ -76,16 +76,25 @@ fn put_n(out: &mut Vec<u8>, x: u64, n: usize) {
     const E8: u64 = 100_000_000;
     if n <= 8 {
         append(out, eight(x), n);
-    } else if n <= 16 {
-        append(out, eight(x / E8), n - 8);
-        append(out, eight(x % E8), 8);
-    } else {
-        let top = x / (E8 * E8);
-        let rest = x % (E8 * E8);
-        append(out, eight(top), n - 16);
-        append(out, eight(rest / E8), 8);
-        append(out, eight(rest % E8), 8);
+        return;
     }
+    // The digits in a block of 24 bytes, appended with one copy of
+    // constant size and cut back.
+    let mut b = [0u8; 24];
+    if n <= 16 {
+        let k = n - 8;
+        b[..8].copy_from_slice(&(eight(x / E8) >> (8 * (8 - k))).to_le_bytes());
+        b[k..k + 8].copy_from_slice(&eight(x % E8).to_le_bytes());
+    } else {
+        let k = n - 16;
+        let rest = x % (E8 * E8);
+        b[..8].copy_from_slice(&(eight(x / (E8 * E8)) >> (8 * (8 - k))).to_le_bytes());
+        b[k..k + 8].copy_from_slice(&eight(rest / E8).to_le_bytes());
+        b[k + 8..k + 16].copy_from_slice(&eight(rest % E8).to_le_bytes());
+    }
+    let l = out.len();
+    out.extend_from_slice(&b);
+    out.truncate(l + n);
 }
 
 /// Append `x` in decimal.
