@@ -1056,6 +1056,13 @@ fn last_varint_byte_fits(b: u64, signed: bool) -> bool {
 /// A visitor that wants nothing (decode-only).
 pub struct NullVisitor;
 
+/// Reads every field as a visitor that prints them would (nothing is
+/// skipped, so the decoder's state after each field is a printer's), and
+/// does nothing with them.
+pub struct Walk;
+
+impl Visitor for Walk {}
+
 impl Visitor for NullVisitor {
     const FIELDS: bool = false;
 }

@@ -10,8 +10,9 @@
 //! read, with their two possible roles (event record class ID, default
 //! clock value) resolved, variants to choose, and bits to skip.
 //!
-//! A header with anything else (strings, arrays, other roles) gets no
-//! plan; a header that fails to decode with its plan is decoded again by
+//! Every field is read as a printing visitor reads it (nothing skipped),
+//! so what follows decodes as it would after the printer's walk. A header
+//! with anything else (strings, arrays, other roles) gets no plan; a header that fails to decode with its plan is decoded again by
 //! the decoder, which reports the error as it always does.
 
 use crate::decode::{Cursor, DecodeError, DecodeErrorKind, Kind, Program, NO_SLOT};
@@ -32,8 +33,6 @@ enum Op {
         /// The value is the event record class ID.
         id: bool,
     },
-    /// Bits of fields that matter to nobody, after an alignment.
-    Skip(u32, u64),
     /// Choose by the value in `slot` (0 without one).
     Variant(u16, Box<[Choice]>),
 }
@@ -63,7 +62,7 @@ impl HeaderPlan {
     }
 
     /// Read the header at the cursor (as [`crate::decode::decode_scope`]
-    /// with a visitor that wants no fields does).
+    /// with [`crate::decode::Walk`] does).
     pub fn run(&self, c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
         c.scope_start(Scope::EventHeader);
         c.align(self.align)?;
@@ -76,12 +75,6 @@ fn ops_of(p: &Program, id: u32, ops: &mut Vec<Op>) -> Option<()> {
     const KNOWN: u16 = Roles::DEFAULT_CLOCK_TIMESTAMP.0 | Roles::EVENT_CLASS_ID.0;
     if n.roles.0 & !KNOWN != 0 {
         return None;
-    }
-    if n.inert {
-        if let Some(bits) = n.fixed_bits {
-            ops.push(Op::Skip(n.align, bits));
-            return Some(());
-        }
     }
     match &n.kind {
         Kind::Int {
@@ -155,10 +148,6 @@ fn run(ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
                 if id {
                     c.event_id = Some(raw);
                 }
-            }
-            Op::Skip(a, bits) => {
-                c.align(*a)?;
-                c.skip(*bits)?;
             }
             Op::Variant(slot, opts) => {
                 let sel = if *slot == NO_SLOT {

@@ -10,6 +10,7 @@
 
 use crate::decode::{
     decode_scope, Cursor, DecodeError, DecodeErrorKind, NullVisitor, PacketInfo, Program, Visitor,
+    Walk,
 };
 use crate::header::HeaderPlan;
 use crate::ir::Scope;
@@ -351,7 +352,7 @@ impl<'d> StreamDecoder<'d> {
             self.c.restore(start);
             (self.c.clock, self.c.event_id) = (clock, id);
         }
-        decode_scope(prog, &mut self.c, &mut NullVisitor, Scope::EventHeader, h)
+        decode_scope(prog, &mut self.c, &mut Walk, Scope::EventHeader, h)
     }
 
     /// Decode as if the packet `prev` had just been read (its counters

@@ -41,7 +41,8 @@ enum Op {
     /// Array node of numbers (element node, element names shown, and how
     /// to read the elements when they are [`Le`]).
     Array(u32, u32, bool, Option<Le>),
-    /// Not shown: read with the decoder.
+    /// Not shown: read with the decoder (every field, as the printer's
+    /// walk reads it).
     Hidden(u32),
 }
 
@@ -340,7 +341,7 @@ impl BodyPlan {
                         }
                     }
                 }
-                Op::Hidden(id) => decode::field(p, c, &mut decode::NullVisitor, id)?,
+                Op::Hidden(id) => decode::field(p, c, &mut decode::Walk, id)?,
             }
         }
         Ok(())
