@@ -45,7 +45,7 @@ cat "$tmp/summary"
 big=${BIG:-/work/big2/big.dat}
 if [ -f "$big" ]; then
     q="SELECT next_comm, count(*) AS n, sum(prev_state) AS s FROM sched__sched_switch GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10"
-    size=$(du -m "$big" | cut -f1)
+    size=$(du -mL "$big" | cut -f1)
     /usr/bin/time -f '%e %M' -o "$tmp/t1" "$tm" convert -q --force "$big" --to parquet -o "$tmp/big.pq"
     /usr/bin/time -f '%e %M' -o "$tmp/t2" "$tm" sql --format csv "$big" -e "$q" > "$tmp/a.csv"
     cat > "$tmp/duck.py" <<PY
