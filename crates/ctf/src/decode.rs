@@ -958,6 +958,19 @@ pub enum IntValue {
 }
 
 impl IntValue {
+    /// The value of `len` (1 to 64) bits `raw`, sign-extended when
+    /// `signed`.
+    #[inline]
+    pub fn from_bits(raw: u64, len: u32, signed: bool) -> IntValue {
+        if !signed {
+            IntValue::U(raw)
+        } else if len >= 64 {
+            IntValue::S(raw as i64)
+        } else {
+            IntValue::S(((raw << (64 - len)) as i64) >> (64 - len))
+        }
+    }
+
     #[inline]
     pub fn as_i128(self) -> i128 {
         match self {
@@ -1666,16 +1679,7 @@ pub(crate) fn read_int(c: &mut Cursor<'_>, n: &Node) -> Result<Option<ReadInt>, 
     let at = c.pos;
     let len = *len as u32;
     let raw = c.bits(len, *bo, *rev)?;
-    let val = if *signed {
-        let s = if len >= 64 {
-            raw as i64
-        } else {
-            ((raw << (64 - len)) as i64) >> (64 - len)
-        };
-        IntValue::S(s)
-    } else {
-        IntValue::U(raw)
-    };
+    let val = IntValue::from_bits(raw, len, *signed);
     Ok(Some(ReadInt { val, raw, len, at }))
 }
 

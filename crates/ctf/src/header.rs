@@ -15,7 +15,7 @@
 //! with anything else (strings, arrays, other roles) gets no plan; a header that fails to decode with its plan is decoded again by
 //! the decoder, which reports the error as it always does.
 
-use crate::decode::{Cursor, DecodeError, DecodeErrorKind, Kind, Program, NO_SLOT};
+use crate::decode::{Cursor, DecodeError, DecodeErrorKind, IntValue, Kind, Program, NO_SLOT};
 use crate::ir::{ByteOrder, IntRange, Roles, Scope};
 
 #[derive(Debug)]
@@ -134,13 +134,7 @@ fn run(ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
                 let len = len as u32;
                 let raw = c.bits(len, bo, rev)?;
                 if save != NO_SLOT {
-                    c.slots[save as usize] = if signed && len < 64 {
-                        (((raw << (64 - len)) as i64) >> (64 - len)) as i128
-                    } else if signed {
-                        raw as i64 as i128
-                    } else {
-                        raw as i128
-                    };
+                    c.slots[save as usize] = IntValue::from_bits(raw, len, signed).as_i128();
                 }
                 if clock {
                     c.update_clock(raw, len);

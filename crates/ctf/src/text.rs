@@ -407,14 +407,7 @@ impl FieldPrinter {
                     if self.capture_pc {
                         self.pc_visible = true;
                     } else {
-                        if !self.start_line {
-                            self.out.extend_from_slice(b", ");
-                        }
-                        self.start_line = false;
-                        if self.names.scope {
-                            self.out.extend_from_slice(scope.tsdl_name().as_bytes());
-                            self.out.extend_from_slice(b" = ");
-                        }
+                        self.scope_head(scope);
                     }
                 }
             }
@@ -622,6 +615,19 @@ impl Visitor for FieldPrinter {
 }
 
 impl FieldPrinter {
+    /// What comes before a shown scope: `, ` unless the line starts here,
+    /// and the scope's name with `--names scope`.
+    fn scope_head(&mut self, scope: Scope) {
+        if !self.start_line {
+            self.out.extend_from_slice(b", ");
+        }
+        self.start_line = false;
+        if self.names.scope {
+            self.out.extend_from_slice(scope.tsdl_name().as_bytes());
+            self.out.extend_from_slice(b" = ");
+        }
+    }
+
     /// Print the string `node` (every byte of the field in `raw`), element
     /// `elem` of the arrays around it (0 outside arrays).
     fn string_value(&mut self, node: &Node, raw: &[u8], elem: u64) {

@@ -32,8 +32,6 @@ enum Op {
     Align(u32),
     /// Integer (or enumeration) node.
     Int(u32),
-    /// Integer node shown in decimal (not an enumeration).
-    Dec(u32),
     /// An integer of whole bytes in little-endian order (most of them).
     Le(Le),
     Float(u32),
@@ -92,12 +90,7 @@ impl Le {
     fn run(self, c: &mut Cursor<'_>, fp: &mut FieldPrinter) -> Result<(), Box<DecodeError>> {
         c.align(self.align)?;
         let raw = c.read_le(self.bytes as usize)?;
-        let bits = 64 - 8 * self.bytes as u32;
-        let v = if self.signed {
-            IntValue::S(((raw << bits) as i64) >> bits)
-        } else {
-            IntValue::U(raw)
-        };
+        let v = IntValue::from_bits(raw, 8 * self.bytes as u32, self.signed);
         if self.save != NO_SLOT {
             c.slots[self.save as usize] = v.as_i128();
         }
@@ -223,11 +216,8 @@ impl BodyPlan {
                 }
                 self.lit(b" }");
             }
-            Kind::Int { base, mappings, .. } => self.ops.push(match Le::of(n) {
+            Kind::Int { .. } => self.ops.push(match Le::of(n) {
                 Some(le) => Op::Le(le),
-                None if mappings.is_empty() && *base == crate::ir::DisplayBase::Decimal => {
-                    Op::Dec(id)
-                }
                 None => Op::Int(id),
             }),
             Kind::Float { .. } => self.ops.push(Op::Float(id)),
@@ -262,16 +252,7 @@ impl BodyPlan {
                     c.scope_start(scope);
                     c.align(align)?;
                 }
-                Op::Scope(scope) => {
-                    if !fp.start_line {
-                        fp.out.extend_from_slice(b", ");
-                    }
-                    fp.start_line = false;
-                    if fp.names.scope {
-                        fp.out.extend_from_slice(scope.tsdl_name().as_bytes());
-                        fp.out.extend_from_slice(b" = ");
-                    }
-                }
+                Op::Scope(scope) => fp.scope_head(scope),
                 Op::Lit(a, b) => {
                     let (a, b) = (a as usize, b as usize);
                     if b - a <= 32 {
@@ -286,18 +267,6 @@ impl BodyPlan {
                 Op::Align(a) => c.align(a)?,
                 Op::Int(id) => int(p, c, fp, id)?,
                 Op::Le(le) => le.run(c, fp)?,
-                Op::Dec(id) => {
-                    let n = &p.nodes[id as usize];
-                    if let Some(decode::ReadInt { val: v, .. }) = decode::read_int(c, n)? {
-                        if n.save != NO_SLOT {
-                            c.slots[n.save as usize] = v.as_i128();
-                        }
-                        match v {
-                            IntValue::U(x) => digits::put_u64(&mut fp.out, x),
-                            IntValue::S(x) => digits::put_i64(&mut fp.out, x),
-                        }
-                    }
-                }
                 Op::Float(id) => {
                     let f = decode::read_float(c, &p.nodes[id as usize])?;
                     push_g(&mut fp.out, f);
