@@ -149,6 +149,10 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
         &mut warn,
     );
     out.flush()?;
+    if out.closed() {
+        // (a closed pipe ends the output quietly, as for the other formats)
+        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    }
     warn.flush_to_stderr();
     let s = res.map_err(|e| anyhow!("{e}"))?;
     Ok(Outcome::damaged_if(s.damaged > 0))

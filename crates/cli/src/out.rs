@@ -57,6 +57,8 @@ pub struct Out {
     tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
     back: std::sync::mpsc::Receiver<Vec<u8>>,
     writer: Option<std::thread::JoinHandle<io::Result<()>>>,
+    /// The reader of stdout went away (`tracemux report ... | head`).
+    closed: bool,
 }
 
 /// Bytes handed to the writer thread at once.
@@ -100,7 +102,13 @@ impl Out {
             tx: Some(tx),
             back,
             writer: Some(writer),
+            closed: false,
         }
+    }
+    /// Whether a write failed because the reader of stdout went away
+    /// (for callers whose errors lose the I/O error's kind).
+    pub fn closed(&self) -> bool {
+        self.closed
     }
     #[inline]
     pub fn buf(&mut self) -> &mut Vec<u8> {
@@ -122,10 +130,12 @@ impl Out {
         let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
         if !sent {
             // the writer stopped: report why (a closed pipe, usually)
-            return Err(self
+            let e = self
                 .finish_writer()
                 .err()
-                .unwrap_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe)));
+                .unwrap_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe));
+            self.closed |= e.kind() == io::ErrorKind::BrokenPipe;
+            return Err(e);
         }
         Ok(())
     }

@@ -306,7 +306,7 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
                 &mut out,
                 &mut warn,
             )
-            .map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
+            .map_err(|e| anyhow::Error::from(e).context(a.trace.display().to_string()))?;
         }
         UftraceCmd::Info(a) => {
             let r = if a.task {
@@ -314,7 +314,7 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
             } else {
                 tracemux_uftrace::info::info(&a.trace, &mut out, &mut warn)
             };
-            r.map_err(|e| anyhow!("{}: {}", a.trace.display(), e))?;
+            r.map_err(|e| anyhow::Error::from(e).context(a.trace.display().to_string()))?;
         }
         UftraceCmd::Dump(a) => {
             let walk = walk_options(&a.walk, raw);
@@ -394,7 +394,7 @@ fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<O
         }
         Err(e) => {
             let _ = out.flush();
-            Err(anyhow!("{}: {}", trace.display(), e))
+            Err(anyhow::Error::from(e).context(trace.display().to_string()))
         }
     }
 }
