@@ -78,6 +78,14 @@ fn put_n(out: &mut Vec<u8>, x: u64, n: usize) {
         append(out, eight(x), n);
         return;
     }
+    if n == 9 {
+        // (the nanoseconds of every timestamp: one digit and eight)
+        let mut b = [0u8; 9];
+        b[0] = b'0' + (x / E8) as u8;
+        b[1..].copy_from_slice(&eight(x % E8).to_le_bytes());
+        out.extend_from_slice(&b);
+        return;
+    }
     // The digits in a block of 24 bytes, appended with one copy of
     // constant size and cut back.
     let mut b = [0u8; 24];
@@ -127,6 +135,11 @@ pub fn put_i64(out: &mut Vec<u8>, x: i64) {
 /// Append `x` in decimal with at least `width` digits (zeros in front).
 #[inline]
 pub fn put_padded(out: &mut Vec<u8>, x: u64, width: usize) {
+    if width < 20 && x < POW10[width] {
+        // (fits the width: no need to count its digits)
+        put_n(out, x, width.max(1));
+        return;
+    }
     let n = decimal_len(x);
     if width > 20 {
         out.resize(out.len() + (width - n.max(20)), b'0');
@@ -190,7 +203,7 @@ mod tests {
             let mut o = Vec::new();
             put_u64(&mut o, v);
             assert_eq!(o, v.to_string().as_bytes());
-            for w in [0, 1, 2, 9, 12, 20, 22] {
+            for w in 0..23 {
                 let mut o = b"x".to_vec();
                 put_padded(&mut o, v, w);
                 assert_eq!(o, format!("x{v:0w$}").as_bytes(), "{v} {w}");

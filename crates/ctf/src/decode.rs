@@ -1192,6 +1192,21 @@ impl<'d> Cursor<'d> {
         Ok(v)
     }
 
+    /// The next `bytes` bytes at a byte boundary, all of them little-endian
+    /// integers read at once: [`Cursor::read_le`] for a run of them.
+    #[inline(always)]
+    pub fn take_le(&mut self, bytes: usize) -> Result<&'d [u8], Box<DecodeError>> {
+        debug_assert!(self.pos % 8 == 0);
+        let len = (bytes as u64).saturating_mul(8);
+        self.need(len)?;
+        let at = (self.pos >> 3) as usize;
+        self.pos += len;
+        if bytes > 0 {
+            self.last_bo = Some(ByteOrder::Little);
+        }
+        Ok(&self.data[at..at + bytes])
+    }
+
     /// Pass `bits` bits that nobody reads (the byte order of the last bits
     /// read is unknown then).
     #[inline]

@@ -666,6 +666,8 @@ struct Clock {
     seconds: bool,
     cache_sec: i64,
     cache: Vec<u8>,
+    /// `cache` in a block of constant size (it is at most 32 bytes long).
+    cache_block: [u8; 32],
     negative_warned: bool,
 }
 
@@ -684,6 +686,7 @@ impl Clock {
             seconds: o.clock_seconds,
             cache_sec: i64::MIN,
             cache: Vec::new(),
+            cache_block: [0; 32],
             negative_warned: false,
         }
     }
@@ -760,8 +763,18 @@ impl Clock {
                     self.cache.extend_from_slice(b.format(sa).as_bytes());
                 }
                 self.cache_sec = sa;
+                let n = self.cache.len().min(32);
+                self.cache_block = [0; 32];
+                self.cache_block[..n].copy_from_slice(&self.cache[..n]);
             }
-            out.extend_from_slice(&self.cache);
+            // (a copy of constant size, cut back: no call)
+            let l = out.len();
+            if self.cache.len() <= 32 {
+                out.extend_from_slice(&self.cache_block);
+                out.truncate(l + self.cache.len());
+            } else {
+                out.extend_from_slice(&self.cache);
+            }
         }
         out.push(b'.');
         put_padded(out, na, 9);
@@ -2195,8 +2208,7 @@ impl<'t> Printer<'t> {
                         Some(l) => {
                             let d = (ns as u64).wrapping_sub(l as u64);
                             out.push(b'+');
-                            let mut b = itoa::Buffer::new();
-                            out.extend_from_slice(b.format(d / 1_000_000_000).as_bytes());
+                            tracemux_core::digits::put_u64(out, d / 1_000_000_000);
                             out.push(b'.');
                             put_padded(out, d % 1_000_000_000, 9);
                         }

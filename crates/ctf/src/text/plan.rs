@@ -42,6 +42,29 @@ enum Op {
     /// Not shown: read with the decoder (every field, as the printer's
     /// walk reads it).
     Hidden(u32),
+    /// A run of [`Le`] fields at fixed places after the first one's
+    /// alignment: `BodyPlan::runs[i]`.
+    Run(u32),
+}
+
+/// [`Le`] fields one after the other, with the text before each: after
+/// the first field's alignment, the padding before every other is known
+/// in advance (none has a larger alignment), so the run is read with one
+/// bound check.
+#[derive(Debug, Clone)]
+struct LeRun {
+    align: u32,
+    bytes: u32,
+    fields: Vec<RunField>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RunField {
+    /// The text before the value: `text[a..b]`, at most 32 bytes.
+    lit: (u32, u32),
+    /// Byte offset from the start of the run.
+    off: u32,
+    le: Le,
 }
 
 /// A decimal or hexadecimal integer (not an enumeration) of 1, 2, 4 or 8
@@ -90,6 +113,25 @@ impl Le {
     fn run(self, c: &mut Cursor<'_>, fp: &mut FieldPrinter) -> Result<(), Box<DecodeError>> {
         c.align(self.align)?;
         let raw = c.read_le(self.bytes as usize)?;
+        self.print(raw, c, fp);
+        Ok(())
+    }
+
+    /// Its value at byte `off` of `s` (which holds it).
+    #[inline(always)]
+    fn load(self, s: &[u8], off: usize) -> u64 {
+        let b = |n: usize| s.get(off..off + n).unwrap_or(&[0; 8][..n]);
+        match self.bytes {
+            1 => b(1)[0] as u64,
+            2 => u16::from_le_bytes(b(2).try_into().unwrap_or_default()) as u64,
+            4 => u32::from_le_bytes(b(4).try_into().unwrap_or_default()) as u64,
+            _ => u64::from_le_bytes(b(8).try_into().unwrap_or_default()),
+        }
+    }
+
+    /// Keep and print the value whose bits are `raw`.
+    #[inline(always)]
+    fn print(self, raw: u64, c: &mut Cursor<'_>, fp: &mut FieldPrinter) {
         let v = IntValue::from_bits(raw, 8 * self.bytes as u32, self.signed);
         if self.save != NO_SLOT {
             c.slots[self.save as usize] = v.as_i128();
@@ -104,7 +146,6 @@ impl Le {
                 IntValue::S(x) => digits::put_i64(&mut fp.out, x),
             }
         }
-        Ok(())
     }
 }
 
@@ -117,6 +158,7 @@ pub(super) struct BodyPlan {
     /// (` [0] = `, `, [1] = `...): `index[i]..index[i + 1]` in `index_text`.
     index: Vec<u32>,
     index_text: Vec<u8>,
+    runs: Vec<LeRun>,
 }
 
 /// Array elements whose ` [i] = ` is made once.
@@ -147,6 +189,8 @@ impl BodyPlan {
             };
             b.node(p, r, names)?;
         }
+        let ops = std::mem::take(&mut b.ops);
+        b.ops = b.runs_of(ops);
         // (room for the copies of constant size in `run`)
         b.text.extend_from_slice(&[0; 32]);
         if b.ops.iter().any(|o| matches!(o, Op::Array(_, _, true, _))) {
@@ -175,6 +219,57 @@ impl BodyPlan {
             }
         }
         self.ops.push(Op::Lit(a, b));
+    }
+
+    /// `ops` with runs of [`Le`] fields (and the text before each, and
+    /// the alignments between them) made into [`Op::Run`]s.
+    fn runs_of(&mut self, ops: Vec<Op>) -> Vec<Op> {
+        let mut res = Vec::with_capacity(ops.len());
+        let mut cur: Option<LeRun> = None;
+        let end = |res: &mut Vec<Op>, cur: &mut Option<LeRun>, runs: &mut Vec<LeRun>| {
+            if let Some(r) = cur.take() {
+                res.push(Op::Run(runs.len() as u32));
+                runs.push(r);
+            }
+        };
+        let mut i = 0;
+        while i < ops.len() {
+            // A field: its text (if any), then its value.
+            let (lit, k) = match ops[i] {
+                Op::Lit(a, b) if b - a <= 32 => ((a, b), i + 1),
+                _ => ((0, 0), i),
+            };
+            if let Some(&Op::Le(le)) = ops.get(k) {
+                if cur.as_ref().is_none_or(|r| le.align > r.align) {
+                    end(&mut res, &mut cur, &mut self.runs);
+                    cur = Some(LeRun {
+                        align: le.align,
+                        bytes: 0,
+                        fields: Vec::new(),
+                    });
+                }
+                if let Some(r) = cur.as_mut() {
+                    let off = r.bytes.next_multiple_of(le.align / 8);
+                    r.fields.push(RunField { lit, off, le });
+                    r.bytes = off + le.bytes as u32;
+                }
+                i = k + 1;
+                continue;
+            }
+            match (ops[i], cur.as_mut()) {
+                // (the cursor is at a byte boundary in a run)
+                (Op::Align(a), Some(r)) if a <= r.align => {
+                    r.bytes = r.bytes.next_multiple_of((a / 8).max(1));
+                }
+                (op, _) => {
+                    end(&mut res, &mut cur, &mut self.runs);
+                    res.push(op);
+                }
+            }
+            i += 1;
+        }
+        end(&mut res, &mut cur, &mut self.runs);
+        res
     }
 
     /// A field read but not shown: the decoder reads it (lengths and
@@ -284,6 +379,17 @@ impl BodyPlan {
                     c.align(n.align)?;
                     let l = c.slot_len(len)?;
                     let float = matches!(p.nodes[elem as usize].kind, Kind::Float { .. });
+                    // Elements one after the other with no padding: read at
+                    // once (an error leaves the decoder to report it).
+                    let packed = le.filter(|e| l > 0 && e.align / 8 <= e.bytes as u32);
+                    let all = match packed {
+                        Some(e) => {
+                            c.align(e.align)?;
+                            let n = (e.bytes as u64).saturating_mul(l);
+                            c.take_le(usize::try_from(n).unwrap_or(usize::MAX))?
+                        }
+                        None => &[],
+                    };
                     for i in 0..l {
                         if names && i < INDEXES {
                             // (a copy of constant size, cut back)
@@ -300,7 +406,9 @@ impl BodyPlan {
                                 fp.out.extend_from_slice(b"] = ");
                             }
                         }
-                        if let Some(le) = le {
+                        if let Some(e) = packed {
+                            e.print(e.load(all, (i * e.bytes as u64) as usize), c, fp);
+                        } else if let Some(le) = le {
                             le.run(c, fp)?;
                         } else if float {
                             let f = decode::read_float(c, &p.nodes[elem as usize])?;
@@ -311,6 +419,18 @@ impl BodyPlan {
                     }
                 }
                 Op::Hidden(id) => decode::field(p, c, &mut decode::Walk, id)?,
+                Op::Run(r) => {
+                    let r = &self.runs[r as usize];
+                    c.align(r.align)?;
+                    let s = c.take_le(r.bytes as usize)?;
+                    for f in &r.fields {
+                        let (a, b) = (f.lit.0 as usize, f.lit.1 as usize);
+                        let l = fp.out.len();
+                        fp.out.extend_from_slice(&self.text[a..a + 32]);
+                        fp.out.truncate(l + b - a);
+                        f.le.print(f.le.load(s, f.off as usize), c, fp);
+                    }
+                }
             }
         }
         Ok(())
