@@ -28,17 +28,6 @@ fn eight(x: u64) -> u64 {
     v + 0x3030_3030_3030_3030
 }
 
-/// The four decimal digits of `x` (below 10,000) as ASCII in a `u32`, the
-/// most significant in the lowest byte ([`eight`] on one lane).
-#[inline]
-fn four(x: u32) -> u32 {
-    let h = (x * 5243) >> 19;
-    let v = h | ((x - h * 100) << 16);
-    let t = ((v * 103) >> 10) & 0x000F_000F;
-    let v = t | ((v - t * 10) << 8);
-    v + 0x3030_3030
-}
-
 /// Powers of ten that fit in a `u64`.
 const POW10: [u64; 20] = {
     let mut p = [1u64; 20];
@@ -106,21 +95,25 @@ fn put_n(out: &mut Vec<u8>, x: u64, n: usize) {
 }
 
 /// Append `x` in decimal.
-#[inline]
+///
+/// Inlined where it is called: most numbers a printer writes are short,
+/// and for them a call (with the registers it saves) costs more than the
+/// digits. Numbers of nine digits and more take a call.
+#[inline(always)]
 pub fn put_u64(out: &mut Vec<u8>, x: u64) {
     if x < 10 {
         out.push(b'0' + x as u8);
-    } else if x < 100 {
-        let p = four(x as u32) >> 16;
-        out.extend_from_slice(&(p as u16).to_le_bytes());
-    } else if x < 10_000 {
-        let n = if x < 1000 { 3 } else { 4 };
-        let l = out.len();
-        out.extend_from_slice(&(four(x as u32) >> (8 * (4 - n))).to_le_bytes());
-        out.truncate(l + n);
+    } else if x < 100_000_000 {
+        append(out, eight(x), decimal_len(x));
     } else {
-        put_n(out, x, decimal_len(x));
+        put_long(out, x);
     }
+}
+
+/// [`put_u64`] of numbers of nine digits and more.
+#[inline(never)]
+fn put_long(out: &mut Vec<u8>, x: u64) {
+    put_n(out, x, decimal_len(x));
 }
 
 /// Append `x` in decimal, with a `-` when negative.

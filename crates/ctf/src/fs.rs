@@ -524,7 +524,12 @@ pub fn clock_base_ns(freq: u64, off_s: i64, off_c: u64) -> Option<i64> {
 }
 
 pub(crate) fn clock_ns(freq: u64, off_s: i64, off_c: u64, v: u64) -> Option<i64> {
-    let base = clock_base_ns(freq, off_s, off_c)?;
+    ns_from_base(freq, clock_base_ns(freq, off_s, off_c)?, v)
+}
+
+/// [`clock_ns`] with the clock's base offset ([`clock_base_ns`]) known.
+#[inline]
+pub(crate) fn ns_from_base(freq: u64, base: i64, v: u64) -> Option<i64> {
     let vns = cycles_to_ns(freq, v);
     if vns >= i64::MAX as u64 {
         return None;

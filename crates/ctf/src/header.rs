@@ -34,8 +34,21 @@ enum Op {
         id: bool,
     },
     /// Choose by the value in `slot` (0 without one).
-    Variant(u16, Box<[Choice]>),
+    Variant(u16, Box<Variant>),
 }
+
+/// A variant's options, and which option each small selector value
+/// chooses (LTTng's are 0 to 31), so that most events need no search.
+#[derive(Debug)]
+struct Variant {
+    choices: Vec<Choice>,
+    small: [u8; SMALL],
+}
+
+/// Selector values below this are looked up in [`Variant::small`].
+const SMALL: usize = 64;
+/// No option (in [`Variant::small`]).
+const NONE: u8 = u8::MAX;
 
 /// A variant option: the selector values that choose it, its alignment,
 /// what to read.
@@ -109,7 +122,22 @@ fn ops_of(p: &Program, id: u32, ops: &mut Vec<Op>) -> Option<()> {
                 ops_of(p, o.node, &mut sub)?;
                 opts.push((o.ranges.clone(), on.align, sub));
             }
-            ops.push(Op::Variant(*slot, opts.into()));
+            let mut small = [NONE; SMALL];
+            for (sel, c) in small.iter_mut().enumerate() {
+                let pick = opts
+                    .iter()
+                    .position(|(ranges, ..)| ranges.iter().any(|r| r.contains(sel as i128)));
+                if let Some(i) = pick.filter(|&i| i < NONE as usize) {
+                    *c = i as u8;
+                }
+            }
+            ops.push(Op::Variant(
+                *slot,
+                Box::new(Variant {
+                    choices: opts,
+                    small,
+                }),
+            ));
         }
         _ => return None,
     }
@@ -143,16 +171,20 @@ fn run(ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
                     c.event_id = Some(raw);
                 }
             }
-            Op::Variant(slot, opts) => {
+            Op::Variant(slot, v) => {
                 let sel = if *slot == NO_SLOT {
                     0
                 } else {
                     c.slots[*slot as usize]
                 };
-                let Some((_, align, sub)) = opts
-                    .iter()
-                    .find(|(ranges, ..)| ranges.iter().any(|r| r.contains(sel)))
-                else {
+                let pick = match v.small.get(usize::try_from(sel).unwrap_or(SMALL)) {
+                    Some(&i) if i != NONE => v.choices.get(i as usize),
+                    _ => v
+                        .choices
+                        .iter()
+                        .find(|(ranges, ..)| ranges.iter().any(|r| r.contains(sel))),
+                };
+                let Some((_, align, sub)) = pick else {
                     return Err(Box::new(DecodeError {
                         kind: DecodeErrorKind::BadSelector(sel),
                         bit: c.pos,

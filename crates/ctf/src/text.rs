@@ -880,29 +880,31 @@ struct Msg {
     kind: MsgKind,
     /// Time (ns from origin); `None`: no clock snapshot.
     ts: Option<i64>,
-    /// Event: class position and clock value; discarded: the notice.
-    class: usize,
+    /// Event: class position and clock value.
+    class: u32,
     cycles: u64,
-    notice: Option<Box<Discarded>>,
     /// Event: pooled event object (for babeltrace2's stale strings).
     obj: u32,
-    /// Event: the rendered scopes after the event name.
+    /// Event: the rendered scopes after the event name; discarded: the
+    /// notice.
     body: Body,
 }
 
 /// The rendered scopes of an event: in its stream's chunk (shared with the
 /// stream's other messages), or its own text when babeltrace2's stale
 /// strings changed it.
+/// (A message is moved several times on its way: it is kept small.)
 enum Body {
     None,
     InChunk(std::rc::Rc<Chunk>, u32, u32),
     Own(Vec<u8>),
+    Notice(Box<Discarded>),
 }
 
 impl Body {
     fn bytes(&self) -> &[u8] {
         match self {
-            Body::None => &[],
+            Body::None | Body::Notice(_) => &[],
             Body::InChunk(c, a, b) => &c.bytes[*a as usize..*b as usize],
             Body::Own(v) => v,
         }
@@ -1207,6 +1209,9 @@ struct Rt<'d> {
     group: usize,
     /// Clock class of the stream class (frequency, offsets).
     clock: Option<(u64, i64, u64)>,
+    /// The clock's frequency and base offset in ns (`None`: no clock, or
+    /// one whose offset overflows).
+    base: Option<(u64, i64)>,
     /// First pool index of the stream class's event classes.
     pool_base: usize,
     queue: std::collections::VecDeque<Msg>,
@@ -1219,6 +1224,13 @@ struct Rt<'d> {
 }
 
 impl Rt<'_> {
+    /// The time of an event's clock value `v` (`clock_ns`, quicker).
+    #[inline]
+    fn event_ns(&self, v: u64) -> Option<i64> {
+        let (freq, base) = self.base?;
+        fs::ns_from_base(freq, base, v)
+    }
+
     /// Read `c` next; the chunk read so far goes back to the pool.
     fn replace_chunk(&mut self, c: Chunk) {
         let old = std::mem::replace(&mut self.chunk, std::rc::Rc::new(c));
@@ -1688,7 +1700,6 @@ impl<'t> Printer<'t> {
             ts,
             class: 0,
             cycles: 0,
-            notice: None,
             obj: 0,
             body: Body::None,
         };
@@ -1721,7 +1732,7 @@ impl<'t> Printer<'t> {
                     },
                     d.begin.and_then(|b| clock_ns(rt.clock, b)),
                 );
-                m.notice = Some(Box::new(d));
+                m.body = Body::Notice(Box::new(d));
                 m
             }
             RawKind::Event { clock, class } => {
@@ -1778,10 +1789,9 @@ impl<'t> Printer<'t> {
                 };
                 Msg {
                     kind: MsgKind::Event,
-                    ts: clock_ns(rt.clock, clock).or(Some(i64::MIN)),
-                    class,
+                    ts: rt.event_ns(clock).or(Some(i64::MIN)),
+                    class: class as u32,
                     cycles: clock,
-                    notice: None,
                     obj,
                     body,
                 }
@@ -1817,19 +1827,21 @@ impl<'t> Printer<'t> {
             trace: rt.trace,
             group: rt.group,
             kind: m.kind,
-            class: m.class,
+            class: m.class as usize,
         };
         crate::mux::compare(traces, &self.trace_rank, head(a), head(b))
     }
 
-    /// One message from the muxer (`muxer_msg_iter_do_next_one`), or the
-    /// error of a stream that failed.
+    /// One message from the muxer (`muxer_msg_iter_do_next_one`) onto
+    /// `batch` (`false`: none is left), or the error of a stream that
+    /// failed.
     fn mux_next<'d>(
         &mut self,
         traces: &'d [Trace],
         rts: &mut [Rt<'d>],
         active: &mut Vec<usize>,
-    ) -> Result<Option<(usize, Msg)>, (usize, StreamError)> {
+        batch: &mut Vec<(usize, Msg)>,
+    ) -> Result<bool, (usize, StreamError)> {
         let mut i = 0;
         while i < active.len() {
             let s = active[i];
@@ -1861,10 +1873,16 @@ impl<'t> Printer<'t> {
             )
         });
         let Some((s, ts)) = best else {
-            return Ok(None);
+            return Ok(false);
         };
         self.last_returned = ts;
-        Ok(rts[s].queue.pop_front().map(|m| (s, m)))
+        match rts[s].queue.pop_front() {
+            Some(m) => {
+                batch.push((s, m));
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     fn run(
@@ -1990,6 +2008,7 @@ impl<'t> Printer<'t> {
                         trace: ti,
                         group: gi,
                         clock,
+                        base: clock.and_then(|(f, s, o)| Some((f, fs::clock_base_ns(f, s, o)?))),
                         pool_base: base,
                         queue: std::collections::VecDeque::with_capacity(BATCH),
                         started: false,
@@ -2023,9 +2042,9 @@ impl<'t> Printer<'t> {
             batch.clear();
             let mut err = None;
             while batch.len() < BATCH {
-                match self.mux_next(traces, rts, &mut active) {
-                    Ok(Some(m)) => batch.push(m),
-                    Ok(None) => break,
+                match self.mux_next(traces, rts, &mut active, &mut batch) {
+                    Ok(true) => {}
+                    Ok(false) => break,
                     Err(e) => {
                         err = Some(e);
                         break;
@@ -2111,7 +2130,10 @@ impl<'t> Printer<'t> {
         // babeltrace2's trimmer: drop what comes before --begin; stop
         // everything at the first message after --end; a discarded-data
         // range that passes --end is cut there (and loses its count).
-        let mut notice = m.notice.as_deref().copied();
+        let mut notice = match &m.body {
+            Body::Notice(d) => Some(**d),
+            _ => None,
+        };
         let mut trimmed = false;
         if self.begin.is_some() || self.end.is_some() {
             if let Some(ns) = m.ts {
@@ -2137,14 +2159,15 @@ impl<'t> Printer<'t> {
                 }
             }
             MsgKind::Event => {
-                let pool = rt.pool_base + m.class;
+                let class = m.class as usize;
+                let pool = rt.pool_base + class;
                 if !trimmed {
                     let has_clock = rt.clock.is_some();
                     let ns = m.ts.unwrap_or(i64::MIN);
                     // The head goes straight into the output buffer.
                     std::mem::swap(&mut self.line.out, obuf);
                     self.head(has_clock, m.cycles, ns);
-                    self.fixed_head(t, rt.group, m.class, pool);
+                    self.fixed_head(t, rt.group, class, pool);
                     std::mem::swap(&mut self.line.out, obuf);
                     obuf.extend_from_slice(m.body.bytes());
                     obuf.push(b'\n');
@@ -2161,7 +2184,7 @@ impl<'t> Printer<'t> {
                             p.give(c);
                         }
                     }
-                    Body::None => {}
+                    Body::None | Body::Notice(_) => {}
                 }
             }
             _ => {}
@@ -2484,6 +2507,7 @@ fn placeholder<'d>() -> Rt<'d> {
         trace: 0,
         group: 0,
         clock: None,
+        base: None,
         pool_base: 0,
         queue: std::collections::VecDeque::new(),
         started: true,
