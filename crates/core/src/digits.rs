@@ -63,35 +63,24 @@ fn append(out: &mut Vec<u8>, d: u64, n: usize) {
 #[inline]
 fn put_n(out: &mut Vec<u8>, x: u64, n: usize) {
     const E8: u64 = 100_000_000;
+    // Eight digits at a time, each group stored straight into `out` (a
+    // group made in a scratch array and copied from there would be read
+    // back before its stores are done, which stalls).
     if n <= 8 {
         append(out, eight(x), n);
-        return;
-    }
-    if n == 9 {
-        // (the nanoseconds of every timestamp: one digit and eight)
-        let mut b = [0u8; 9];
-        b[0] = b'0' + (x / E8) as u8;
-        b[1..].copy_from_slice(&eight(x % E8).to_le_bytes());
-        out.extend_from_slice(&b);
-        return;
-    }
-    // The digits in a block of 24 bytes, appended with one copy of
-    // constant size and cut back.
-    let mut b = [0u8; 24];
-    if n <= 16 {
-        let k = n - 8;
-        b[..8].copy_from_slice(&(eight(x / E8) >> (8 * (8 - k))).to_le_bytes());
-        b[k..k + 8].copy_from_slice(&eight(x % E8).to_le_bytes());
+    } else if n == 9 {
+        // (the nanoseconds of every timestamp)
+        out.push(b'0' + (x / E8) as u8);
+        append(out, eight(x % E8), 8);
+    } else if n <= 16 {
+        append(out, eight(x / E8), n - 8);
+        append(out, eight(x % E8), 8);
     } else {
-        let k = n - 16;
         let rest = x % (E8 * E8);
-        b[..8].copy_from_slice(&(eight(x / (E8 * E8)) >> (8 * (8 - k))).to_le_bytes());
-        b[k..k + 8].copy_from_slice(&eight(rest / E8).to_le_bytes());
-        b[k + 8..k + 16].copy_from_slice(&eight(rest % E8).to_le_bytes());
+        append(out, eight(x / (E8 * E8)), n - 16);
+        append(out, eight(rest / E8), 8);
+        append(out, eight(rest % E8), 8);
     }
-    let l = out.len();
-    out.extend_from_slice(&b);
-    out.truncate(l + n);
 }
 
 /// Append `x` in decimal.
@@ -150,6 +139,32 @@ pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 #[inline]
 pub fn put_hex(out: &mut Vec<u8>, x: u64, table: &[u8; 16]) {
     let n = (64 - x.leading_zeros()).max(1).div_ceil(4) as usize;
+    // The two usual tables: every digit at once (what follows a digit
+    // below 10 in ASCII is 7 places before `A`, 39 before `a`).
+    let after_nine = if table == HEX_UPPER {
+        7
+    } else if table == HEX_LOWER {
+        39
+    } else {
+        0
+    };
+    if after_nine > 0 {
+        let ascii = |v: u32| {
+            // one nibble per byte, the most significant last...
+            let mut d = v as u64;
+            d = (d | (d << 16)) & 0x0000_FFFF_0000_FFFF;
+            d = (d | (d << 8)) & 0x00FF_00FF_00FF_00FF;
+            d = (d | (d << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+            // ... then a digit per byte (no carry passes a byte)
+            let above = ((d + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+            (d + 0x3030_3030_3030_3030 + above * after_nine).swap_bytes()
+        };
+        let all = ascii((x >> 32) as u32) as u128 | (ascii(x as u32) as u128) << 64;
+        let l = out.len();
+        out.extend_from_slice(&(all >> (8 * (16 - n))).to_le_bytes());
+        out.truncate(l + n);
+        return;
+    }
     let mut acc = 0u128;
     let mut v = x;
     for i in (0..n).rev() {

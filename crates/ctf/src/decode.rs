@@ -1172,37 +1172,18 @@ impl<'d> Cursor<'d> {
         self.last_bo = None;
     }
 
-    /// Read `bytes` (1, 2, 4 or 8) bytes in little-endian order at a byte
-    /// boundary: [`Cursor::bits`] for that case.
+    /// The next `bytes` bytes at a byte boundary, integers of whole bytes
+    /// in byte order `bo` (one or several, read by the caller): what
+    /// [`Cursor::bits`] does for them, with one bound check.
     #[inline(always)]
-    pub fn read_le(&mut self, bytes: usize) -> Result<u64, Box<DecodeError>> {
-        debug_assert!(self.pos % 8 == 0);
-        let len = 8 * bytes as u64;
-        self.need(len)?;
-        let at = (self.pos >> 3) as usize;
-        let s = &self.data[at..at + bytes];
-        let v = match bytes {
-            1 => s[0] as u64,
-            2 => u16::from_le_bytes([s[0], s[1]]) as u64,
-            4 => u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as u64,
-            _ => u64::from_le_bytes([s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]]),
-        };
-        self.pos += len;
-        self.last_bo = Some(ByteOrder::Little);
-        Ok(v)
-    }
-
-    /// The next `bytes` bytes at a byte boundary, all of them little-endian
-    /// integers read at once: [`Cursor::read_le`] for a run of them.
-    #[inline(always)]
-    pub fn take_le(&mut self, bytes: usize) -> Result<&'d [u8], Box<DecodeError>> {
+    pub fn take(&mut self, bytes: usize, bo: ByteOrder) -> Result<&'d [u8], Box<DecodeError>> {
         debug_assert!(self.pos % 8 == 0);
         let len = (bytes as u64).saturating_mul(8);
         self.need(len)?;
         let at = (self.pos >> 3) as usize;
         self.pos += len;
         if bytes > 0 {
-            self.last_bo = Some(ByteOrder::Little);
+            self.last_bo = Some(bo);
         }
         Ok(&self.data[at..at + bytes])
     }

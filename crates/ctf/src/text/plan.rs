@@ -32,7 +32,7 @@ enum Op {
     Align(u32),
     /// Integer (or enumeration) node.
     Int(u32),
-    /// An integer of whole bytes in little-endian order (most of them).
+    /// An integer of whole bytes (most of them).
     Le(Le),
     Float(u32),
     Str(u32),
@@ -68,11 +68,13 @@ struct RunField {
 }
 
 /// A decimal or hexadecimal integer (not an enumeration) of 1, 2, 4 or 8
-/// bytes in little-endian order at a byte boundary.
+/// bytes at a byte boundary.
 #[derive(Debug, Clone, Copy)]
 struct Le {
     align: u32,
     bytes: u8,
+    /// Big-endian (the name is for the usual case).
+    big: bool,
     signed: bool,
     hex: bool,
     /// Slot for a later length or selector.
@@ -99,9 +101,10 @@ impl Le {
             _ => return None,
         };
         let whole = matches!(len, 8 | 16 | 32 | 64) && n.align % 8 == 0;
-        (mappings.is_empty() && whole && *bo == ByteOrder::Little && !rev).then_some(Le {
+        (mappings.is_empty() && whole && !rev).then_some(Le {
             align: n.align,
             bytes: len / 8,
+            big: *bo == ByteOrder::Big,
             signed: *signed,
             hex,
             save: n.save,
@@ -112,20 +115,33 @@ impl Le {
     #[inline(always)]
     fn run(self, c: &mut Cursor<'_>, fp: &mut FieldPrinter) -> Result<(), Box<DecodeError>> {
         c.align(self.align)?;
-        let raw = c.read_le(self.bytes as usize)?;
-        self.print(raw, c, fp);
+        let s = c.take(self.bytes as usize, self.order())?;
+        self.print(self.load(s, 0), c, fp);
         Ok(())
+    }
+
+    fn order(self) -> crate::ir::ByteOrder {
+        if self.big {
+            crate::ir::ByteOrder::Big
+        } else {
+            crate::ir::ByteOrder::Little
+        }
     }
 
     /// Its value at byte `off` of `s` (which holds it).
     #[inline(always)]
     fn load(self, s: &[u8], off: usize) -> u64 {
         let b = |n: usize| s.get(off..off + n).unwrap_or(&[0; 8][..n]);
-        match self.bytes {
+        let v = match self.bytes {
             1 => b(1)[0] as u64,
             2 => u16::from_le_bytes(b(2).try_into().unwrap_or_default()) as u64,
             4 => u32::from_le_bytes(b(4).try_into().unwrap_or_default()) as u64,
             _ => u64::from_le_bytes(b(8).try_into().unwrap_or_default()),
+        };
+        if self.big {
+            v.swap_bytes() >> (64 - 8 * self.bytes as u32)
+        } else {
+            v
         }
     }
 
@@ -240,7 +256,10 @@ impl BodyPlan {
                 _ => ((0, 0), i),
             };
             if let Some(&Op::Le(le)) = ops.get(k) {
-                if cur.as_ref().is_none_or(|r| le.align > r.align) {
+                if cur
+                    .as_ref()
+                    .is_none_or(|r| le.align > r.align || r.fields[0].le.big != le.big)
+                {
                     end(&mut res, &mut cur, &mut self.runs);
                     cur = Some(LeRun {
                         align: le.align,
@@ -386,7 +405,7 @@ impl BodyPlan {
                         Some(e) => {
                             c.align(e.align)?;
                             let n = (e.bytes as u64).saturating_mul(l);
-                            c.take_le(usize::try_from(n).unwrap_or(usize::MAX))?
+                            c.take(usize::try_from(n).unwrap_or(usize::MAX), e.order())?
                         }
                         None => &[],
                     };
@@ -422,7 +441,7 @@ impl BodyPlan {
                 Op::Run(r) => {
                     let r = &self.runs[r as usize];
                     c.align(r.align)?;
-                    let s = c.take_le(r.bytes as usize)?;
+                    let s = c.take(r.bytes as usize, r.fields[0].le.order())?;
                     for f in &r.fields {
                         let (a, b) = (f.lit.0 as usize, f.lit.1 as usize);
                         let l = fp.out.len();
