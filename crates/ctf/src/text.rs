@@ -911,19 +911,20 @@ impl Body {
     }
 }
 
-/// What a stream's renderer hands the printer, in stream order.
-#[derive(Debug, Clone, Copy)]
+/// What a stream's renderer hands the printer, in stream order (kept
+/// small: there is one per event).
+#[derive(Debug, Clone)]
 enum RawKind {
     PacketBegin(Option<u64>),
     PacketEnd(Option<u64>),
-    Discarded(Discarded),
-    Event { clock: u64, class: usize },
+    Discarded(Box<Discarded>),
+    Event { clock: u64, class: u32 },
     End,
 }
 
 /// One rendered item: for events, the range of its scopes' text in
 /// `Chunk::bytes` and of its string marks in `Chunk::marks`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Raw {
     kind: RawKind,
     body: (u32, u32),
@@ -1122,7 +1123,7 @@ impl<'d> Renderer<'d> {
                     RawKind::PacketBegin(clock)
                 }
                 Ok(Step::PacketEnd { clock }) => RawKind::PacketEnd(clock),
-                Ok(Step::Discarded(d)) => RawKind::Discarded(d),
+                Ok(Step::Discarded(d)) => RawKind::Discarded(Box::new(d)),
                 Ok(Step::End) => {
                     self.stop();
                     RawKind::End
@@ -1167,7 +1168,10 @@ impl<'d> Renderer<'d> {
                         break;
                     }
                     c.items.push(Raw {
-                        kind: RawKind::Event { clock, class },
+                        kind: RawKind::Event {
+                            clock,
+                            class: class as u32,
+                        },
                         body: (b0 as u32, fp.out.len() as u32),
                         marks: (m0 as u32, fp.marks.len() as u32),
                     });
@@ -1244,7 +1248,7 @@ impl Rt<'_> {
         loop {
             if let Some(r) = self.chunk.items.get(self.next) {
                 self.next += 1;
-                return Ok(Some(*r));
+                return Ok(Some(r.clone()));
             }
             if let Some(e) = self.chunk.error.clone() {
                 // (messages may still hold the chunk: it is read no more)
@@ -1732,11 +1736,11 @@ impl<'t> Printer<'t> {
                     },
                     d.begin.and_then(|b| clock_ns(rt.clock, b)),
                 );
-                m.body = Body::Notice(Box::new(d));
+                m.body = Body::Notice(d);
                 m
             }
             RawKind::Event { clock, class } => {
-                let pool = rt.pool_base + class;
+                let pool = rt.pool_base + class as usize;
                 if self.pools.len() <= pool {
                     self.pools.resize(pool + 1, Vec::new());
                 }
@@ -1790,7 +1794,7 @@ impl<'t> Printer<'t> {
                 Msg {
                     kind: MsgKind::Event,
                     ts: rt.event_ns(clock).or(Some(i64::MIN)),
-                    class: class as u32,
+                    class,
                     cycles: clock,
                     obj,
                     body,
