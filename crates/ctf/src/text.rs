@@ -1920,9 +1920,12 @@ impl<'t> Printer<'t> {
             .sum();
         let forced = self.opts.threads.filter(|&n| n > 1).map(|n| n.min(16));
         let seg_bytes = self.opts.segment_bytes.unwrap_or(512 << 10).max(1);
-        // Workers: two per core (a worker waits when the printer is busy
-        // with another stream), shared among the streams by their bytes.
-        let budget = (2 * cores).max(4);
+        // Workers: one per core, shared among the streams by their bytes.
+        // (Two per core left a core idle a fifth of the time on 2 cores:
+        // the printer reads the segments in order, and the worker of the
+        // next one shared its core with workers already far ahead; one per
+        // core, 13%, and 0.93 times the wall time, in 10 alternating runs.)
+        let budget = cores.max(2);
         let independent = |t: &Trace, g: &fs::StreamGroup| {
             t.prog
                 .streams
