@@ -189,15 +189,42 @@ impl BodyPlan {
         roots: [(Scope, Option<u32>); 3],
     ) -> Option<BodyPlan> {
         let mut b = BodyPlan::default();
+        let (mut begun, mut shown) = (false, false);
         for (scope, root) in roots {
             let Some(r) = root else { continue };
             let n = p.nodes.get(r as usize)?;
-            b.ops.push(Op::Begin(scope, n.align));
+            if begun {
+                // A later scope only aligns: the scope it names and the
+                // byte order it forgets matter to errors and to bit fields
+                // of another byte order, and a plan that fails is undone
+                // (the decoder then reads the body with every scope's
+                // start). The alignment goes before the text that closes
+                // the scope before it, so that both texts make one.
+                let close = match b.ops.last() {
+                    Some(&Op::Lit(..)) => b.ops.pop(),
+                    _ => None,
+                };
+                b.ops.push(Op::Align(n.align));
+                b.ops.extend(close);
+            } else {
+                b.ops.push(Op::Begin(scope, n.align));
+                begun = true;
+            }
             if !n.visible {
                 b.hidden(p, r)?;
                 continue;
             }
-            b.ops.push(Op::Scope(scope));
+            if shown {
+                // (what FieldPrinter::scope_head writes once the line has
+                // begun)
+                b.lit(b", ");
+                if names.scope {
+                    b.lit(format!("{} = ", scope.tsdl_name()).as_bytes());
+                }
+            } else {
+                b.ops.push(Op::Scope(scope));
+                shown = true;
+            }
             let names = if scope == Scope::EventPayload {
                 names.payload
             } else {
