@@ -144,8 +144,10 @@ fn ops_of(p: &Program, id: u32, ops: &mut Vec<Op>) -> Option<()> {
     Some(())
 }
 
-fn run(ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
-    for op in ops {
+fn run(mut ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
+    let mut i = 0;
+    while let Some(op) = ops.get(i) {
+        i += 1;
         match op {
             Op::Align(a) => c.align(*a)?,
             &Op::Int {
@@ -191,7 +193,13 @@ fn run(ops: &[Op], c: &mut Cursor<'_>) -> Result<(), Box<DecodeError>> {
                     }));
                 };
                 c.align(*align)?;
-                run(sub, c)?;
+                if i == ops.len() {
+                    // (the variant ends the list, as LTTng's does: its
+                    // option's list continues it, with no call)
+                    (ops, i) = (sub, 0);
+                } else {
+                    run(sub, c)?;
+                }
             }
         }
     }
