@@ -54,8 +54,33 @@ enum Op {
 #[derive(Debug, Clone)]
 struct LeRun {
     align: u32,
+    /// Big-endian fields (a run has one byte order).
+    big: bool,
     bytes: u32,
     fields: Vec<RunField>,
+}
+
+fn byte_order(big: bool) -> crate::ir::ByteOrder {
+    if big {
+        crate::ir::ByteOrder::Big
+    } else {
+        crate::ir::ByteOrder::Little
+    }
+}
+
+/// A run's bytes at most (a longer one is cut in two; metadata with huge
+/// alignments cannot make offsets overflow).
+const RUN_MAX: u32 = 1 << 16;
+
+impl LeRun {
+    /// The run's length once aligned to `align_bits` and `more` bytes
+    /// added, when it stays within [`RUN_MAX`].
+    fn grown(&self, align_bits: u32, more: u32) -> Option<u32> {
+        let at = self
+            .bytes
+            .checked_next_multiple_of((align_bits / 8).max(1))?;
+        at.checked_add(more).filter(|&n| n <= RUN_MAX)
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -121,11 +146,7 @@ impl Le {
     }
 
     fn order(self) -> crate::ir::ByteOrder {
-        if self.big {
-            crate::ir::ByteOrder::Big
-        } else {
-            crate::ir::ByteOrder::Little
-        }
+        byte_order(self.big)
     }
 
     /// Its value at byte `off` of `s` (which holds it).
@@ -283,31 +304,36 @@ impl BodyPlan {
                 _ => ((0, 0), i),
             };
             if let Some(&Op::Le(le)) = ops.get(k) {
-                if cur
-                    .as_ref()
-                    .is_none_or(|r| le.align > r.align || r.fields[0].le.big != le.big)
-                {
+                let fits = cur.as_ref().is_some_and(|r| {
+                    le.align <= r.align
+                        && r.big == le.big
+                        && r.grown(le.align, le.bytes as u32).is_some()
+                });
+                if !fits {
                     end(&mut res, &mut cur, &mut self.runs);
                     cur = Some(LeRun {
                         align: le.align,
+                        big: le.big,
                         bytes: 0,
                         fields: Vec::new(),
                     });
                 }
                 if let Some(r) = cur.as_mut() {
-                    let off = r.bytes.next_multiple_of(le.align / 8);
+                    let off = r.grown(le.align, 0).unwrap_or(0);
                     r.fields.push(RunField { lit, off, le });
                     r.bytes = off + le.bytes as u32;
                 }
                 i = k + 1;
                 continue;
             }
-            match (ops[i], cur.as_mut()) {
+            let grown = match (ops[i], cur.as_ref()) {
+                (Op::Align(a), Some(r)) if a <= r.align => r.grown(a, 0),
+                _ => None,
+            };
+            match (ops[i], cur.as_mut(), grown) {
                 // (the cursor is at a byte boundary in a run)
-                (Op::Align(a), Some(r)) if a <= r.align => {
-                    r.bytes = r.bytes.next_multiple_of((a / 8).max(1));
-                }
-                (op, _) => {
+                (Op::Align(_), Some(r), Some(n)) => r.bytes = n,
+                (op, ..) => {
                     end(&mut res, &mut cur, &mut self.runs);
                     res.push(op);
                 }
@@ -378,6 +404,21 @@ impl BodyPlan {
         Some(())
     }
 
+    /// Append `text[a..b]`.
+    #[inline(always)]
+    fn put_text(&self, out: &mut Vec<u8>, (a, b): (u32, u32)) {
+        let (a, b) = (a as usize, b as usize);
+        if b - a <= 32 {
+            // (a copy of constant size, cut back: no call; `text` ends
+            // with 32 bytes to spare)
+            let l = out.len();
+            out.extend_from_slice(&self.text[a..a + 32]);
+            out.truncate(l + b - a);
+        } else {
+            out.extend_from_slice(&self.text[a..b]);
+        }
+    }
+
     /// Read and print one body: what [`crate::stream::StreamDecoder::body`]
     /// with `fp` does when it succeeds. On an error the caller takes back
     /// what was written and decodes the body again the usual way.
@@ -394,17 +435,7 @@ impl BodyPlan {
                     c.align(align)?;
                 }
                 Op::Scope(scope) => fp.scope_head(scope),
-                Op::Lit(a, b) => {
-                    let (a, b) = (a as usize, b as usize);
-                    if b - a <= 32 {
-                        // (a copy of constant size, cut back: no call)
-                        let l = fp.out.len();
-                        fp.out.extend_from_slice(&self.text[a..a + 32]);
-                        fp.out.truncate(l + b - a);
-                    } else {
-                        fp.out.extend_from_slice(&self.text[a..b]);
-                    }
-                }
+                Op::Lit(a, b) => self.put_text(&mut fp.out, (a, b)),
                 Op::Align(a) => c.align(a)?,
                 Op::Int(id) => int(p, c, fp, id)?,
                 Op::Le(le) => le.run(c, fp)?,
@@ -468,12 +499,9 @@ impl BodyPlan {
                 Op::Run(r) => {
                     let r = &self.runs[r as usize];
                     c.align(r.align)?;
-                    let s = c.take(r.bytes as usize, r.fields[0].le.order())?;
+                    let s = c.take(r.bytes as usize, byte_order(r.big))?;
                     for f in &r.fields {
-                        let (a, b) = (f.lit.0 as usize, f.lit.1 as usize);
-                        let l = fp.out.len();
-                        fp.out.extend_from_slice(&self.text[a..a + 32]);
-                        fp.out.truncate(l + b - a);
+                        self.put_text(&mut fp.out, f.lit);
                         f.le.print(f.le.load(s, f.off as usize), c, fp);
                     }
                 }
