@@ -1249,6 +1249,22 @@ impl<'d> Cursor<'d> {
         }
     }
 
+    /// Bits that can be read from the current position.
+    #[inline]
+    pub(crate) fn room(&self) -> u64 {
+        self.limit.saturating_sub(self.pos)
+    }
+
+    /// Pass `bits` bits just read (checked with [`Cursor::room`]), the
+    /// last of them little-endian when `read`.
+    #[inline]
+    pub(crate) fn pass_fixed(&mut self, bits: u64, read: bool) {
+        self.pos += bits;
+        if read {
+            self.last_bo = Some(ByteOrder::Little);
+        }
+    }
+
     /// Align to `align` bits (checked against the content end).
     #[inline]
     pub fn align(&mut self, align: u32) -> Result<(), Box<DecodeError>> {
