@@ -154,7 +154,7 @@ impl Fixed {
         };
         let sel = *head.iter().find(|f| f.save == slot && slot != NO_SLOT)?;
         let mut layouts = Vec::new();
-        for (ranges, a, sub) in &v.choices {
+        for (_, a, sub) in &v.choices {
             let (mut o, mut ints) = (off, head.clone());
             lay(align, &[Op::Align(*a)], &mut o, &mut ints)?;
             lay(align, sub, &mut o, &mut ints)?;
