@@ -1219,6 +1219,9 @@ struct Rt<'d> {
     /// First pool index of the stream class's event classes.
     pool_base: usize,
     queue: std::collections::VecDeque<Msg>,
+    /// Messages at the queue's front that the muxer has handed out (in
+    /// the batch being made; the sink pops them).
+    taken: usize,
     started: bool,
     ended: bool,
     /// An error hit while producing; returned when the queue is refilled.
@@ -1228,6 +1231,12 @@ struct Rt<'d> {
 }
 
 impl Rt<'_> {
+    /// The first message not handed out yet (there is one).
+    #[inline]
+    fn head(&self) -> &Msg {
+        &self.queue[self.taken]
+    }
+
     /// The time of an event's clock value `v` (`clock_ns`, quicker).
     #[inline]
     fn event_ns(&self, v: u64) -> Option<i64> {
@@ -1838,26 +1847,27 @@ impl<'t> Printer<'t> {
 
     /// One message from the muxer (`muxer_msg_iter_do_next_one`) onto
     /// `batch` (`false`: none is left), or the error of a stream that
-    /// failed.
+    /// failed. The batch holds the message's stream: the message stays at
+    /// the front of the stream's queue (counted in [`Rt::taken`]) until
+    /// the sink pops it.
     fn mux_next<'d>(
         &mut self,
         traces: &'d [Trace],
         rts: &mut [Rt<'d>],
         active: &mut Vec<usize>,
-        batch: &mut Vec<(usize, Msg)>,
+        batch: &mut Vec<usize>,
     ) -> Result<bool, (usize, StreamError)> {
         let mut i = 0;
         while i < active.len() {
             let s = active[i];
-            if rts[s].queue.is_empty() {
-                if let Some(e) = rts[s].error.take() {
+            let rt = &mut rts[s];
+            if rt.queue.len() == rt.taken {
+                if let Some(e) = rt.error.take() {
                     return Err((s, e));
                 }
-                let mut rt = std::mem::replace(&mut rts[s], placeholder());
-                self.refill(&mut rt);
-                rts[s] = rt;
-                if rts[s].queue.is_empty() {
-                    if let Some(e) = rts[s].error.take() {
+                self.refill(rt);
+                if rt.queue.len() == rt.taken {
+                    if let Some(e) = rt.error.take() {
                         return Err((s, e));
                     }
                     active.swap_remove(i);
@@ -1868,25 +1878,17 @@ impl<'t> Printer<'t> {
         }
         let heads = active
             .iter()
-            .map(|&s| (s, rts[s].queue[0].ts.unwrap_or(self.last_returned)));
+            .map(|&s| (s, rts[s].head().ts.unwrap_or(self.last_returned)));
         let best = crate::mux::earliest(heads, |a, b| {
-            self.compare(
-                traces,
-                (&rts[a], &rts[a].queue[0]),
-                (&rts[b], &rts[b].queue[0]),
-            )
+            self.compare(traces, (&rts[a], rts[a].head()), (&rts[b], rts[b].head()))
         });
         let Some((s, ts)) = best else {
             return Ok(false);
         };
         self.last_returned = ts;
-        match rts[s].queue.pop_front() {
-            Some(m) => {
-                batch.push((s, m));
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        rts[s].taken += 1;
+        batch.push(s);
+        Ok(true)
     }
 
     fn run(
@@ -2017,7 +2019,8 @@ impl<'t> Printer<'t> {
                         clock,
                         base: clock.and_then(|(f, s, o)| Some((f, fs::clock_base_ns(f, s, o)?))),
                         pool_base: base,
-                        queue: std::collections::VecDeque::with_capacity(BATCH),
+                        queue: std::collections::VecDeque::with_capacity(2 * BATCH),
+                        taken: 0,
                         started: false,
                         ended: false,
                         error: None,
@@ -2042,7 +2045,7 @@ impl<'t> Printer<'t> {
         let mut active: Vec<usize> = (0..rts.len()).collect();
         let block = out.block_size().max(1 << 12);
         let mut obuf: Vec<u8> = Vec::with_capacity(block + (block >> 2));
-        let mut batch: Vec<(usize, Msg)> = Vec::with_capacity(BATCH);
+        let mut batch: Vec<usize> = Vec::with_capacity(BATCH);
         let mut failed: Option<Error> = None;
         'outer: loop {
             // The sink asks the muxer for a batch...
@@ -2062,11 +2065,16 @@ impl<'t> Printer<'t> {
                 break;
             }
             // ... and prints it, releasing each message after printing.
-            for (s, m) in batch.iter_mut() {
+            for &s in &batch {
                 if self.reached_end {
                     break;
                 }
-                self.sink(traces, &mut rts[*s], m, &mut obuf, summary);
+                let rt = &mut rts[s];
+                let Some(mut m) = rt.queue.pop_front() else {
+                    continue;
+                };
+                rt.taken -= 1;
+                self.sink(traces, rt, &mut m, &mut obuf, summary);
                 if !self.warnbuf.is_empty() {
                     out.block(&mut obuf).map_err(io)?;
                     warn.write_all(&self.warnbuf).map_err(io)?;
@@ -2504,25 +2512,6 @@ const LOG_LEVELS: [&str; 15] = [
     "TRACE_DEBUG_LINE",
     "TRACE_DEBUG",
 ];
-
-fn placeholder<'d>() -> Rt<'d> {
-    let (_, rx) = std::sync::mpsc::sync_channel(0);
-    Rt {
-        feed: Feed::Remote(rx),
-        chunk: std::rc::Rc::new(Chunk::default()),
-        next: 0,
-        trace: 0,
-        group: 0,
-        clock: None,
-        base: None,
-        pool_base: 0,
-        queue: std::collections::VecDeque::new(),
-        started: true,
-        ended: true,
-        error: None,
-        pool: None,
-    }
-}
 
 /// The trace class of a trace directory (for `dump`-style use).
 pub fn trace_class(dir: &std::path::Path) -> Result<TraceClass, Error> {

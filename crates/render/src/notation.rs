@@ -100,6 +100,15 @@ pub fn push_g(out: &mut Vec<u8>, v: f64) {
         out.extend_from_slice(if v.is_sign_negative() { b"-0" } else { b"0" });
         return;
     }
+    let a = v.abs();
+    if a < 1e6 && (a as u32) as f64 == a {
+        // (a whole number of at most 6 digits: `%g` prints its digits)
+        if v < 0.0 {
+            out.push(b'-');
+        }
+        tracemux_core::digits::put_u64(out, a as u64);
+        return;
+    }
     if g_fast(out, v) {
         return;
     }
@@ -350,29 +359,45 @@ mod tests {
             }
             let mut fast = Vec::new();
             if g_fast(&mut fast, v) {
-                let mut slow = Vec::new();
-                // The exact path, bypassing the fast one.
-                let e = format!("{v:.5e}");
-                let x: i32 = e.split('e').nth(1).unwrap().parse().unwrap();
-                if (-4..6).contains(&x) {
-                    let prec = (5 - x) as usize;
-                    slow.extend_from_slice(format!("{v:.prec$}").as_bytes());
-                    strip_zeros(&mut slow, 0);
-                } else {
-                    let m = e.split('e').next().unwrap();
-                    slow.extend_from_slice(m.as_bytes());
-                    strip_zeros(&mut slow, 0);
-                    slow.extend_from_slice(
-                        format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs()).as_bytes(),
-                    );
-                }
-                assert_eq!(
-                    String::from_utf8(fast).unwrap(),
-                    String::from_utf8(slow).unwrap(),
-                    "{v:e}"
-                );
+                assert_eq!(String::from_utf8(fast).unwrap(), exact_g(v), "{v:e}");
             }
         }
+    }
+
+    /// `%g` by the exact path (std's correctly rounded formatting).
+    fn exact_g(v: f64) -> String {
+        let mut slow = Vec::new();
+        let e = format!("{v:.5e}");
+        let x: i32 = e.split('e').nth(1).unwrap().parse().unwrap();
+        if (-4..6).contains(&x) {
+            let prec = (5 - x) as usize;
+            slow.extend_from_slice(format!("{v:.prec$}").as_bytes());
+            strip_zeros(&mut slow, 0);
+        } else {
+            let m = e.split('e').next().unwrap();
+            slow.extend_from_slice(m.as_bytes());
+            strip_zeros(&mut slow, 0);
+            slow.extend_from_slice(
+                format!("e{}{:02}", if x < 0 { '-' } else { '+' }, x.abs()).as_bytes(),
+            );
+        }
+        String::from_utf8(slow).unwrap()
+    }
+
+    /// Whole numbers (printed as digits below a million) and the numbers
+    /// next to them print as the exact path does.
+    #[test]
+    fn whole_numbers_like_printf() {
+        let mut checked = 0;
+        for k in (0..1_100_000i64).step_by(7).chain(999_990..1_000_010) {
+            for v in [k as f64, -(k as f64), k as f64 + 0.5, k as f64 - 1e-9] {
+                if v != 0.0 {
+                    assert_eq!(fmt_g(v), exact_g(v), "{v:e}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 600_000);
     }
 
     #[test]
