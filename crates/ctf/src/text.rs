@@ -446,23 +446,28 @@ impl FieldPrinter {
         let Kind::Int { mappings, .. } = &node.kind else {
             return;
         };
-        let x = v.as_i128();
-        self.out.extend_from_slice(b"( ");
-        let mut n = 0;
-        for m in mappings.iter() {
-            if m.ranges.iter().any(|r| r.contains(x)) {
-                if n > 0 {
-                    self.out.extend_from_slice(b", ");
-                }
-                push_escaped(&mut self.out, m.name.as_bytes());
-                n += 1;
-            }
-        }
-        if n == 0 {
-            self.out.extend_from_slice(b"<unknown>");
-        }
-        self.out.extend_from_slice(b" : container = ");
+        enum_labels(&mut self.out, mappings, v.as_i128());
     }
+}
+
+/// What babeltrace2 prints before an enumeration's value `x`: its labels
+/// (`( "A", "B" : container = `).
+pub(crate) fn enum_labels(out: &mut Vec<u8>, mappings: &[crate::ir::Mapping], x: i128) {
+    out.extend_from_slice(b"( ");
+    let mut n = 0;
+    for m in mappings.iter() {
+        if m.ranges.iter().any(|r| r.contains(x)) {
+            if n > 0 {
+                out.extend_from_slice(b", ");
+            }
+            push_escaped(out, m.name.as_bytes());
+            n += 1;
+        }
+    }
+    if n == 0 {
+        out.extend_from_slice(b"<unknown>");
+    }
+    out.extend_from_slice(b" : container = ");
 }
 
 impl Visitor for FieldPrinter {

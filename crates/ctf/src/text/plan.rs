@@ -45,7 +45,27 @@ enum Op {
     /// A run of [`Le`] fields at fixed places after the first one's
     /// alignment: `BodyPlan::runs[i]`.
     Run(u32),
+    /// An enumeration of whole bytes whose labels are known in advance
+    /// for every value: `BodyPlan::enums[i]`.
+    Enum(u32),
 }
+
+/// An enumeration whose mappings cover a few values: the text before the
+/// value (its labels, [`super::enum_labels`]) made once for each.
+#[derive(Debug, Clone)]
+struct EnumPlan {
+    /// The container, read as an integer of its own.
+    le: Le,
+    /// The value of `labels[0]`.
+    low: i128,
+    /// `text[a..b]` for each value from `low` on.
+    labels: Vec<(u32, u32)>,
+    /// The text of every other value (no label).
+    unknown: (u32, u32),
+}
+
+/// Values an [`EnumPlan`] may cover at most.
+const ENUM_SPAN: i128 = 256;
 
 /// [`Le`] fields one after the other, with the text before each: after
 /// the first field's alignment, the padding before every other is known
@@ -196,6 +216,7 @@ pub(super) struct BodyPlan {
     index: Vec<u32>,
     index_text: Vec<u8>,
     runs: Vec<LeRun>,
+    enums: Vec<EnumPlan>,
 }
 
 /// Array elements whose ` [i] = ` is made once.
@@ -383,6 +404,16 @@ impl BodyPlan {
                 }
                 self.lit(b" }");
             }
+            Kind::Int { mappings, .. } if !mappings.is_empty() => {
+                let op = match self.enum_plan(n, mappings) {
+                    Some(e) => {
+                        self.enums.push(e);
+                        Op::Enum(self.enums.len() as u32 - 1)
+                    }
+                    None => Op::Int(id),
+                };
+                self.ops.push(op);
+            }
             Kind::Int { .. } => self.ops.push(match Le::of(n) {
                 Some(le) => Op::Le(le),
                 None => Op::Int(id),
@@ -402,6 +433,37 @@ impl BodyPlan {
             _ => return None,
         }
         Some(())
+    }
+
+    /// The plan of enumeration `n`, when its container is an integer of
+    /// whole bytes and its mappings span at most [`ENUM_SPAN`] values.
+    fn enum_plan(&mut self, n: &decode::Node, mappings: &[crate::ir::Mapping]) -> Option<EnumPlan> {
+        let mut plain = n.clone();
+        if let Kind::Int { mappings, .. } = &mut plain.kind {
+            *mappings = Box::default();
+        }
+        let le = Le::of(&plain)?;
+        let ranges = || mappings.iter().flat_map(|m| m.ranges.iter());
+        let low = ranges().map(|r| r.lower).min()?;
+        let high = ranges().map(|r| r.upper).max()?;
+        let below = low.checked_sub(1)?;
+        if high.checked_sub(low)? >= ENUM_SPAN {
+            return None;
+        }
+        let mut text = |x: i128| {
+            let a = self.text.len() as u32;
+            super::enum_labels(&mut self.text, mappings, x);
+            (a, self.text.len() as u32)
+        };
+        let labels = (low..=high).map(&mut text).collect();
+        // (below `low`: no mapping holds it)
+        let unknown = text(below);
+        Some(EnumPlan {
+            le,
+            low,
+            labels,
+            unknown,
+        })
     }
 
     /// Append `text[a..b]`.
@@ -496,6 +558,19 @@ impl BodyPlan {
                     }
                 }
                 Op::Hidden(id) => decode::field(p, c, &mut decode::Walk, id)?,
+                Op::Enum(e) => {
+                    let e = &self.enums[e as usize];
+                    c.align(e.le.align)?;
+                    let s = c.take(e.le.bytes as usize, e.le.order())?;
+                    let raw = e.le.load(s, 0);
+                    let v = IntValue::from_bits(raw, 8 * e.le.bytes as u32, e.le.signed);
+                    let label = usize::try_from(v.as_i128() - e.low)
+                        .ok()
+                        .and_then(|k| e.labels.get(k));
+                    self.put_text(&mut fp.out, *label.unwrap_or(&e.unknown));
+                    e.le.print(raw, c, fp);
+                    fp.out.extend_from_slice(b" )");
+                }
                 Op::Run(r) => {
                     let r = &self.runs[r as usize];
                     c.align(r.align)?;
