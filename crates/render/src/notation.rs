@@ -150,8 +150,11 @@ const POW10: [f64; 23] = [
 /// the range of exact powers of ten.
 fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
     let a = v.abs();
-    let mut x = a.log10().floor() as i32;
-    if !(-300..=300).contains(&x) {
+    // floor(log10(a)), or one off (corrected below): from the binary
+    // exponent times log10(2) (78913 / 2^18), with no call to log10.
+    let e2 = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let mut x = (e2 * 78913) >> 18;
+    if !(-300..=300).contains(&x) || e2 == -1023 {
         return false;
     }
     let scale = |x: i32| -> Option<f64> {
@@ -165,7 +168,7 @@ fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
     let Some(mut t) = scale(x) else {
         return false;
     };
-    // log10 can be off by one near powers of ten.
+    // (the estimate can be one off)
     if t >= 999_999.5 + 1e-7 {
         x += 1;
         t = match scale(x) {
@@ -179,7 +182,9 @@ fn g_fast(out: &mut Vec<u8>, v: f64) -> bool {
             None => return false,
         };
     }
-    let fl = t.floor();
+    // (t is positive, below 10^7 unless the estimate was far off: then
+    // `m` is out of range)
+    let fl = (t as u64) as f64;
     let frac = t - fl;
     if (frac - 0.5).abs() < 1e-7 {
         return false;
