@@ -642,6 +642,12 @@ impl FieldPrinter {
         };
         let mut tmp = std::mem::take(&mut self.tmp);
         let text = string_text(raw, enc, &mut tmp);
+        self.text_value(node, text, elem);
+        self.tmp = tmp;
+    }
+
+    /// [`FieldPrinter::string_value`] of a string whose text is `text`.
+    pub(crate) fn text_value(&mut self, node: &Node, text: &[u8], elem: u64) {
         // Where the string went, and its text: babeltrace2 2.0 shows the
         // last non-empty value of a (pooled) string field object for an
         // empty string; the printer patches that in later.
@@ -656,7 +662,6 @@ impl FieldPrinter {
             elem,
             raw: (r0 as u32, self.raw.len() as u32),
         });
-        self.tmp = tmp;
     }
 }
 

@@ -271,6 +271,38 @@ const ESCAPED: [bool; 256] = {
     t
 };
 
+/// The position of the first byte of `s` that [`quoted`] escapes (the
+/// length of `s` without one): eight bytes at a time.
+#[inline]
+fn first_escaped(s: &[u8]) -> usize {
+    const L: u64 = 0x0101_0101_0101_0101;
+    const H: u64 = 0x8080_8080_8080_8080;
+    // (a high bit set in each byte below `n`, or equal to 0; a byte above
+    // the first one found may be flagged wrongly: those are looked at one
+    // by one)
+    let below = |w: u64, n: u64| w.wrapping_sub(L * n) & !w & H;
+    let zero = |w: u64| below(w, 1);
+    let mut words = s.chunks_exact(8);
+    let mut at = 0;
+    for ch in &mut words {
+        let w = u64::from_le_bytes(<[u8; 8]>::try_from(ch).unwrap_or_default());
+        let hit = below(w, 0x20)
+            | zero(w ^ (L * 0x7f))
+            | zero(w ^ (L * b'"' as u64))
+            | zero(w ^ (L * b'\'' as u64))
+            | zero(w ^ (L * b'?' as u64))
+            | zero(w ^ (L * b'\\' as u64));
+        if hit != 0 {
+            break;
+        }
+        at += 8;
+    }
+    at + s[at..]
+        .iter()
+        .position(|&c| ESCAPED[c as usize])
+        .unwrap_or(s.len() - at)
+}
+
 /// A string as babeltrace2 prints it: double-quoted, with C escapes for
 /// `\\`, `'`, `"`, `?` and control characters (`\xNN` for the others);
 /// other bytes as they are. Stops at the first NUL.
@@ -279,10 +311,7 @@ pub fn quoted(out: &mut Vec<u8>, s: &[u8]) {
     // Runs of bytes that need no escape are copied at once.
     let mut s = s;
     loop {
-        let n = s
-            .iter()
-            .position(|&c| ESCAPED[c as usize])
-            .unwrap_or(s.len());
+        let n = first_escaped(s);
         out.extend_from_slice(&s[..n]);
         if n == s.len() {
             break;
@@ -421,6 +450,39 @@ mod tests {
         assert_eq!(f(Int::S(-1), 4, Base::Oct), "077");
         assert_eq!(f(Int::U(8), 8, Base::Oct), "010");
         assert_eq!(f(Int::S(-5), 8, Base::Dec), "-5");
+    }
+
+    /// The escaped bytes are found wherever they are, eight at a time or
+    /// not.
+    #[test]
+    fn first_escaped_finds_every_one() {
+        let plain: Vec<u8> = (0..=255u8).filter(|&c| !ESCAPED[c as usize]).collect();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut n = 0;
+        for len in 0..40 {
+            for c in 0..=255u8 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut s: Vec<u8> = (0..len)
+                    .map(|i| plain[((x >> (i % 8 * 8)) as usize + i) % plain.len()])
+                    .collect();
+                let want = if len > 0 {
+                    let at = x as usize % len;
+                    s[at] = c;
+                    if ESCAPED[c as usize] {
+                        at
+                    } else {
+                        len
+                    }
+                } else {
+                    0
+                };
+                assert_eq!(first_escaped(&s), want, "{s:?}");
+                n += 1;
+            }
+        }
+        assert!(n > 10_000);
     }
 
     #[test]

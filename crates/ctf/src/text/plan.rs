@@ -17,7 +17,7 @@
 
 use super::{push_g, push_int, FieldPrinter};
 use crate::decode::{self, Cursor, DecodeError, IntValue, Kind, Program, NO_SLOT};
-use crate::ir::Scope;
+use crate::ir::{Scope, StringEncoding};
 use tracemux_core::digits;
 
 #[derive(Debug, Clone, Copy)]
@@ -508,7 +508,18 @@ impl BodyPlan {
                 Op::Str(id) => {
                     let n = &p.nodes[id as usize];
                     let raw = decode::read_string(c, n)?;
-                    fp.string_value(n, raw, 0);
+                    match (&n.kind, raw.split_last()) {
+                        // (a null-terminated UTF-8 string ends at its first
+                        // null byte, the last one read)
+                        (
+                            Kind::String {
+                                len: None,
+                                encoding: StringEncoding::Utf8,
+                            },
+                            Some((0, text)),
+                        ) => fp.text_value(n, text, 0),
+                        _ => fp.string_value(n, raw, 0),
+                    }
                 }
                 Op::Array(id, elem, names, le) => {
                     let n = &p.nodes[id as usize];
