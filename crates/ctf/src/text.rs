@@ -622,6 +622,7 @@ impl Visitor for FieldPrinter {
 impl FieldPrinter {
     /// What comes before a shown scope: `, ` unless the line starts here,
     /// and the scope's name with `--names scope`.
+    #[inline]
     fn scope_head(&mut self, scope: Scope) {
         if !self.start_line {
             self.out.extend_from_slice(b", ");
@@ -712,7 +713,27 @@ impl Clock {
     }
 
     /// Append the wall-clock form of `ns` (nanoseconds from origin).
+    #[inline]
     fn push(&mut self, out: &mut Vec<u8>, ns: i64, warn: &mut Vec<u8>) {
+        // (most times: within the second of the one before, printed as
+        // the time of day)
+        if ns >= 0
+            && !self.seconds
+            && ns / 1_000_000_000 == self.cache_sec
+            && self.cache.len() <= 32
+        {
+            let l = out.len();
+            out.extend_from_slice(&self.cache_block);
+            out.truncate(l + self.cache.len());
+            out.push(b'.');
+            put_padded(out, (ns % 1_000_000_000) as u64, 9);
+            return;
+        }
+        self.push_slow(out, ns, warn)
+    }
+
+    #[inline(never)]
+    fn push_slow(&mut self, out: &mut Vec<u8>, ns: i64, warn: &mut Vec<u8>) {
         let s = ns / 1_000_000_000;
         let n = ns % 1_000_000_000;
         let (neg, sa, na) = if s >= 0 && n >= 0 {
@@ -1002,7 +1023,16 @@ impl ChunkPool {
     }
 
     /// Keep `c` if nothing else holds it.
+    #[inline]
     fn give(&self, c: std::rc::Rc<Chunk>) {
+        // (most messages share their chunk with the next ones)
+        if std::rc::Rc::strong_count(&c) > 1 {
+            return;
+        }
+        self.keep(c)
+    }
+
+    fn keep(&self, c: std::rc::Rc<Chunk>) {
         if let Ok(c) = std::rc::Rc::try_unwrap(c) {
             if let Ok(mut v) = self.0.lock() {
                 if v.len() < Self::MAX {
