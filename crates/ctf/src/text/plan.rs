@@ -575,8 +575,10 @@ impl BodyPlan {
                     let s = c.take(e.le.bytes as usize, e.le.order())?;
                     let raw = e.le.load(s, 0);
                     let v = IntValue::from_bits(raw, 8 * e.le.bytes as u32, e.le.signed);
-                    let label = usize::try_from(v.as_i128() - e.low)
-                        .ok()
+                    let label = v
+                        .as_i128()
+                        .checked_sub(e.low)
+                        .and_then(|k| usize::try_from(k).ok())
                         .and_then(|k| e.labels.get(k));
                     self.put_text(&mut fp.out, *label.unwrap_or(&e.unknown));
                     e.le.print(raw, c, fp);
