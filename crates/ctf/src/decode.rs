@@ -1122,8 +1122,9 @@ pub struct Cursor<'d> {
     pub scope: Scope,
 }
 
+/// The low `len` bits set (all 64 from 64 on).
 #[inline]
-fn mask(len: u32) -> u64 {
+pub(crate) fn mask(len: u32) -> u64 {
     if len >= 64 {
         u64::MAX
     } else {

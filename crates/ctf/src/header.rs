@@ -111,12 +111,7 @@ impl FixedInt {
             .get(at..at + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
             .map_or(0, u64::from_le_bytes);
-        let v = w >> (self.off % 8);
-        if self.len >= 64 {
-            v
-        } else {
-            v & ((1u64 << self.len) - 1)
-        }
+        (w >> (self.off % 8)) & crate::decode::mask(self.len as u32)
     }
 }
 
@@ -128,22 +123,11 @@ impl Fixed {
         }
         let mut head = Vec::new();
         let mut off = 0u32;
-        let Some((last, before)) = ops.split_last() else {
-            return Some(Fixed {
-                layouts: vec![Layout {
-                    end: 0,
-                    span: 0,
-                    ints: head,
-                }],
-                choose: None,
-                ranges: Vec::new(),
-            });
+        // (a variant anywhere else: no layout, `lay` refuses it)
+        let (plain, variant) = match ops.split_last() {
+            Some((Op::Variant(slot, v), before)) => (before, Some((*slot, v))),
+            _ => (ops, None),
         };
-        let variant = match last {
-            Op::Variant(slot, v) => Some((*slot, v)),
-            _ => None,
-        };
-        let plain = if variant.is_some() { before } else { ops };
         lay(align, plain, &mut off, &mut head)?;
         let Some((slot, v)) = variant else {
             return Some(Fixed {

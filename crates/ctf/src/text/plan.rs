@@ -128,13 +128,22 @@ struct Le {
 
 impl Le {
     fn of(n: &crate::decode::Node) -> Option<Le> {
+        match &n.kind {
+            Kind::Int { mappings, .. } if mappings.is_empty() => Le::container(n),
+            _ => None,
+        }
+    }
+
+    /// [`Le::of`] an integer or an enumeration's container (its mappings
+    /// left aside).
+    fn container(n: &crate::decode::Node) -> Option<Le> {
         let Kind::Int {
             len,
             bo,
             rev,
             signed,
             base,
-            mappings,
+            ..
         } = &n.kind
         else {
             return None;
@@ -146,7 +155,7 @@ impl Le {
             _ => return None,
         };
         let whole = matches!(len, 8 | 16 | 32 | 64) && n.align % 8 == 0;
-        (mappings.is_empty() && whole && !rev).then_some(Le {
+        (whole && !rev).then_some(Le {
             align: n.align,
             bytes: len / 8,
             big: *bo == ByteOrder::Big,
@@ -438,11 +447,7 @@ impl BodyPlan {
     /// The plan of enumeration `n`, when its container is an integer of
     /// whole bytes and its mappings span at most [`ENUM_SPAN`] values.
     fn enum_plan(&mut self, n: &decode::Node, mappings: &[crate::ir::Mapping]) -> Option<EnumPlan> {
-        let mut plain = n.clone();
-        if let Kind::Int { mappings, .. } = &mut plain.kind {
-            *mappings = Box::default();
-        }
-        let le = Le::of(&plain)?;
+        let le = Le::container(n)?;
         let ranges = || mappings.iter().flat_map(|m| m.ranges.iter());
         let low = ranges().map(|r| r.lower).min()?;
         let high = ranges().map(|r| r.upper).max()?;
