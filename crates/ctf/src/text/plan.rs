@@ -66,6 +66,8 @@ struct EnumPlan {
 
 /// Values an [`EnumPlan`] may cover at most.
 const ENUM_SPAN: i128 = 256;
+/// Bytes of label text an [`EnumPlan`] may hold at most.
+const ENUM_TEXT: usize = 64 << 10;
 
 /// [`Le`] fields one after the other, with the text before each: after
 /// the first field's alignment, the padding before every other is known
@@ -455,14 +457,21 @@ impl BodyPlan {
         if high.checked_sub(low)? >= ENUM_SPAN {
             return None;
         }
-        let mut text = |x: i128| {
+        let start = self.text.len();
+        let mut labels = Vec::with_capacity(usize::try_from(high - low + 1).unwrap_or(0));
+        // (the last one, below `low`, is the text of values no mapping holds)
+        for x in (low..=high).chain([below]) {
             let a = self.text.len() as u32;
             super::enum_labels(&mut self.text, mappings, x);
-            (a, self.text.len() as u32)
-        };
-        let labels = (low..=high).map(&mut text).collect();
-        // (below `low`: no mapping holds it)
-        let unknown = text(below);
+            labels.push((a, self.text.len() as u32));
+            if self.text.len() - start > ENUM_TEXT {
+                // (many labels on the same values: the field walk prints
+                // them, not a table of them)
+                self.text.truncate(start);
+                return None;
+            }
+        }
+        let unknown = labels.pop()?;
         Some(EnumPlan {
             le,
             low,
