@@ -921,6 +921,89 @@ struct Msg {
     body: Body,
 }
 
+impl Msg {
+    /// A message of no use, for the slots of a [`Ring`].
+    const EMPTY: Msg = Msg {
+        kind: MsgKind::StreamEnd,
+        ts: None,
+        class: 0,
+        cycles: 0,
+        obj: 0,
+        body: Body::None,
+    };
+}
+
+/// A stream's message queue: a ring whose slots are written in place.
+/// (A message made elsewhere and moved into a `VecDeque` was read back
+/// while its stores were still in flight: a stall on every event.)
+struct Ring {
+    slots: Vec<Msg>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn with_capacity(n: usize) -> Ring {
+        Ring {
+            slots: std::iter::repeat_with(|| Msg::EMPTY)
+                .take(n.max(1))
+                .collect(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The position of the `i`-th message (`i` at most the length).
+    #[inline]
+    fn at(&self, i: usize) -> usize {
+        let k = self.head + i;
+        if k >= self.slots.len() {
+            k - self.slots.len()
+        } else {
+            k
+        }
+    }
+
+    /// The `i`-th message (there is one).
+    #[inline]
+    fn get(&self, i: usize) -> &Msg {
+        &self.slots[self.at(i)]
+    }
+
+    /// A new message at the back, to be written in place (it holds what
+    /// an earlier message left: every field is to be set).
+    #[inline]
+    fn push(&mut self) -> &mut Msg {
+        if self.len == self.slots.len() {
+            let n = self.slots.len();
+            self.slots.rotate_left(self.head);
+            self.head = 0;
+            self.slots
+                .extend(std::iter::repeat_with(|| Msg::EMPTY).take(n));
+        }
+        let i = self.at(self.len);
+        self.len += 1;
+        &mut self.slots[i]
+    }
+
+    /// The message at the front, taken out.
+    #[inline]
+    fn pop(&mut self) -> Option<Msg> {
+        if self.len == 0 {
+            return None;
+        }
+        let m = std::mem::replace(&mut self.slots[self.head], Msg::EMPTY);
+        self.head = self.at(1);
+        self.len -= 1;
+        Some(m)
+    }
+}
+
 /// The rendered scopes of an event: in its stream's chunk (shared with the
 /// stream's other messages), or its own text when babeltrace2's stale
 /// strings changed it.
@@ -1258,7 +1341,7 @@ struct Rt<'d> {
     base: Option<(u64, i64)>,
     /// First pool index of the stream class's event classes.
     pool_base: usize,
-    queue: std::collections::VecDeque<Msg>,
+    queue: Ring,
     /// Messages at the queue's front that the muxer has handed out (in
     /// the batch being made; the sink pops them).
     taken: usize,
@@ -1274,7 +1357,7 @@ impl Rt<'_> {
     /// The first message not handed out yet (there is one).
     #[inline]
     fn head(&self) -> &Msg {
-        &self.queue[self.taken]
+        self.queue.get(self.taken)
     }
 
     /// The time of an event's clock value `v` (`clock_ns`, quicker).
@@ -1292,12 +1375,21 @@ impl Rt<'_> {
         }
     }
 
-    /// The next rendered item (`None` after the last).
-    fn next_raw(&mut self) -> Result<Option<Raw>, StreamError> {
+    /// Make `chunk.items[next]` the next rendered item (`false`: there
+    /// is none left).
+    #[inline]
+    fn next_raw(&mut self) -> Result<bool, StreamError> {
+        if self.next < self.chunk.items.len() {
+            return Ok(true);
+        }
+        self.next_chunk()
+    }
+
+    /// [`Rt::next_raw`] once the chunk is read.
+    fn next_chunk(&mut self) -> Result<bool, StreamError> {
         loop {
-            if let Some(r) = self.chunk.items.get(self.next) {
-                self.next += 1;
-                return Ok(Some(r.clone()));
+            if self.next < self.chunk.items.len() {
+                return Ok(true);
             }
             if let Some(e) = self.chunk.error.clone() {
                 // (messages may still hold the chunk: it is read no more)
@@ -1311,7 +1403,7 @@ impl Rt<'_> {
             match &mut self.feed {
                 Feed::Local(r) => {
                     if r.done {
-                        return Ok(None);
+                        return Ok(false);
                     }
                     // (the chunk is reused once no message holds it)
                     if std::rc::Rc::get_mut(&mut self.chunk).is_none() {
@@ -1324,7 +1416,7 @@ impl Rt<'_> {
                         self.chunk = std::rc::Rc::new(c);
                     }
                     let Some(c) = std::rc::Rc::get_mut(&mut self.chunk) else {
-                        return Ok(None);
+                        return Ok(false);
                     };
                     c.items.clear();
                     c.bytes.clear();
@@ -1334,7 +1426,7 @@ impl Rt<'_> {
                 }
                 Feed::Remote(rx) => match rx.recv() {
                     Ok(c) => self.replace_chunk(c),
-                    Err(_) => return Ok(None),
+                    Err(_) => return Ok(false),
                 },
                 Feed::Segments {
                     workers,
@@ -1349,12 +1441,12 @@ impl Rt<'_> {
                         }
                     }
                     if *cur >= *count {
-                        return Ok(None);
+                        return Ok(false);
                     }
                     let k = workers.len();
                     match workers[*cur % k].recv() {
                         Ok(c) => self.replace_chunk(c),
-                        Err(_) => return Ok(None),
+                        Err(_) => return Ok(false),
                     }
                 }
             }
@@ -1698,7 +1790,6 @@ struct Printer<'t> {
     clock: Clock,
     last_ns: Option<i64>,
     last_cycles: Option<u64>,
-    line: FieldPrinter,
     warnbuf: Vec<u8>,
     trace_rank: Vec<u32>,
     begin: Option<TimeSpec>,
@@ -1722,13 +1813,11 @@ struct Printer<'t> {
 impl<'t> Printer<'t> {
     fn new(opts: &'t TextOptions, traces: &[Trace]) -> Self {
         let trace_rank = crate::mux::trace_ranks(traces);
-        let line = FieldPrinter::new(opts.names, false);
         Printer {
             opts,
             clock: Clock::new(opts),
             last_ns: None,
             last_cycles: None,
-            line,
             warnbuf: Vec::new(),
             trace_rank,
             begin: None,
@@ -1746,8 +1835,8 @@ impl<'t> Printer<'t> {
     }
 
     /// Produce the next message of a stream (babeltrace2's source
-    /// iterator). `None` at the end.
-    fn produce(&mut self, rt: &mut Rt<'_>) -> Result<Option<Msg>, StreamError> {
+    /// iterator) onto its queue. `false` at the end.
+    fn produce(&mut self, rt: &mut Rt<'_>) -> Result<bool, StreamError> {
         let mk = |kind, ts| Msg {
             kind,
             ts,
@@ -1757,22 +1846,40 @@ impl<'t> Printer<'t> {
             body: Body::None,
         };
         if rt.ended {
-            return Ok(None);
+            return Ok(false);
         }
         if !rt.started {
             rt.started = true;
-            return Ok(Some(mk(MsgKind::StreamBegin, None)));
+            *rt.queue.push() = mk(MsgKind::StreamBegin, None);
+            return Ok(true);
         }
-        let Some(raw) = rt.next_raw()? else {
+        if !rt.next_raw()? {
             rt.ended = true;
-            return Ok(None);
-        };
-        Ok(Some(match raw.kind {
-            RawKind::PacketBegin(clock) => mk(
+            return Ok(false);
+        }
+        let raw = &rt.chunk.items[rt.next];
+        rt.next += 1;
+        let m = match &raw.kind {
+            &RawKind::Event { clock, class } => {
+                let (body, marks) = (raw.body, raw.marks);
+                let obj = self.obj(rt.pool_base + class as usize);
+                let body = self.event_body(&rt.chunk, obj, body, marks);
+                let ts = rt.event_ns(clock).or(Some(i64::MIN));
+                // (in place, field by field)
+                let m = rt.queue.push();
+                m.kind = MsgKind::Event;
+                m.ts = ts;
+                m.class = class;
+                m.cycles = clock;
+                m.obj = obj;
+                m.body = body;
+                return Ok(true);
+            }
+            &RawKind::PacketBegin(clock) => mk(
                 MsgKind::PacketBegin,
                 clock.and_then(|c| clock_ns(rt.clock, c)),
             ),
-            RawKind::PacketEnd(clock) => mk(
+            &RawKind::PacketEnd(clock) => mk(
                 MsgKind::PacketEnd,
                 clock.and_then(|c| clock_ns(rt.clock, c)),
             ),
@@ -1785,75 +1892,86 @@ impl<'t> Printer<'t> {
                     },
                     d.begin.and_then(|b| clock_ns(rt.clock, b)),
                 );
-                m.body = Body::Notice(d);
+                m.body = Body::Notice(d.clone());
                 m
-            }
-            RawKind::Event { clock, class } => {
-                let pool = rt.pool_base + class as usize;
-                if self.pools.len() <= pool {
-                    self.pools.resize(pool + 1, Vec::new());
-                }
-                let obj = match self.pools[pool].pop() {
-                    Some(o) => o,
-                    None => {
-                        self.next_obj += 1;
-                        self.next_obj - 1
-                    }
-                };
-                // babeltrace2's stale strings: an empty string shows the
-                // last non-empty value of the same field object (whose
-                // earlier uses are all printed: it was back in its pool).
-                let c = &rt.chunk;
-                let (b0, b1) = (raw.body.0 as usize, raw.body.1 as usize);
-                let mut own: Option<Vec<u8>> = None;
-                let mut last = b0;
-                let objs = &mut self.stale.objs;
-                if objs.len() <= obj as usize {
-                    objs.resize_with(obj as usize + 1, ObjStrings::default);
-                }
-                let strings = &mut objs[obj as usize];
-                let marks = &c.marks[raw.marks.0 as usize..raw.marks.1 as usize];
-                for (i, mk) in marks.iter().enumerate() {
-                    let text = &c.raw[mk.raw.0 as usize..mk.raw.1 as usize];
-                    let key = (mk.node, mk.elem);
-                    if text.is_empty() {
-                        if let Some(k) = strings.find(i, key) {
-                            let v = &strings.values[k];
-                            if !v.is_empty() {
-                                let body =
-                                    own.get_or_insert_with(|| self.spare.pop().unwrap_or_default());
-                                body.extend_from_slice(&c.bytes[last..mk.off as usize]);
-                                push_escaped(body, v);
-                                last = (mk.off + mk.len) as usize;
-                            }
-                        }
-                    } else {
-                        let v = strings.slot(i, key);
-                        v.clear();
-                        v.extend_from_slice(text);
-                    }
-                }
-                let body = match own {
-                    Some(mut body) => {
-                        body.extend_from_slice(&c.bytes[last..b1]);
-                        Body::Own(body)
-                    }
-                    None => Body::InChunk(c.clone(), b0 as u32, b1 as u32),
-                };
-                Msg {
-                    kind: MsgKind::Event,
-                    ts: rt.event_ns(clock).or(Some(i64::MIN)),
-                    class,
-                    cycles: clock,
-                    obj,
-                    body,
-                }
             }
             RawKind::End => {
                 rt.ended = true;
                 mk(MsgKind::StreamEnd, None)
             }
-        }))
+        };
+        *rt.queue.push() = m;
+        Ok(true)
+    }
+
+    /// An event object from the pool of event class `pool` (babeltrace2's
+    /// per-class object pools, LIFO).
+    #[inline]
+    fn obj(&mut self, pool: usize) -> u32 {
+        if self.pools.len() <= pool {
+            self.pools.resize(pool + 1, Vec::new());
+        }
+        match self.pools[pool].pop() {
+            Some(o) => o,
+            None => {
+                self.next_obj += 1;
+                self.next_obj - 1
+            }
+        }
+    }
+
+    /// The body of an event whose text is `c.bytes[body]` and whose string
+    /// marks are `c.marks[marks]`, printed by event object `obj`.
+    ///
+    /// babeltrace2's stale strings: an empty string shows the last
+    /// non-empty value of the same field object (whose earlier uses are
+    /// all printed: it was back in its pool).
+    #[inline]
+    fn event_body(
+        &mut self,
+        c: &std::rc::Rc<Chunk>,
+        obj: u32,
+        (b0, b1): (u32, u32),
+        marks: (u32, u32),
+    ) -> Body {
+        let (b0, b1) = (b0 as usize, b1 as usize);
+        let mut own: Option<Vec<u8>> = None;
+        let mut last = b0;
+        let marks = &c.marks[marks.0 as usize..marks.1 as usize];
+        if !marks.is_empty() {
+            let objs = &mut self.stale.objs;
+            if objs.len() <= obj as usize {
+                objs.resize_with(obj as usize + 1, ObjStrings::default);
+            }
+            let strings = &mut objs[obj as usize];
+            for (i, mk) in marks.iter().enumerate() {
+                let text = &c.raw[mk.raw.0 as usize..mk.raw.1 as usize];
+                let key = (mk.node, mk.elem);
+                if text.is_empty() {
+                    if let Some(k) = strings.find(i, key) {
+                        let v = &strings.values[k];
+                        if !v.is_empty() {
+                            let body =
+                                own.get_or_insert_with(|| self.spare.pop().unwrap_or_default());
+                            body.extend_from_slice(&c.bytes[last..mk.off as usize]);
+                            push_escaped(body, v);
+                            last = (mk.off + mk.len) as usize;
+                        }
+                    }
+                } else {
+                    let v = strings.slot(i, key);
+                    v.clear();
+                    v.extend_from_slice(text);
+                }
+            }
+        }
+        match own {
+            Some(mut body) => {
+                body.extend_from_slice(&c.bytes[last..b1]);
+                Body::Own(body)
+            }
+            None => Body::InChunk(c.clone(), b0 as u32, b1 as u32),
+        }
     }
 
     /// Refill a stream's queue with up to one batch.
@@ -1863,8 +1981,8 @@ impl<'t> Printer<'t> {
         }
         for _ in 0..BATCH {
             match self.produce(rt) {
-                Ok(Some(m)) => rt.queue.push_back(m),
-                Ok(None) => break,
+                Ok(true) => {}
+                Ok(false) => break,
                 Err(e) => {
                     rt.error = Some(e);
                     break;
@@ -2059,7 +2177,7 @@ impl<'t> Printer<'t> {
                         clock,
                         base: clock.and_then(|(f, s, o)| Some((f, fs::clock_base_ns(f, s, o)?))),
                         pool_base: base,
-                        queue: std::collections::VecDeque::with_capacity(2 * BATCH),
+                        queue: Ring::with_capacity(2 * BATCH),
                         taken: 0,
                         started: false,
                         ended: false,
@@ -2110,7 +2228,7 @@ impl<'t> Printer<'t> {
                     break;
                 }
                 let rt = &mut rts[s];
-                let Some(mut m) = rt.queue.pop_front() else {
+                let Some(mut m) = rt.queue.pop() else {
                     continue;
                 };
                 rt.taken -= 1;
@@ -2219,11 +2337,8 @@ impl<'t> Printer<'t> {
                 if !trimmed {
                     let has_clock = rt.clock.is_some();
                     let ns = m.ts.unwrap_or(i64::MIN);
-                    // The head goes straight into the output buffer.
-                    std::mem::swap(&mut self.line.out, obuf);
-                    self.head(has_clock, m.cycles, ns);
-                    self.fixed_head(t, rt.group, class, pool);
-                    std::mem::swap(&mut self.line.out, obuf);
+                    let start_line = self.head(obuf, has_clock, m.cycles, ns);
+                    self.fixed_head(obuf, t, rt.group, class, pool, start_line);
                     obuf.extend_from_slice(m.body.bytes());
                     obuf.push(b'\n');
                     summary.events += 1;
@@ -2247,12 +2362,11 @@ impl<'t> Printer<'t> {
     }
 
     /// The time part of the line head (babeltrace2's
-    /// `print_event_header`).
-    fn head(&mut self, has_clock: bool, cycles: u64, ns: i64) {
+    /// `print_event_header`) onto `out`; whether what follows starts the
+    /// line (no `, ` before it).
+    fn head(&mut self, out: &mut Vec<u8>, has_clock: bool, cycles: u64, ns: i64) -> bool {
         let o = self.opts;
         let names = o.names.header;
-        let out = &mut self.line.out;
-        self.line.start_line = true;
         if has_clock {
             if names {
                 out.extend_from_slice(b"timestamp = ");
@@ -2302,14 +2416,22 @@ impl<'t> Printer<'t> {
             } else {
                 self.last_ns = Some(ns);
             }
-            self.line.start_line = !names;
+            return !names;
         }
+        true
     }
 
     /// The rest of the line head, after the time (see [`static_head`]).
-    fn fixed_head(&mut self, t: &Trace, group: usize, class: usize, pool: usize) {
+    fn fixed_head(
+        &mut self,
+        out: &mut Vec<u8>,
+        t: &Trace,
+        group: usize,
+        class: usize,
+        pool: usize,
+        start_line: bool,
+    ) {
         let o = self.opts;
-        let start_line = self.line.start_line;
         let slot = pool * 2 + start_line as usize;
         if self.heads.len() <= slot {
             self.heads.resize(slot + 1, None);
@@ -2319,8 +2441,7 @@ impl<'t> Printer<'t> {
             static_head(o, t, group, class, start_line, &mut v);
             v
         });
-        self.line.out.extend_from_slice(fixed);
-        self.line.start_line = true;
+        out.extend_from_slice(fixed);
     }
 
     /// babeltrace2's discarded events/packets warning.
