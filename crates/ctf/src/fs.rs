@@ -85,8 +85,9 @@ impl<'a> Releaser<'a> {
         }
     }
 
-    /// A packet of `file` starts at `offset`: the bytes of that file before
-    /// it (from the stream's previous packet on) are done.
+    /// The bytes of `file` before `offset` (from the stream's previous
+    /// packet on) are done: a packet starts there, or the decoder is past
+    /// them.
     pub fn packet(&mut self, file: usize, offset: u64) {
         match self.cur {
             Some((f, from, to)) if f == file && offset >= from => {

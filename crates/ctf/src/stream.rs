@@ -383,6 +383,14 @@ impl<'d> StreamDecoder<'d> {
             .and_then(|i| self.packets.get(i))
     }
 
+    /// Where in its file the decoder is, while a packet is open: the bytes
+    /// of the packet before it are read.
+    pub fn position(&self) -> Option<(usize, u64)> {
+        self.open?;
+        let pe = self.current_packet()?;
+        Some((pe.file, pe.offset.saturating_add(self.c.pos / 8)))
+    }
+
     /// Current default clock value.
     pub fn clock(&self) -> u64 {
         self.c.clock
