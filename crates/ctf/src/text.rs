@@ -135,13 +135,13 @@ pub struct TextOptions {
     /// `Europe/Paris`...); `None`: the process's (`TZ`, `/etc/localtime`).
     pub timezone: Option<String>,
     /// Rendering threads: `None` picks by the number of cores; `Some(1)`
-    /// renders on the printing thread; `Some(n)` uses `n` workers shared
-    /// by the streams whose packets can be decoded independently (and one
-    /// for each other stream). The output is the same in every case.
+    /// renders on the printing thread; `Some(n)` uses `n` workers for each
+    /// stream whose packets can be decoded independently. The output is
+    /// the same in every case.
     pub threads: Option<usize>,
-    /// Bytes of packets per work unit of the shared workers (by default
-    /// 64 to 512 KiB, smaller with more streams; a unit holds one packet
-    /// at least; small values exercise the machinery in tests).
+    /// Bytes of packets per work unit when a stream is rendered by several
+    /// workers (default 512 KiB; small values exercise the machinery in
+    /// tests).
     pub segment_bytes: Option<u64>,
     /// Print every event record's body by walking its fields, without the
     /// per-class plans (the output is the same; for tests and comparisons).
@@ -1073,14 +1073,6 @@ impl Chunk {
         }
     }
 
-    /// About the bytes it holds.
-    fn weight(&self) -> usize {
-        self.bytes.len()
-            + self.raw.len()
-            + self.items.len() * std::mem::size_of::<Raw>()
-            + self.marks.len() * std::mem::size_of::<Mark>()
-    }
-
     /// What [`Chunk::with_room`] needs to hold this chunk's contents.
     fn sizes(&self) -> [usize; 3] {
         [self.bytes.len(), self.marks.len(), self.raw.len()]
@@ -1329,15 +1321,12 @@ impl<'d> Renderer<'d> {
 enum Feed<'d> {
     Local(Box<Renderer<'d>>),
     Remote(std::sync::mpsc::Receiver<Chunk>),
-    /// Segments of consecutive packets, each a [`Unit`] rendered by one of
-    /// the shared workers: segment `i` is unit `ids[i]` of `sched`, where
-    /// the stream is slot `slot`; `rx` receives segment `cur`.
-    Units {
-        rx: Option<std::sync::mpsc::Receiver<Chunk>>,
-        ids: Vec<usize>,
-        slot: usize,
+    /// Segments of consecutive packets rendered by several workers:
+    /// segment `i` comes from `workers[i % workers.len()]`.
+    Segments {
+        workers: Vec<std::sync::mpsc::Receiver<Chunk>>,
         cur: usize,
-        sched: &'d Sched<'d>,
+        count: usize,
     },
 }
 
@@ -1443,36 +1432,24 @@ impl Rt<'_> {
                     Ok(c) => self.replace_chunk(c),
                     Err(_) => return Ok(false),
                 },
-                Feed::Units {
-                    rx,
-                    ids,
-                    slot,
+                Feed::Segments {
+                    workers,
                     cur,
-                    sched,
+                    count,
                 } => {
                     if self.chunk.seg_end {
                         *cur += 1;
-                        *rx = None;
-                        sched.advance(*slot, ids.get(*cur).copied());
                         let old = std::mem::take(&mut self.chunk);
                         if let Some(p) = self.pool {
                             p.give(old);
                         }
                     }
-                    let Some(&u) = ids.get(*cur) else {
+                    if *cur >= *count {
                         return Ok(false);
-                    };
-                    if rx.is_none() {
-                        *rx = sched.receiver(u);
                     }
-                    let Some(rx) = rx.as_ref() else {
-                        return Ok(false);
-                    };
-                    match rx.recv() {
-                        Ok(c) => {
-                            sched.read(u, c.weight());
-                            self.replace_chunk(c)
-                        }
+                    let k = workers.len();
+                    match workers[*cur % k].recv() {
+                        Ok(c) => self.replace_chunk(c),
                         Err(_) => return Ok(false),
                     }
                 }
@@ -1496,351 +1473,47 @@ fn render_worker(mut r: Renderer<'_>, tx: std::sync::mpsc::SyncSender<Chunk>, po
     }
 }
 
-/// A segment of a stream whose packets decode independently: a work unit
-/// of the shared workers.
-struct Unit<'d> {
-    trace: &'d Trace,
-    group: &'d fs::StreamGroup,
-    /// Its packets.
-    range: std::ops::Range<usize>,
-    /// The stream's last segment (the others leave out the stream's end).
-    last: bool,
-    /// The time of its first packet (or of an earlier one), for the order
-    /// in which the workers take the units.
-    time: i64,
-    /// The stream's slot in [`Sched`], and the segment's position in it.
-    slot: usize,
-    seg: usize,
-}
-
-/// Which [`Unit`] a shared worker renders next, and for how long.
-///
-/// The workers take the units in the order of their times, as the printer
-/// will read them, at most `window` units that the printer has not read to
-/// their end. A unit's rendered chunks wait in its channel for the printer;
-/// once [`AHEAD`] of them wait, its worker puts it aside (its renderer kept
-/// here) and takes another, and the unit is taken again once the printer
-/// has read some. No worker ever waits on a channel: a worker that finds
-/// nothing to do waits for the printer to read. The units the printer reads
-/// (one in each stream) come first, past the window, and a worker on any
-/// other unit puts it aside when one of them is waiting: the printer never
-/// waits for a unit that no worker may take.
-struct Sched<'d> {
-    state: std::sync::Mutex<SchedState<'d>>,
-    ready: std::sync::Condvar,
-}
-
-/// Bytes of rendered chunks that may wait for the printer in all
-/// ([`Chunk::weight`]). (On the 196 MB LTTng trace of `bench/`, whose
-/// packets are 8 MiB: 16 MiB left a core idle 8% of the time at 52-55 MB
-/// peak RSS, 32 MiB 4% at 63-72 MB, 8 MiB 19% at 39 MB.)
-const BUDGET: usize = 16 << 20;
-
-struct UnitState<'d> {
-    /// Taken by a worker once.
-    taken: bool,
-    /// A worker renders it now.
-    running: bool,
-    /// Rendered to its end.
-    done: bool,
-    /// Its renderer while it is put aside.
-    parked: Option<Box<Renderer<'d>>>,
-    /// Its channel while it is put aside (made when it is first taken).
-    tx: Option<std::sync::mpsc::Sender<Chunk>>,
-    /// The receiving end, until the printer takes it.
-    rx: Option<std::sync::mpsc::Receiver<Chunk>>,
-    /// Chunks sent and chunks the printer has received.
-    sent: usize,
-    read: usize,
-}
-
-impl UnitState<'_> {
-    /// A worker may render it now, when it is one the printer reads or
-    /// not (`current`), with `waiting` chunks in all the channels.
-    fn ready(&self, current: bool, waiting: usize, budget: usize, ahead: usize) -> bool {
-        !self.running
-            && !self.done
-            && (!self.taken || self.tx.is_some())
-            && self.may_go_on(current, waiting, budget, ahead)
-    }
-
-    /// Its worker may render another chunk: when the chunks waiting in
-    /// all the channels are within the budget, and always for a unit the
-    /// printer reads, up to `ahead` chunks in its channel.
-    fn may_go_on(&self, current: bool, waiting: usize, budget: usize, ahead: usize) -> bool {
-        (current && self.sent.saturating_sub(self.read) < ahead) || waiting < budget
-    }
-}
-
-struct SchedState<'d> {
-    units: Vec<UnitState<'d>>,
-    /// Units before this one are all done.
-    done: usize,
-    /// Units before this one are all taken.
-    next: usize,
-    /// Units taken that the printer has not read to their end.
-    in_flight: usize,
-    window: usize,
-    /// The unit the printer reads in each stream (`usize::MAX`: none).
-    current: Vec<usize>,
-    /// Bytes of the chunks sent that the printer has not received
-    /// ([`Chunk::weight`]), and how many may be.
-    waiting: usize,
-    budget: usize,
-    /// Chunks that may wait in the channel of a unit the printer reads,
-    /// past the budget.
-    ahead: usize,
-    stop: bool,
-}
-
-impl SchedState<'_> {
-    /// A unit the printer reads that a worker may take.
-    fn wanted(&self) -> Option<usize> {
-        self.current.iter().copied().find(|&u| {
-            self.units
-                .get(u)
-                .is_some_and(|s| s.ready(true, self.waiting, self.budget, self.ahead))
-        })
-    }
-}
-
-/// What a worker renders: a unit, its renderer if it was put aside, its
-/// channel.
-type Work<'d> = (
-    usize,
-    Option<Box<Renderer<'d>>>,
-    std::sync::mpsc::Sender<Chunk>,
-);
-
-impl<'d> Sched<'d> {
-    fn new(
-        units: usize,
-        current: Vec<usize>,
-        window: usize,
-        (budget, ahead): (usize, usize),
-    ) -> Sched<'d> {
-        let units = (0..units)
-            .map(|_| UnitState {
-                taken: false,
-                running: false,
-                done: false,
-                parked: None,
-                tx: None,
-                rx: None,
-                sent: 0,
-                read: 0,
-            })
-            .collect();
-        Sched {
-            state: std::sync::Mutex::new(SchedState {
-                units,
-                done: 0,
-                next: 0,
-                in_flight: 0,
-                window: window.max(1),
-                current,
-                waiting: 0,
-                budget,
-                ahead,
-                stop: false,
-            }),
-            ready: std::sync::Condvar::new(),
-        }
-    }
-
-    /// The next unit to render; `None` when none is left or the printer
-    /// has stopped.
-    fn take(&self) -> Option<Work<'d>> {
-        let mut st = self.state.lock().ok()?;
-        loop {
-            if st.stop {
-                return None;
-            }
-            let st_ = &mut *st;
-            let n = st_.units.len();
-            while st_.next < n && st_.units[st_.next].taken {
-                st_.next += 1;
-            }
-            while st_.done < st_.next && st_.units[st_.done].done {
-                st_.done += 1;
-            }
-            // A unit the printer reads; else the first unit taken before
-            // and put aside, or a new one within the window.
-            let (lo, hi) = (st_.done, st_.next);
-            let (waiting, budget, ahead) = (st_.waiting, st_.budget, st_.ahead);
-            let pick = st_.wanted().or_else(|| {
-                let aside = (lo..hi).find(|&u| {
-                    st_.units[u].ready(st_.current.contains(&u), waiting, budget, ahead)
-                });
-                let room = st_.in_flight < st_.window && waiting < budget;
-                aside.or((hi < n && room).then_some(hi))
-            });
-            if let Some(u) = pick {
-                let s = &mut st_.units[u];
-                if !s.taken {
-                    let (tx, rx) = std::sync::mpsc::channel();
-                    s.taken = true;
-                    s.tx = Some(tx);
-                    s.rx = Some(rx);
-                    st_.in_flight += 1;
-                    // (the printer may wait for its channel)
-                    self.ready.notify_all();
-                }
-                if let Some(tx) = s.tx.take() {
-                    s.running = true;
-                    return Some((u, s.parked.take(), tx));
-                }
-            }
-            if st_.next >= n && st_.units.iter().all(|u| u.done || u.running) {
-                return None;
-            }
-            st = self.ready.wait(st).ok()?;
-        }
-    }
-
-    /// Unit `u` sent one more chunk of `weight` bytes (`done`: its last):
-    /// whether its worker goes on with it. When not, the unit and its
-    /// renderer are left here (`r`, `tx`) until a worker takes it again.
-    fn sent(
-        &self,
-        (u, weight): (usize, usize),
-        done: bool,
-        r: &mut Option<Box<Renderer<'d>>>,
-        tx: &mut Option<std::sync::mpsc::Sender<Chunk>>,
-    ) -> bool {
-        let Ok(mut st) = self.state.lock() else {
-            return false;
-        };
-        let stop = st.stop;
-        st.waiting += weight;
-        let wanted = st.wanted();
-        let current = st.current.contains(&u);
-        let (waiting, budget, ahead) = (st.waiting, st.budget, st.ahead);
-        let s = &mut st.units[u];
-        s.sent += 1;
-        if done || stop {
-            s.done = true;
-            s.running = false;
-            return false;
-        }
-        let go_on = s.may_go_on(current, waiting, budget, ahead) && (current || wanted.is_none());
-        if !go_on {
-            s.running = false;
-            s.parked = r.take();
-            s.tx = tx.take();
-            drop(st);
-            self.ready.notify_all();
-        }
-        go_on
-    }
-
-    /// The receiving end of unit `u`'s channel, once a worker has taken
-    /// it (`None`: the printer has stopped).
-    fn receiver(&self, u: usize) -> Option<std::sync::mpsc::Receiver<Chunk>> {
-        let mut st = self.state.lock().ok()?;
-        loop {
-            let s = st.units.get_mut(u)?;
-            if let Some(rx) = s.rx.take() {
-                return Some(rx);
-            }
-            if st.stop {
-                return None;
-            }
-            st = self.ready.wait(st).ok()?;
-        }
-    }
-
-    /// The printer received a chunk of `weight` bytes of unit `u`.
-    fn read(&self, u: usize, weight: usize) {
-        let wake = match self.state.lock() {
-            Ok(mut st) => {
-                let full = st.waiting >= st.budget;
-                st.waiting = st.waiting.saturating_sub(weight);
-                // (a unit put aside for the budget, or for its channel,
-                // may go on)
-                let room = full && st.waiting < st.budget;
-                let ahead = st.ahead;
-                match st.units.get_mut(u) {
-                    Some(s) => {
-                        s.read += 1;
-                        room || (!s.running
-                            && !s.done
-                            && s.sent.saturating_sub(s.read) + 1 == ahead)
-                    }
-                    None => false,
-                }
-            }
-            Err(_) => false,
-        };
-        if wake {
-            self.ready.notify_all();
-        }
-    }
-
-    /// The printer has read a unit of stream `slot` to its end and reads
-    /// `next` now.
-    fn advance(&self, slot: usize, next: Option<usize>) {
-        if let Ok(mut st) = self.state.lock() {
-            st.in_flight = st.in_flight.saturating_sub(1);
-            if let Some(c) = st.current.get_mut(slot) {
-                *c = next.unwrap_or(usize::MAX);
-            }
-        }
-        self.ready.notify_all();
-    }
-
-    /// No more units are to be rendered.
-    fn stop(&self) {
-        if let Ok(mut st) = self.state.lock() {
-            st.stop = true;
-        }
-        self.ready.notify_all();
-    }
-}
-
-/// A shared worker: render units until none is left, each ending with a
-/// `seg_end` chunk; only a stream's last segment keeps the stream's end.
-fn unit_worker<'d>(
-    sched: &Sched<'d>,
-    units: &[Unit<'d>],
+/// A segment worker: render segments `w`, `w + k`, ... of a stream (their
+/// packet ranges in `segs`), each ending with a `seg_end` chunk; only the
+/// last segment keeps the stream's end.
+#[allow(clippy::too_many_arguments)]
+fn segment_worker<'d>(
+    t: &'d Trace,
     loader: &'d dyn Loader,
+    g: &'d fs::StreamGroup,
     names: Names,
     plans: bool,
+    segs: Vec<std::ops::Range<usize>>,
+    w: usize,
+    k: usize,
+    tx: std::sync::mpsc::SyncSender<Chunk>,
     pool: &ChunkPool,
 ) {
+    let n = segs.len();
+    let mut i = w;
     let mut room = [0; 3];
-    while let Some((id, parked, tx)) = sched.take() {
-        let u = &units[id];
-        let mut r = Some(parked.unwrap_or_else(|| {
-            Box::new(Renderer::new(
-                u.trace,
-                u.group,
-                names,
-                u.range.clone(),
-                loader,
-                plans,
-            ))
-        }));
-        let mut tx = Some(tx);
-        while let (Some(rr), Some(t)) = (r.as_mut(), tx.as_ref()) {
+    while i < n {
+        let mut r = Renderer::new(t, g, names, segs[i].clone(), loader, plans);
+        loop {
             let mut c = pool.take(room);
-            rr.fill(&mut c, CHUNK);
+            r.fill(&mut c, CHUNK);
             room = c.sizes();
-            let stop = rr.done;
+            let stop = r.done;
             if stop {
-                if !u.last {
+                if i + 1 < n {
                     c.items.retain(|it| !matches!(it.kind, RawKind::End));
                 }
                 c.seg_end = true;
             }
-            // (a failed stream is read no more: its chunk is its last)
             let failed = c.error.is_some();
-            let weight = c.weight();
-            let last = t.send(c).is_err() || stop || failed;
-            if !sched.sent((id, weight), last, &mut r, &mut tx) {
+            if tx.send(c).is_err() || failed {
+                return;
+            }
+            if stop {
                 break;
             }
         }
+        i += k;
     }
 }
 
@@ -2403,109 +2076,49 @@ impl<'t> Printer<'t> {
             .map(|n| n.get())
             .unwrap_or(1)
             .min(16);
-        // Shared workers, one per core (two at least), for the streams whose
-        // packets decode independently: their segments are work units.
-        // (Two per core left a core idle a fifth of the time on 2 cores.)
-        let workers = self
-            .opts
-            .threads
-            .filter(|&n| n > 1)
-            .map_or(cores.max(2), |n| n.min(16));
+        let total_bytes: u64 = traces
+            .iter()
+            .flat_map(|t| t.streams.iter())
+            .flat_map(|g| g.packets.iter())
+            .map(|p| p.total_bytes)
+            .sum();
+        let forced = self.opts.threads.filter(|&n| n > 1).map(|n| n.min(16));
+        let seg_bytes = self.opts.segment_bytes.unwrap_or(512 << 10).max(1);
+        // Workers: one per core, shared among the streams by their bytes.
+        // (Two per core left a core idle a fifth of the time on 2 cores:
+        // the printer reads the segments in order, and the worker of the
+        // next one shared its core with workers already far ahead; one per
+        // core, 13%, and 0.93 times the wall time, in 10 alternating runs.)
+        let budget = cores.max(2);
         let independent = |t: &Trace, g: &fs::StreamGroup| {
-            parallel
-                && g.packets.len() > 1
-                && t.prog
-                    .streams
-                    .get(g.class)
-                    .is_some_and(|s| s.packets_independent(&t.prog))
+            t.prog
+                .streams
+                .get(g.class)
+                .is_some_and(|s| s.packets_independent(&t.prog))
         };
-        // A segment's text may wait whole in memory while the printer reads
-        // other streams: segments are smaller when there are many streams
-        // (about 4 MiB of packets in flight in all).
-        let shared = traces
-            .iter()
-            .flat_map(|t| t.streams.iter().map(move |g| independent(t, g)))
-            .filter(|&i| i)
-            .count();
-        let seg_bytes = self.opts.segment_bytes.unwrap_or_else(|| {
-            ((4u64 << 20) / (shared + workers) as u64).clamp(64 << 10, 512 << 10)
-        });
-        let seg_bytes = seg_bytes.max(1);
-        // The segments of those streams, in the order the workers take them:
-        // by the time of their first packet.
-        let mut units: Vec<Unit<'_>> = Vec::new();
-        let mut slots = 0;
-        for t in traces {
-            for g in &t.streams {
-                if !independent(t, g) {
-                    continue;
-                }
-                let clock = t
-                    .prog
-                    .streams
-                    .get(g.class)
-                    .and_then(|s| s.default_clock)
-                    .and_then(|c| t.tc.clocks.get(c))
-                    .map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
-                let segs = segments(&g.packets, seg_bytes);
-                let n = segs.len();
-                let mut time = i64::MIN;
-                for (i, range) in segs.into_iter().enumerate() {
-                    let first = g.packets[range.start].info.begin_clock;
-                    if let Some(ns) = first.and_then(|c| clock_ns(clock, c)) {
-                        time = time.max(ns);
-                    }
-                    units.push(Unit {
-                        trace: t,
-                        group: g,
-                        range,
-                        last: i + 1 == n,
-                        time,
-                        slot: slots,
-                        seg: i,
-                    });
-                }
-                slots += 1;
+        let workers_of = |t: &Trace, g: &fs::StreamGroup| -> usize {
+            if !parallel {
+                return 0;
             }
-        }
-        units.sort_by_key(|u| (u.time, u.slot, u.seg));
-        // Each stream's units, in its order.
-        let mut feeds: Vec<Vec<usize>> = vec![Vec::new(); slots];
-        let mut by_seg: Vec<(usize, usize, usize)> = units
+            if !independent(t, g) {
+                return 1;
+            }
+            let share = g.packets.iter().map(|p| p.total_bytes).sum::<u64>();
+            forced.unwrap_or_else(|| {
+                ((budget as u64 * share).div_ceil(total_bytes.max(1)) as usize).clamp(1, budget)
+            })
+        };
+        let all_workers: usize = traces
             .iter()
-            .enumerate()
-            .map(|(id, u)| (u.slot, u.seg, id))
-            .collect();
-        by_seg.sort_unstable();
-        for (slot, _, id) in by_seg {
-            feeds[slot].push(id);
-        }
-        let sched = Sched::new(
-            units.len(),
-            feeds
-                .iter()
-                .map(|f| f.first().copied().unwrap_or(usize::MAX))
-                .collect(),
-            slots + workers,
-            (BUDGET, (128 / slots.max(1)).clamp(2, 16)),
-        );
-        // Streams whose packets depend on the ones before: one worker each,
-        // with rendered chunks waiting in its channel (a chunk holds 512
-        // lines; about 16 MB in all).
-        let others = nstreams - slots;
-        let depth = (128 / others.max(1)).clamp(2, 64);
+            .flat_map(|t| t.streams.iter().map(move |g| workers_of(t, g)))
+            .sum();
+        // Rendered chunks waiting in the channels: about 16 MB in all (a
+        // chunk holds 512 lines), so that workers run ahead of the printer
+        // without holding the trace's text.
+        let depth = (128 / all_workers.max(1)).clamp(2, 64);
         let chunk_pool = ChunkPool::default();
         let pool = &chunk_pool;
-        let units = &units;
-        let sched = &sched;
         std::thread::scope(|sc| {
-            if !units.is_empty() {
-                for _ in 0..workers {
-                    sc.spawn(move || unit_worker(sched, units, loader, names, plans, pool));
-                }
-            }
-            let mut feeds = feeds.into_iter();
-            let mut slot = 0;
             let mut rts: Vec<Rt<'_>> = Vec::new();
             let mut pool_base = 0;
             for (ti, t) in traces.iter().enumerate() {
@@ -2524,16 +2137,24 @@ impl<'t> Printer<'t> {
                             .iter()
                             .map(|s| s.events.len())
                             .sum::<usize>();
-                    let feed = if independent(t, g) {
-                        // (the streams in the order their slots were given)
-                        let ids = feeds.next().unwrap_or_default();
-                        slot += 1;
-                        Feed::Units {
-                            rx: None,
-                            ids,
-                            slot: slot - 1,
+                    // Workers for this stream: by its share of the data,
+                    // when its packets can be decoded independently.
+                    let k = workers_of(t, g).max(1);
+                    let segs = segments(&g.packets, seg_bytes);
+                    let feed = if parallel && k > 1 && segs.len() > 1 {
+                        let mut workers = Vec::with_capacity(k);
+                        for w in 0..k {
+                            let (tx, rx) = std::sync::mpsc::sync_channel(depth);
+                            let segs = segs.clone();
+                            sc.spawn(move || {
+                                segment_worker(t, loader, g, names, plans, segs, w, k, tx, pool)
+                            });
+                            workers.push(rx);
+                        }
+                        Feed::Segments {
+                            workers,
                             cur: 0,
-                            sched,
+                            count: segs.len(),
                         }
                     } else if parallel {
                         let renderer =
@@ -2570,12 +2191,8 @@ impl<'t> Printer<'t> {
                 }
                 pool_base += t.prog.streams.iter().map(|s| s.events.len()).sum::<usize>();
             }
-            let res = self.main_loop(traces, &mut rts, out, warn, summary);
-            // (the workers stop: no unit is left to take, and the channels
-            // of the ones they render are closed)
-            sched.stop();
-            drop(rts);
-            res
+            // Dropping `rts` (its receivers) at the end stops the workers.
+            self.main_loop(traces, &mut rts, out, warn, summary)
         })
     }
 
