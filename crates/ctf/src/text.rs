@@ -991,16 +991,23 @@ impl Ring {
         &mut self.slots[i]
     }
 
-    /// The message at the front, taken out.
+    /// The message at the front, in its slot.
     #[inline]
-    fn pop(&mut self) -> Option<Msg> {
+    fn front_mut(&mut self) -> Option<&mut Msg> {
         if self.len == 0 {
             return None;
         }
-        let m = std::mem::replace(&mut self.slots[self.head], Msg::EMPTY);
-        self.head = self.at(1);
-        self.len -= 1;
-        Some(m)
+        Some(&mut self.slots[self.head])
+    }
+
+    /// Drop the message at the front (its slot keeps what is left of it
+    /// until it is written again).
+    #[inline]
+    fn pop_front(&mut self) {
+        if self.len > 0 {
+            self.head = self.at(1);
+            self.len -= 1;
+        }
     }
 }
 
@@ -1357,7 +1364,27 @@ struct Rt<'d> {
     pool: Option<&'d ChunkPool>,
 }
 
-impl Rt<'_> {
+/// What the sink needs of a stream besides its messages.
+#[derive(Clone, Copy)]
+struct Src<'d> {
+    trace: usize,
+    group: usize,
+    clock: Option<(u64, i64, u64)>,
+    pool_base: usize,
+    pool: Option<&'d ChunkPool>,
+}
+
+impl<'d> Rt<'d> {
+    fn src(&self) -> Src<'d> {
+        Src {
+            trace: self.trace,
+            group: self.group,
+            clock: self.clock,
+            pool_base: self.pool_base,
+            pool: self.pool,
+        }
+    }
+
     /// The first message not handed out yet (there is one).
     #[inline]
     fn head(&self) -> &Msg {
@@ -2232,11 +2259,13 @@ impl<'t> Printer<'t> {
                     break;
                 }
                 let rt = &mut rts[s];
-                let Some(mut m) = rt.queue.pop() else {
+                let src = rt.src();
+                let Some(m) = rt.queue.front_mut() else {
                     continue;
                 };
+                self.sink(traces, src, m, &mut obuf, summary);
+                rt.queue.pop_front();
                 rt.taken -= 1;
-                self.sink(traces, rt, &mut m, &mut obuf, summary);
                 if !self.warnbuf.is_empty() {
                     out.block(&mut obuf).map_err(io)?;
                     warn.write_all(&self.warnbuf).map_err(io)?;
@@ -2298,7 +2327,7 @@ impl<'t> Printer<'t> {
     fn sink(
         &mut self,
         traces: &[Trace],
-        rt: &mut Rt<'_>,
+        rt: Src<'_>,
         m: &mut Msg,
         obuf: &mut Vec<u8>,
         summary: &mut Summary,
@@ -2449,7 +2478,7 @@ impl<'t> Printer<'t> {
     }
 
     /// babeltrace2's discarded events/packets warning.
-    fn discarded(&mut self, t: &Trace, rt: &Rt<'_>, d: Discarded) {
+    fn discarded(&mut self, t: &Trace, rt: Src<'_>, d: Discarded) {
         let g = &t.streams[rt.group];
         let mut w = std::mem::take(&mut self.warnbuf);
         let what = if d.packets { "packet" } else { "event" };
