@@ -104,12 +104,11 @@ table() {
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # timed DEST CMD...: "wall-seconds peak-RSS-KiB" of CMD, its output to DEST.
-# A file DEST is first written back to disk (sync) when it holds an earlier
-# run's output: truncating a file of dirty pages makes ext4 (auto_da_alloc)
-# flush it when it is closed, and that writeback of about a GB ran during
-# the next timed run and took a core from it (1.27-1.86 s against
-# 1.14-1.35 s for the same tracemux run, with and without an earlier
-# sync). BENCH_SYNC=0 leaves it out.
+# Before a run to a file, the earlier runs' output is written back (sync):
+# truncating a file of dirty pages makes ext4 (auto_da_alloc) flush it when
+# it is closed, a GB of writeback that would otherwise run during the next
+# timed run. (In A/B runs of tracemux alone on 27 Nov the difference was
+# within the machine's noise.) BENCH_SYNC=0 leaves it out.
 timed() {
     local dest=$1; shift
     if [ "$dest" != /dev/null ] && [ "${BENCH_SYNC:-1}" != 0 ]; then

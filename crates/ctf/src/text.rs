@@ -916,6 +916,8 @@ struct Msg {
     cycles: u64,
     /// Event: pooled event object (for babeltrace2's stale strings).
     obj: u32,
+    /// The stream's chunk being read when it was made ([`Rt::seq`]).
+    seq: u64,
     /// Event: the rendered scopes after the event name; discarded: the
     /// notice.
     body: Body,
@@ -929,6 +931,7 @@ impl Msg {
         class: 0,
         cycles: 0,
         obj: 0,
+        seq: 0,
         body: Body::None,
     };
 }
@@ -1011,26 +1014,37 @@ impl Ring {
     }
 }
 
-/// The rendered scopes of an event: in its stream's chunk (shared with the
-/// stream's other messages), or its own text when babeltrace2's stale
-/// strings changed it.
-/// (A message is moved several times on its way: it is kept small.)
+/// The rendered scopes of an event: in its stream's chunk (`bytes[a..b]`
+/// of the chunk of the message's `seq`), or its own text when
+/// babeltrace2's stale strings changed it.
 enum Body {
     None,
-    InChunk(std::rc::Rc<Chunk>, u32, u32),
+    InChunk(u32, u32),
     Own(Vec<u8>),
     Notice(Box<Discarded>),
 }
 
-impl Body {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Body::None | Body::Notice(_) => &[],
-            Body::InChunk(c, a, b) => &c.bytes[*a as usize..*b as usize],
-            Body::Own(v) => v,
+/// The text of message `m` of a stream whose chunk `seq` is `cur`, the
+/// older ones still in `held`.
+fn body_of<'a>(cur: &'a Chunk, seq: u64, held: &'a Held, m: &'a Msg) -> &'a [u8] {
+    match &m.body {
+        Body::InChunk(a, b) => {
+            let c = if m.seq == seq {
+                Some(cur)
+            } else {
+                held.iter().find(|h| h.0 == m.seq).map(|h| &h.1)
+            };
+            c.and_then(|c| c.bytes.get(*a as usize..*b as usize))
+                .unwrap_or(&[])
         }
+        Body::Own(v) => v,
+        Body::None | Body::Notice(_) => &[],
     }
 }
+
+/// A stream's chunks read before the current one that queued messages
+/// may point into, with their numbers.
+type Held = std::collections::VecDeque<(u64, Chunk)>;
 
 /// What a stream's renderer hands the printer, in stream order (kept
 /// small: there is one per event).
@@ -1112,22 +1126,11 @@ impl ChunkPool {
         }
     }
 
-    /// Keep `c` if nothing else holds it.
-    #[inline]
-    fn give(&self, c: std::rc::Rc<Chunk>) {
-        // (most messages share their chunk with the next ones)
-        if std::rc::Rc::strong_count(&c) > 1 {
-            return;
-        }
-        self.keep(c)
-    }
-
-    fn keep(&self, c: std::rc::Rc<Chunk>) {
-        if let Ok(c) = std::rc::Rc::try_unwrap(c) {
-            if let Ok(mut v) = self.0.lock() {
-                if v.len() < Self::MAX {
-                    v.push(c);
-                }
+    /// Keep `c` for the workers (up to [`ChunkPool::MAX`]).
+    fn give(&self, c: Chunk) {
+        if let Ok(mut v) = self.0.lock() {
+            if v.len() < Self::MAX {
+                v.push(c);
             }
         }
     }
@@ -1340,8 +1343,11 @@ enum Feed<'d> {
 /// One data stream: its rendered items and babeltrace2's message queue.
 struct Rt<'d> {
     feed: Feed<'d>,
-    /// The chunk being read (shared with the messages made from it).
-    chunk: std::rc::Rc<Chunk>,
+    /// The chunk being read, its number, and the chunks read before it
+    /// that queued messages may point into.
+    chunk: Chunk,
+    seq: u64,
+    held: Held,
     next: usize,
     trace: usize,
     group: usize,
@@ -1366,22 +1372,20 @@ struct Rt<'d> {
 
 /// What the sink needs of a stream besides its messages.
 #[derive(Clone, Copy)]
-struct Src<'d> {
+struct Src {
     trace: usize,
     group: usize,
     clock: Option<(u64, i64, u64)>,
     pool_base: usize,
-    pool: Option<&'d ChunkPool>,
 }
 
-impl<'d> Rt<'d> {
-    fn src(&self) -> Src<'d> {
+impl Rt<'_> {
+    fn src(&self) -> Src {
         Src {
             trace: self.trace,
             group: self.group,
             clock: self.clock,
             pool_base: self.pool_base,
-            pool: self.pool,
         }
     }
 
@@ -1398,11 +1402,26 @@ impl<'d> Rt<'d> {
         fs::ns_from_base(freq, base, v)
     }
 
-    /// Read `c` next; the chunk read so far goes back to the pool.
+    /// Read `c` next; the chunk read so far is held until no queued
+    /// message points into it.
     fn replace_chunk(&mut self, c: Chunk) {
-        let old = std::mem::replace(&mut self.chunk, std::rc::Rc::new(c));
-        if let Some(p) = self.pool {
-            p.give(old);
+        let old = std::mem::replace(&mut self.chunk, c);
+        self.held.push_back((self.seq, old));
+        self.seq += 1;
+        self.release();
+    }
+
+    /// Give back the held chunks that no queued message points into.
+    #[inline]
+    fn release(&mut self) {
+        let oldest = match self.queue.len() {
+            0 => self.seq,
+            _ => self.queue.get(0).seq,
+        };
+        while self.held.front().is_some_and(|h| h.0 < oldest) {
+            if let (Some((_, c)), Some(p)) = (self.held.pop_front(), self.pool) {
+                p.give(c);
+            }
         }
     }
 
@@ -1436,19 +1455,19 @@ impl<'d> Rt<'d> {
                     if r.done {
                         return Ok(false);
                     }
-                    // (the chunk is reused once no message holds it)
-                    if std::rc::Rc::get_mut(&mut self.chunk).is_none() {
+                    // (the chunk is reused when no queued message may point
+                    // into it)
+                    if self.queue.len() > 0 {
                         let room = self.chunk.sizes();
                         let c = match self.pool {
                             Some(p) => p.take(room),
                             None => Chunk::with_room(room),
                         };
-                        // (messages still hold the old one: nothing to give back)
-                        self.chunk = std::rc::Rc::new(c);
+                        let old = std::mem::replace(&mut self.chunk, c);
+                        self.held.push_back((self.seq, old));
+                        self.seq += 1;
                     }
-                    let Some(c) = std::rc::Rc::get_mut(&mut self.chunk) else {
-                        return Ok(false);
-                    };
+                    let c = &mut self.chunk;
                     c.items.clear();
                     c.bytes.clear();
                     c.marks.clear();
@@ -1466,10 +1485,7 @@ impl<'d> Rt<'d> {
                 } => {
                     if self.chunk.seg_end {
                         *cur += 1;
-                        let old = std::mem::take(&mut self.chunk);
-                        if let Some(p) = self.pool {
-                            p.give(old);
-                        }
+                        self.chunk.seg_end = false;
                     }
                     if *cur >= *count {
                         return Ok(false);
@@ -1482,6 +1498,7 @@ impl<'d> Rt<'d> {
                 }
             }
             self.next = 0;
+            self.release();
         }
     }
 }
@@ -1874,6 +1891,7 @@ impl<'t> Printer<'t> {
             class: 0,
             cycles: 0,
             obj: 0,
+            seq: 0,
             body: Body::None,
         };
         if rt.ended {
@@ -1881,7 +1899,9 @@ impl<'t> Printer<'t> {
         }
         if !rt.started {
             rt.started = true;
-            *rt.queue.push() = mk(MsgKind::StreamBegin, None);
+            let mut m = mk(MsgKind::StreamBegin, None);
+            m.seq = rt.seq;
+            *rt.queue.push() = m;
             return Ok(true);
         }
         if !rt.next_raw()? {
@@ -1897,8 +1917,10 @@ impl<'t> Printer<'t> {
                 let body = self.event_body(&rt.chunk, obj, body, marks);
                 let ts = rt.event_ns(clock).or(Some(i64::MIN));
                 // (in place, field by field)
+                let seq = rt.seq;
                 let m = rt.queue.push();
                 m.kind = MsgKind::Event;
+                m.seq = seq;
                 m.ts = ts;
                 m.class = class;
                 m.cycles = clock;
@@ -1931,6 +1953,8 @@ impl<'t> Printer<'t> {
                 mk(MsgKind::StreamEnd, None)
             }
         };
+        let mut m = m;
+        m.seq = rt.seq;
         *rt.queue.push() = m;
         Ok(true)
     }
@@ -1958,13 +1982,7 @@ impl<'t> Printer<'t> {
     /// non-empty value of the same field object (whose earlier uses are
     /// all printed: it was back in its pool).
     #[inline]
-    fn event_body(
-        &mut self,
-        c: &std::rc::Rc<Chunk>,
-        obj: u32,
-        (b0, b1): (u32, u32),
-        marks: (u32, u32),
-    ) -> Body {
+    fn event_body(&mut self, c: &Chunk, obj: u32, (b0, b1): (u32, u32), marks: (u32, u32)) -> Body {
         let (b0, b1) = (b0 as usize, b1 as usize);
         let mut own: Option<Vec<u8>> = None;
         let mut last = b0;
@@ -2001,7 +2019,7 @@ impl<'t> Printer<'t> {
                 body.extend_from_slice(&c.bytes[last..b1]);
                 Body::Own(body)
             }
-            None => Body::InChunk(c.clone(), b0 as u32, b1 as u32),
+            None => Body::InChunk(b0 as u32, b1 as u32),
         }
     }
 
@@ -2201,7 +2219,9 @@ impl<'t> Printer<'t> {
                     };
                     rts.push(Rt {
                         feed,
-                        chunk: std::rc::Rc::new(Chunk::default()),
+                        chunk: Chunk::default(),
+                        seq: 0,
+                        held: Held::new(),
                         next: 0,
                         trace: ti,
                         group: gi,
@@ -2260,12 +2280,16 @@ impl<'t> Printer<'t> {
                 }
                 let rt = &mut rts[s];
                 let src = rt.src();
+                let chunks = (&rt.chunk, rt.seq, &rt.held);
                 let Some(m) = rt.queue.front_mut() else {
                     continue;
                 };
-                self.sink(traces, src, m, &mut obuf, summary);
+                self.sink(traces, src, chunks, m, &mut obuf, summary);
                 rt.queue.pop_front();
                 rt.taken -= 1;
+                if !rt.held.is_empty() {
+                    rt.release();
+                }
                 if !self.warnbuf.is_empty() {
                     out.block(&mut obuf).map_err(io)?;
                     warn.write_all(&self.warnbuf).map_err(io)?;
@@ -2327,7 +2351,8 @@ impl<'t> Printer<'t> {
     fn sink(
         &mut self,
         traces: &[Trace],
-        rt: Src<'_>,
+        rt: Src,
+        (chunk, seq, held): (&Chunk, u64, &Held),
         m: &mut Msg,
         obuf: &mut Vec<u8>,
         summary: &mut Summary,
@@ -2372,22 +2397,15 @@ impl<'t> Printer<'t> {
                     let ns = m.ts.unwrap_or(i64::MIN);
                     let start_line = self.head(obuf, has_clock, m.cycles, ns);
                     self.fixed_head(obuf, t, rt.group, class, pool, start_line);
-                    obuf.extend_from_slice(m.body.bytes());
+                    obuf.extend_from_slice(body_of(chunk, seq, held, m));
                     obuf.push(b'\n');
                     summary.events += 1;
                 }
                 self.pools[pool].push(m.obj);
-                match std::mem::replace(&mut m.body, Body::None) {
-                    Body::Own(mut b) => {
-                        b.clear();
-                        self.spare.push(b);
-                    }
-                    Body::InChunk(c, ..) => {
-                        if let Some(p) = rt.pool {
-                            p.give(c);
-                        }
-                    }
-                    Body::None | Body::Notice(_) => {}
+                if let Body::Own(b) = &mut m.body {
+                    let mut b = std::mem::take(b);
+                    b.clear();
+                    self.spare.push(b);
                 }
             }
             _ => {}
@@ -2478,7 +2496,7 @@ impl<'t> Printer<'t> {
     }
 
     /// babeltrace2's discarded events/packets warning.
-    fn discarded(&mut self, t: &Trace, rt: Src<'_>, d: Discarded) {
+    fn discarded(&mut self, t: &Trace, rt: Src, d: Discarded) {
         let g = &t.streams[rt.group];
         let mut w = std::mem::take(&mut self.warnbuf);
         let what = if d.packets { "packet" } else { "event" };
