@@ -66,6 +66,7 @@ pub(crate) fn trace_ranks(traces: &[Trace]) -> Vec<u32> {
 /// Of the candidate streams `(stream, head time)`, the one whose head
 /// comes first: the earliest time, ties broken by `compare` (negative:
 /// its first stream first), the first candidate among equals.
+#[inline(always)]
 pub(crate) fn earliest(
     candidates: impl IntoIterator<Item = (usize, i64)>,
     compare: impl Fn(usize, usize) -> i64,
@@ -85,7 +86,8 @@ pub(crate) fn earliest(
 }
 
 /// babeltrace2's `common_muxing_compare_messages` for two stream heads
-/// with the same time (negative: `a` first).
+/// with the same time (negative: `a` first). (Rarely called: not inlined.)
+#[inline(never)]
 pub(crate) fn compare(traces: &[Trace], rank: &[u32], a: Head, b: Head) -> i64 {
     let (ta, tb) = (&traces[a.trace], &traces[b.trace]);
     let ra = rank[a.trace] as i64;

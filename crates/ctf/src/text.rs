@@ -713,7 +713,7 @@ impl Clock {
     }
 
     /// Append the wall-clock form of `ns` (nanoseconds from origin).
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, out: &mut Vec<u8>, ns: i64, warn: &mut Vec<u8>) {
         // (most times: within the second of the one before, printed as
         // the time of day)
