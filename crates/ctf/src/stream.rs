@@ -337,6 +337,7 @@ impl<'d> StreamDecoder<'d> {
     /// Decode the event header `h` of stream class `sc` with no visitor:
     /// with the class's plan, or (when it has none, or the plan fails) with
     /// the decoder, which reports errors.
+    #[inline(always)]
     fn header_quietly(&mut self, sc: usize, h: u32) -> Result<(), DecodeError> {
         if self.header_plans.len() <= sc {
             self.header_plans.resize_with(sc + 1, || None);
