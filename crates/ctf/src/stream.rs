@@ -477,10 +477,14 @@ impl<'d> StreamDecoder<'d> {
             self.body(&mut NullVisitor)?;
         }
         loop {
-            if let Some(n) = self.pending.iter_mut().find_map(|p| p.take()) {
-                return Ok(Step::Discarded(n));
+            // (checked before taken: most events have no notice before them)
+            if self.pending.iter().any(Option::is_some) {
+                if let Some(n) = self.pending.iter_mut().find_map(|p| p.take()) {
+                    return Ok(Step::Discarded(n));
+                }
             }
-            if std::mem::take(&mut self.pending_begin) {
+            if self.pending_begin {
+                self.pending_begin = false;
                 let pe = self.current_packet();
                 let has = pe
                     .and_then(|p| self.prog.streams.get(p.stream))
