@@ -95,6 +95,8 @@ struct Layout {
 struct FixedInt {
     off: u32,
     len: u8,
+    /// `mask(len)`.
+    mask: u64,
     signed: bool,
     save: u16,
     clock: bool,
@@ -111,7 +113,7 @@ impl FixedInt {
             .get(at..at + 8)
             .and_then(|w| <[u8; 8]>::try_from(w).ok())
             .map_or(0, u64::from_le_bytes);
-        (w >> (self.off % 8)) & crate::decode::mask(self.len as u32)
+        (w >> (self.off % 8)) & self.mask
     }
 }
 
@@ -230,6 +232,7 @@ fn lay(align: u32, ops: &[Op], off: &mut u32, ints: &mut Vec<FixedInt>) -> Optio
                 ints.push(FixedInt {
                     off: at,
                     len,
+                    mask: crate::decode::mask(len as u32),
                     signed,
                     save,
                     clock,
