@@ -28,6 +28,13 @@ fn eight(x: u64) -> u64 {
     v + 0x3030_3030_3030_3030
 }
 
+/// The eight decimal digits of `x` (below 10^8) as ASCII, leading zeros
+/// included, for a caller that writes them at a place of its own.
+#[inline(always)]
+pub fn eight_digits(x: u64) -> [u8; 8] {
+    eight(x).to_le_bytes()
+}
+
 /// Powers of ten that fit in a `u64`.
 const POW10: [u64; 20] = {
     let mut p = [1u64; 20];

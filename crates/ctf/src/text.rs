@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use tracemux_core::digits::put_padded;
+use tracemux_core::digits::{self, put_padded};
 use tracemux_core::{Error, ErrorKind};
 
 use crate::decode::{IntValue, Kind, Node, Visitor};
@@ -710,6 +710,16 @@ impl Clock {
         } else {
             self.zone.localtime(secs)
         }
+    }
+
+    /// The time of day of `ns` when it is within the second of the time
+    /// before and printed as the time of day (what [`Clock::push`] then
+    /// writes before the `.`): at most 32 bytes in a block of 32, and its
+    /// length.
+    #[inline(always)]
+    fn cached(&self, ns: i64) -> Option<(&[u8; 32], usize)> {
+        (ns >= 0 && !self.seconds && ns / 1_000_000_000 == self.cache_sec && self.cache.len() <= 32)
+            .then_some((&self.cache_block, self.cache.len()))
     }
 
     /// Append the wall-clock form of `ns` (nanoseconds from origin).
@@ -1856,6 +1866,9 @@ struct Printer<'t> {
     /// The fixed part of each event class's line head, by pool and by
     /// whether it starts the line (see [`static_head`]).
     heads: Vec<Option<Vec<u8>>>,
+    /// The clock options are the defaults: bracketed time of day and
+    /// delta, no field names (see [`Printer::usual_head_at`]).
+    usual_head: bool,
 }
 
 impl<'t> Printer<'t> {
@@ -1879,6 +1892,7 @@ impl<'t> Printer<'t> {
             reached_end: false,
             stale: Stale::default(),
             heads: Vec::new(),
+            usual_head: !opts.names.header && !opts.clock_cycles && !opts.no_delta,
         }
     }
 
@@ -2418,6 +2432,9 @@ impl<'t> Printer<'t> {
     fn head(&mut self, out: &mut Vec<u8>, has_clock: bool, cycles: u64, ns: i64) -> bool {
         let o = self.opts;
         let names = o.names.header;
+        if has_clock && self.usual_head && self.usual_head_at(out, ns) {
+            return true;
+        }
         if has_clock {
             if names {
                 out.extend_from_slice(b"timestamp = ");
@@ -2469,6 +2486,52 @@ impl<'t> Printer<'t> {
             }
             return !names;
         }
+        true
+    }
+
+    /// The usual time part of a line head, `[HH:MM:SS.NNNNNNNNN]
+    /// (+S.NNNNNNNNN) `, written at once when `ns` is within the second
+    /// of the time before and less than ten seconds after it (`false`:
+    /// nothing written, [`Printer::head`] writes it). Only with the
+    /// default clock options ([`Printer::usual_head`]).
+    #[inline(always)]
+    fn usual_head_at(&mut self, out: &mut Vec<u8>, ns: i64) -> bool {
+        const E9: u64 = 1_000_000_000;
+        const E8: u64 = 100_000_000;
+        let Some(last) = self.last_ns else {
+            return false;
+        };
+        let d = (ns as u64).wrapping_sub(last as u64);
+        let Some((day, k)) = self.clock.cached(ns).filter(|_| d < 10 * E9) else {
+            return false;
+        };
+        // The room for the longest head, written in place (fixed places
+        // after the time of day), then cut back to what was written.
+        const ROOM: usize = 64;
+        const TAIL: usize = 27;
+        let l = out.len();
+        out.extend_from_slice(&[0; ROOM]);
+        let Ok(at) = <&mut [u8; ROOM]>::try_from(&mut out[l..l + ROOM]) else {
+            return false;
+        };
+        at[0] = b'[';
+        at[1..33].copy_from_slice(day);
+        let Ok(t) = <&mut [u8; TAIL]>::try_from(&mut at[1 + k..1 + k + TAIL]) else {
+            return false;
+        };
+        let n = ns as u64 % E9;
+        t[0] = b'.';
+        t[1] = b'0' + (n / E8) as u8;
+        t[2..10].copy_from_slice(&digits::eight_digits(n % E8));
+        t[10..14].copy_from_slice(b"] (+");
+        t[14] = b'0' + (d / E9) as u8;
+        t[15] = b'.';
+        let dn = d % E9;
+        t[16] = b'0' + (dn / E8) as u8;
+        t[17..25].copy_from_slice(&digits::eight_digits(dn % E8));
+        t[25..27].copy_from_slice(b") ");
+        out.truncate(l + 1 + k + TAIL);
+        self.last_ns = Some(ns);
         true
     }
 
@@ -2733,6 +2796,51 @@ pub fn trace_class(dir: &std::path::Path) -> Result<TraceClass, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The usual line head written at once is the head written piece by
+    /// piece: within a second, across seconds, deltas up to and past ten
+    /// seconds, a first event, in UTC and in a zone of its own, with and
+    /// without the date.
+    #[test]
+    fn usual_head_is_the_general_one() {
+        const S: i64 = 1_000_000_000;
+        let times = [
+            0,
+            1,
+            S - 1,
+            S,
+            S + 123_456_789,
+            5 * S,
+            15 * S - 1,
+            15 * S,
+            25 * S + 7,
+            1_700_000_000 * S + 999_999_999,
+            1_700_000_000 * S + 999_999_999,
+            1_700_000_001 * S,
+            1_700_000_009 * S + 999_999_999,
+            1_700_000_019 * S + 999_999_999,
+            1_700_000_123 * S,
+        ];
+        for (zone, date) in [(None, false), (Some("Asia/Kolkata"), false), (None, true)] {
+            let mut o = TextOptions::default();
+            o.clock_gmt = zone.is_none();
+            o.clock_date = date;
+            o.timezone = zone.map(str::to_string);
+            let mut fast = Printer::new(&o, &[]);
+            let mut slow = Printer::new(&o, &[]);
+            assert!(fast.usual_head);
+            slow.usual_head = false;
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for ns in times {
+                assert!(fast.head(&mut a, true, 0, ns));
+                assert!(slow.head(&mut b, true, 0, ns));
+                a.push(b'\n');
+                b.push(b'\n');
+            }
+            assert_eq!(String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
+            assert!(a.starts_with(b"["), "{}", String::from_utf8_lossy(&a));
+        }
+    }
 
     /// The display bases and signedness reach the shared notation
     /// (`tracemux_render::notation`, where the formats are tested).
