@@ -286,6 +286,7 @@ impl BodyPlan {
             b.node(p, r, names)?;
         }
         let ops = std::mem::take(&mut b.ops);
+        let ops = b.aligns_first(ops);
         b.ops = b.runs_of(ops);
         // (room for the copies of constant size in `run`)
         b.text.extend_from_slice(&[0; 32]);
@@ -315,6 +316,50 @@ impl BodyPlan {
             }
         }
         self.ops.push(Op::Lit(a, b));
+    }
+
+    /// `ops` with each stretch of literals and alignments made into one
+    /// alignment before one literal. Text does not move the cursor, and
+    /// aligning to powers of two one after the other is aligning to the
+    /// largest of them (a stretch with any other alignment is left as it
+    /// is). An alignment that fails fails the whole plan, whatever was
+    /// written before it. The fields then make longer runs.
+    fn aligns_first(&mut self, ops: Vec<Op>) -> Vec<Op> {
+        let mut res = Vec::with_capacity(ops.len());
+        let mut i = 0;
+        while i < ops.len() {
+            let n = ops[i..]
+                .iter()
+                .take_while(|o| matches!(o, Op::Lit(..) | Op::Align(_)))
+                .count();
+            let stretch = &ops[i..i + n];
+            let powers = stretch
+                .iter()
+                .all(|o| !matches!(o, Op::Align(a) if !a.is_power_of_two()));
+            if n < 2 || !powers {
+                let n = n.max(1);
+                res.extend_from_slice(&ops[i..i + n]);
+                i += n;
+                continue;
+            }
+            let mut align = None;
+            let mut text = Vec::new();
+            for op in stretch {
+                match *op {
+                    Op::Lit(a, b) => text.extend_from_slice(&self.text[a as usize..b as usize]),
+                    Op::Align(a) => align = Some(align.map_or(a, |x: u32| x.max(a))),
+                    _ => {}
+                }
+            }
+            res.extend(align.map(Op::Align));
+            if !text.is_empty() {
+                let a = self.text.len() as u32;
+                self.text.extend_from_slice(&text);
+                res.push(Op::Lit(a, self.text.len() as u32));
+            }
+            i += n;
+        }
+        res
     }
 
     /// `ops` with runs of [`Le`] fields (and the text before each, and
