@@ -2822,10 +2822,12 @@ mod tests {
             1_700_000_123 * S,
         ];
         for (zone, date) in [(None, false), (Some("Asia/Kolkata"), false), (None, true)] {
-            let mut o = TextOptions::default();
-            o.clock_gmt = zone.is_none();
-            o.clock_date = date;
-            o.timezone = zone.map(str::to_string);
+            let o = TextOptions {
+                clock_gmt: zone.is_none(),
+                clock_date: date,
+                timezone: zone.map(str::to_string),
+                ..TextOptions::default()
+            };
             let mut fast = Printer::new(&o, &[]);
             let mut slow = Printer::new(&o, &[]);
             assert!(fast.usual_head);
