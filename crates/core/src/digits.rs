@@ -156,19 +156,8 @@ pub fn put_hex(out: &mut Vec<u8>, x: u64, table: &[u8; 16]) {
         0
     };
     if after_nine > 0 {
-        let ascii = |v: u32| {
-            // one nibble per byte, the most significant last...
-            let mut d = v as u64;
-            d = (d | (d << 16)) & 0x0000_FFFF_0000_FFFF;
-            d = (d | (d << 8)) & 0x00FF_00FF_00FF_00FF;
-            d = (d | (d << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
-            // ... then a digit per byte (no carry passes a byte)
-            let above = ((d + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
-            (d + 0x3030_3030_3030_3030 + above * after_nine).swap_bytes()
-        };
-        let all = ascii((x >> 32) as u32) as u128 | (ascii(x as u32) as u128) << 64;
         let l = out.len();
-        out.extend_from_slice(&(all >> (8 * (16 - n))).to_le_bytes());
+        out.extend_from_slice(&(hex_ascii(x, after_nine) >> (8 * (16 - n))).to_le_bytes());
         out.truncate(l + n);
         return;
     }
@@ -183,9 +172,140 @@ pub fn put_hex(out: &mut Vec<u8>, x: u64, table: &[u8; 16]) {
     out.truncate(l + n);
 }
 
+/// The sixteen hexadecimal digits of `x` as ASCII in a `u128`, the most
+/// significant first in memory; `after_nine` is how far the digit after
+/// `9` is from `:` (7 for `A`, 39 for `a`).
+#[inline(always)]
+fn hex_ascii(x: u64, after_nine: u64) -> u128 {
+    let ascii = |v: u32| {
+        // one nibble per byte, the most significant last...
+        let mut d = v as u64;
+        d = (d | (d << 16)) & 0x0000_FFFF_0000_FFFF;
+        d = (d | (d << 8)) & 0x00FF_00FF_00FF_00FF;
+        d = (d | (d << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+        // ... then a digit per byte (no carry passes a byte)
+        let above = ((d + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+        (d + 0x3030_3030_3030_3030 + above * after_nine).swap_bytes()
+    };
+    ascii((x >> 32) as u32) as u128 | (ascii(x as u32) as u128) << 64
+}
+
+// ---------------------------------------------------------------------
+// Writing at a place in a slice
+//
+// A printer that writes many numbers and short texts one after the other
+// can make room for all of them at once and write each at a place it
+// keeps in a register: no length of a `Vec` to load and store around
+// every byte it writes.
+
+/// Bytes from its place that [`write_u64`], [`write_i64`] and
+/// [`write_hex_upper`] may write to (the number is shorter: what comes
+/// after it is left to be overwritten).
+pub const ROOM: usize = 32;
+
+/// The `ROOM` bytes of `buf` from `at`. Panics when `buf` is shorter: the
+/// caller makes the room.
+#[inline(always)]
+fn room(buf: &mut [u8], at: usize) -> &mut [u8; ROOM] {
+    let end = at + ROOM;
+    match <&mut [u8; ROOM]>::try_from(&mut buf[at..end]) {
+        Ok(w) => w,
+        Err(_) => unreachable!("a slice of ROOM bytes"),
+    }
+}
+
+/// Write `x` in decimal at `buf[at..]` (at least [`ROOM`] bytes long);
+/// the place after it.
+#[inline(always)]
+pub fn write_u64(buf: &mut [u8], at: usize, x: u64) -> usize {
+    const E8: u64 = 100_000_000;
+    let w = room(buf, at);
+    if x < 10 {
+        w[0] = b'0' + x as u8;
+        return at + 1;
+    }
+    let n = decimal_len(x);
+    if n <= 8 {
+        w[..8].copy_from_slice(&(eight(x) >> (8 * (8 - n))).to_le_bytes());
+    } else if n <= 16 {
+        w[..8].copy_from_slice(&(eight(x / E8) >> (8 * (16 - n))).to_le_bytes());
+        w[n - 8..n].copy_from_slice(&eight(x % E8).to_le_bytes());
+    } else {
+        let rest = x % (E8 * E8);
+        w[..8].copy_from_slice(&(eight(x / (E8 * E8)) >> (8 * (24 - n))).to_le_bytes());
+        w[n - 16..n - 8].copy_from_slice(&eight(rest / E8).to_le_bytes());
+        w[n - 8..n].copy_from_slice(&eight(rest % E8).to_le_bytes());
+    }
+    at + n
+}
+
+/// [`write_u64`] with a `-` when `x` is negative (`buf` has [`ROOM`] + 1
+/// bytes from `at`).
+#[inline(always)]
+pub fn write_i64(buf: &mut [u8], at: usize, x: i64) -> usize {
+    let mut at = at;
+    if x < 0 {
+        buf[at] = b'-';
+        at += 1;
+    }
+    write_u64(buf, at, x.unsigned_abs())
+}
+
+/// Write `x` in upper-case hexadecimal (no prefix) at `buf[at..]` (at
+/// least [`ROOM`] bytes long); the place after it.
+#[inline(always)]
+pub fn write_hex_upper(buf: &mut [u8], at: usize, x: u64) -> usize {
+    let n = (64 - x.leading_zeros()).max(1).div_ceil(4) as usize;
+    let w = room(buf, at);
+    w[..16].copy_from_slice(&(hex_ascii(x, 7) >> (8 * (16 - n))).to_le_bytes());
+    at + n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Numbers written at a place are the numbers appended, and nothing
+    /// before the place changes.
+    #[test]
+    fn written_at_a_place_as_appended() {
+        let mut vals: Vec<u64> = vec![0, u64::MAX, u64::MAX - 1, i64::MAX as u64];
+        for p in 0..20 {
+            let t = 10u64.pow(p);
+            vals.extend([t - 1, t, t + 1, t.wrapping_mul(7) / 3]);
+        }
+        for k in 0..64 {
+            vals.extend([(1u64 << k) - 1, 1u64 << k]);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.extend([x, x >> (x % 64)]);
+        }
+        for v in vals {
+            for at in [0, 3] {
+                let mut buf = vec![b'#'; at + ROOM + 1];
+                let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+                put_u64(&mut a, v);
+                put_i64(&mut b, v as i64);
+                put_hex(&mut c, v, HEX_UPPER);
+                type Write = fn(&mut [u8], usize, u64) -> usize;
+                let writes: [(Write, &Vec<u8>); 3] = [
+                    (write_u64, &a),
+                    (|b, at, v| write_i64(b, at, v as i64), &b),
+                    (write_hex_upper, &c),
+                ];
+                for (write, want) in writes {
+                    let w = write(&mut buf, at, v);
+                    assert!(buf[..at].iter().all(|&c| c == b'#'));
+                    assert_eq!(&buf[at..w], &want[..], "{v}");
+                    buf[at..].fill(b'#');
+                }
+            }
+        }
+    }
 
     #[test]
     fn digit_counts() {

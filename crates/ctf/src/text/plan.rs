@@ -76,6 +76,9 @@ const ENUM_TEXT: usize = 64 << 10;
 #[derive(Debug, Clone)]
 struct LeRun {
     align: u32,
+    /// The room its text needs: what its fields write, at most, and what
+    /// the last one may write beyond that (see [`LeRun::room_for`]).
+    room: u32,
     /// Big-endian fields (a run has one byte order).
     big: bool,
     bytes: u32,
@@ -95,6 +98,15 @@ fn byte_order(big: bool) -> crate::ir::ByteOrder {
 const RUN_MAX: u32 = 1 << 16;
 
 impl LeRun {
+    /// The room for the text of `fields`: each writes its text (copied 32
+    /// bytes at a time, its length at most 32) and its value at the place
+    /// after the one before, so all of them write within their lengths at
+    /// most, and [`VALUE_ROOM`] more.
+    fn room_for(fields: &[RunField]) -> u32 {
+        let text: u32 = fields.iter().map(|f| f.lit.1 - f.lit.0 + VALUE_MAX).sum();
+        text + VALUE_ROOM.max(32)
+    }
+
     /// The run's length once aligned to `align_bits` and `more` bytes
     /// added, when it stays within [`RUN_MAX`].
     fn grown(&self, align_bits: u32, more: u32) -> Option<u32> {
@@ -104,6 +116,13 @@ impl LeRun {
         at.checked_add(more).filter(|&n| n <= RUN_MAX)
     }
 }
+
+/// Bytes a [`RunField`]'s value takes at most (`0x` and 16 digits, or `-`
+/// and 19, or 20 digits).
+const VALUE_MAX: u32 = 21;
+/// Bytes after its place a [`RunField`]'s value may write to (`0x`, and
+/// a number written with [`digits::ROOM`] bytes of room).
+const VALUE_ROOM: u32 = 2 + digits::ROOM as u32;
 
 #[derive(Debug, Clone, Copy)]
 struct RunField {
@@ -194,6 +213,25 @@ impl Le {
             v.swap_bytes() >> (64 - 8 * self.bytes as u32)
         } else {
             v
+        }
+    }
+
+    /// [`Le::print`] at `buf[at..]` (with [`VALUE_ROOM`] bytes from
+    /// there); the place after it.
+    #[inline(always)]
+    fn write(self, raw: u64, c: &mut Cursor<'_>, buf: &mut [u8], at: usize) -> usize {
+        let v = IntValue::from_bits(raw, 8 * self.bytes as u32, self.signed);
+        if self.save != NO_SLOT {
+            c.slots[self.save as usize] = v.as_i128();
+        }
+        if self.hex {
+            buf[at..at + 2].copy_from_slice(b"0x");
+            digits::write_hex_upper(buf, at + 2, raw)
+        } else {
+            match v {
+                IntValue::U(x) => digits::write_u64(buf, at, x),
+                IntValue::S(x) => digits::write_i64(buf, at, x),
+            }
         }
     }
 
@@ -368,7 +406,8 @@ impl BodyPlan {
         let mut res = Vec::with_capacity(ops.len());
         let mut cur: Option<LeRun> = None;
         let end = |res: &mut Vec<Op>, cur: &mut Option<LeRun>, runs: &mut Vec<LeRun>| {
-            if let Some(r) = cur.take() {
+            if let Some(mut r) = cur.take() {
+                r.room = LeRun::room_for(&r.fields);
                 res.push(Op::Run(runs.len() as u32));
                 runs.push(r);
             }
@@ -390,6 +429,7 @@ impl BodyPlan {
                     end(&mut res, &mut cur, &mut self.runs);
                     cur = Some(LeRun {
                         align: le.align,
+                        room: 0,
                         big: le.big,
                         bytes: 0,
                         fields: Vec::new(),
@@ -599,6 +639,23 @@ impl BodyPlan {
                         }
                         None => &[],
                     };
+                    if let Some(e) = packed.filter(|_| names && l <= INDEXES) {
+                        // Room for every element at once, each written at
+                        // its place: ` [i] = ` (copied 16 bytes at a
+                        // time), then its value.
+                        let o = fp.out.len();
+                        let room = l as usize * (16 + VALUE_MAX as usize) + VALUE_ROOM as usize;
+                        fp.out.resize(o + room, 0);
+                        let buf = &mut fp.out[..];
+                        let mut at = o;
+                        for (i, v) in all.chunks_exact(e.bytes as usize).enumerate() {
+                            let (a, b) = (self.index[i] as usize, self.index[i + 1] as usize);
+                            buf[at..at + 16].copy_from_slice(&self.index_text[a..a + 16]);
+                            at = e.write(e.load(v, 0), c, buf, at + b - a);
+                        }
+                        fp.out.truncate(at);
+                        continue;
+                    }
                     for i in 0..l {
                         if names && i < INDEXES {
                             // (a copy of constant size, cut back)
@@ -647,10 +704,19 @@ impl BodyPlan {
                     let r = &self.runs[r as usize];
                     c.align(r.align)?;
                     let s = c.take(r.bytes as usize, byte_order(r.big))?;
+                    // Room for every field at once, each written at its
+                    // place: the text before it (copied 32 bytes at a
+                    // time), then its value.
+                    let l = fp.out.len();
+                    fp.out.resize(l + r.room as usize, 0);
+                    let buf = &mut fp.out[..];
+                    let mut at = l;
                     for f in &r.fields {
-                        self.put_text(&mut fp.out, f.lit);
-                        f.le.print(f.le.load(s, f.off as usize), c, fp);
+                        let (a, b) = (f.lit.0 as usize, f.lit.1 as usize);
+                        buf[at..at + 32].copy_from_slice(&self.text[a..a + 32]);
+                        at = f.le.write(f.le.load(s, f.off as usize), c, buf, at + b - a);
                     }
+                    fp.out.truncate(at);
                 }
             }
         }
