@@ -1044,6 +1044,8 @@ fn body_of<'a>(cur: &'a Chunk, seq: u64, held: &'a Held, m: &'a Msg) -> &'a [u8]
             } else {
                 held.iter().find(|h| h.0 == m.seq).map(|h| &h.1)
             };
+            // ([`Rt::release`] keeps every chunk a queued message names)
+            debug_assert!(c.is_some(), "the chunk of a queued message was given back");
             c.and_then(|c| c.bytes.get(*a as usize..*b as usize))
                 .unwrap_or(&[])
         }
@@ -1055,6 +1057,14 @@ fn body_of<'a>(cur: &'a Chunk, seq: u64, held: &'a Held, m: &'a Msg) -> &'a [u8]
 /// A stream's chunks read before the current one that queued messages
 /// may point into, with their numbers.
 type Held = std::collections::VecDeque<(u64, Chunk)>;
+
+/// Make `c` a stream's current chunk (`cur`, number `seq`): the one
+/// before is held under its number, and the new one takes the next.
+fn hand_over(cur: &mut Chunk, held: &mut Held, seq: &mut u64, c: Chunk) {
+    let old = std::mem::replace(cur, c);
+    held.push_back((*seq, old));
+    *seq += 1;
+}
 
 /// What a stream's renderer hands the printer, in stream order (kept
 /// small: there is one per event).
@@ -1415,9 +1425,7 @@ impl Rt<'_> {
     /// Read `c` next; the chunk read so far is held until no queued
     /// message points into it.
     fn replace_chunk(&mut self, c: Chunk) {
-        let old = std::mem::replace(&mut self.chunk, c);
-        self.held.push_back((self.seq, old));
-        self.seq += 1;
+        hand_over(&mut self.chunk, &mut self.held, &mut self.seq, c);
         self.release();
     }
 
@@ -1473,9 +1481,7 @@ impl Rt<'_> {
                             Some(p) => p.take(room),
                             None => Chunk::with_room(room),
                         };
-                        let old = std::mem::replace(&mut self.chunk, c);
-                        self.held.push_back((self.seq, old));
-                        self.seq += 1;
+                        hand_over(&mut self.chunk, &mut self.held, &mut self.seq, c);
                     }
                     let c = &mut self.chunk;
                     c.items.clear();
