@@ -727,14 +727,10 @@ impl Clock {
     fn push(&mut self, out: &mut Vec<u8>, ns: i64, warn: &mut Vec<u8>) {
         // (most times: within the second of the one before, printed as
         // the time of day)
-        if ns >= 0
-            && !self.seconds
-            && ns / 1_000_000_000 == self.cache_sec
-            && self.cache.len() <= 32
-        {
+        if let Some((day, k)) = self.cached(ns) {
             let l = out.len();
-            out.extend_from_slice(&self.cache_block);
-            out.truncate(l + self.cache.len());
+            out.extend_from_slice(day);
+            out.truncate(l + k);
             out.push(b'.');
             put_padded(out, (ns % 1_000_000_000) as u64, 9);
             return;
@@ -2518,11 +2514,14 @@ impl<'t> Printer<'t> {
         let l = out.len();
         out.extend_from_slice(&[0; ROOM]);
         let Ok(at) = <&mut [u8; ROOM]>::try_from(&mut out[l..l + ROOM]) else {
+            // (cannot be: the slice is ROOM long)
+            out.truncate(l);
             return false;
         };
         at[0] = b'[';
         at[1..33].copy_from_slice(day);
         let Ok(t) = <&mut [u8; TAIL]>::try_from(&mut at[1 + k..1 + k + TAIL]) else {
+            out.truncate(l);
             return false;
         };
         let n = ns as u64 % E9;

@@ -235,23 +235,14 @@ impl Le {
         }
     }
 
-    /// Keep and print the value whose bits are `raw`.
+    /// Keep and print the value whose bits are `raw` ([`Le::write`] in
+    /// room made for it).
     #[inline(always)]
     fn print(self, raw: u64, c: &mut Cursor<'_>, fp: &mut FieldPrinter) {
-        let v = IntValue::from_bits(raw, 8 * self.bytes as u32, self.signed);
-        if self.save != NO_SLOT {
-            c.slots[self.save as usize] = v.as_i128();
-        }
-        if self.hex {
-            // (the bits of the field, as notation::int shows them)
-            fp.out.extend_from_slice(b"0x");
-            digits::put_hex(&mut fp.out, raw, digits::HEX_UPPER);
-        } else {
-            match v {
-                IntValue::U(x) => digits::put_u64(&mut fp.out, x),
-                IntValue::S(x) => digits::put_i64(&mut fp.out, x),
-            }
-        }
+        let l = fp.out.len();
+        fp.out.resize(l + VALUE_ROOM as usize, 0);
+        let end = self.write(raw, c, &mut fp.out, l);
+        fp.out.truncate(end);
     }
 }
 
