@@ -447,9 +447,8 @@ fn convert(
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
     if pipeline::wanted(&meta, o.to) {
-        let classes = src.meta().classes.span();
         let swap = src.swaps_tapes();
-        return pipeline::with_sink_thread(&meta, classes, swap, sink, |feed| {
+        return pipeline::with_sink_thread(&meta, swap, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)
         });
     }

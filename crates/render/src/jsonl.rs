@@ -7,6 +7,7 @@
 //! integers JSON arrays, other bytes arrays of byte values.
 
 use crate::fmt::dec;
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{
     visit_fields, Base, Event, EventClass, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -134,15 +135,15 @@ macro_rules! while_on {
 
 impl FieldVisitor for PayloadOnly<'_> {
     while_on! {
-        field(name: &str, base: Base, value: Value<'_>);
-        enum_field(name: &str, value: Value<'_>, labels: &[&str]);
-        struct_begin(name: &str);
+        field(f: FieldRef<'_>, base: Base, value: Value<'_>);
+        enum_field(f: FieldRef<'_>, value: Value<'_>, labels: &[&str]);
+        struct_begin(f: FieldRef<'_>);
         struct_end();
-        array_begin(name: &str, len: u64);
+        array_begin(f: FieldRef<'_>, len: u64);
         array_end();
-        variant_begin(name: &str, option: &str);
+        variant_begin(f: FieldRef<'_>, option: FieldRef<'_>);
         variant_end();
-        optional_begin(name: &str, present: bool);
+        optional_begin(f: FieldRef<'_>, present: bool);
         optional_end();
     }
     fn scope_begin(&mut self, scope: Scope) {
@@ -291,18 +292,18 @@ impl Json<'_> {
 }
 
 impl FieldVisitor for Json<'_> {
-    fn field(&mut self, name: &str, _base: Base, v: Value<'_>) {
+    fn field(&mut self, f: FieldRef<'_>, _base: Base, v: Value<'_>) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f.name());
         value(self.out, v);
     }
-    fn enum_field(&mut self, name: &str, v: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f: FieldRef<'_>, v: Value<'_>, labels: &[&str]) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f.name());
         self.out.extend_from_slice(b"{\"value\":");
         value(self.out, v);
         self.out.extend_from_slice(b",\"labels\":[");
@@ -337,9 +338,9 @@ impl FieldVisitor for Json<'_> {
         }
         self.close_all();
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.open(name, Kind::Object);
+            self.open(f.name(), Kind::Object);
         }
     }
     fn struct_end(&mut self) {
@@ -347,9 +348,9 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f: FieldRef<'_>, _len: u64) {
         if !self.stack.is_empty() {
-            self.open(name, Kind::Array);
+            self.open(f.name(), Kind::Array);
         }
     }
     fn array_end(&mut self) {
@@ -357,11 +358,11 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f: FieldRef<'_>, option: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.key(name);
+            self.key(f.name());
             self.out.push(b'{');
-            json_str(self.out, option.as_bytes());
+            json_str(self.out, option.option().as_bytes());
             self.out.push(b':');
             self.stack.push((Kind::Variant, 0));
         }
@@ -371,11 +372,11 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f: FieldRef<'_>, present: bool) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f.name());
         if present {
             self.stack.push((Kind::Bare, 0));
         } else {
@@ -404,46 +405,93 @@ pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
 mod tests {
     use super::*;
 
+    use tracemux_core::layout::ClassLayout;
+    use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType};
+
+    fn class(schema: ClassSchema) -> EventClass {
+        EventClass::with_schema(1, "prov", "ev", schema)
+    }
+
+    fn field<'l>(l: &'l ClassLayout, scope: Scope, path: &[&str]) -> FieldRef<'l> {
+        l.get(l.path(scope, path))
+    }
+
     #[test]
     fn nested_values_from_a_tape() {
-        use std::sync::Arc;
-        use tracemux_core::typed::{ClassSchema, FieldTape};
         use tracemux_core::Endian;
-        let class = EventClass {
-            id: 1,
-            system: "prov".into(),
-            name: "ev".into(),
-            common_fields: vec![],
-            fields: vec![],
-            print_fmt: String::new(),
-            printer: None,
-            schema: Some(Arc::new(ClassSchema::default())),
-        };
+        let mut s = ClassSchema::default();
+        s.push(
+            Scope::PacketContext,
+            vec![FieldSchema::new("cpu_id", FieldType::u(32))],
+        );
+        s.push(
+            Scope::EventHeader,
+            vec![FieldSchema::new("id", FieldType::u(32))],
+        );
+        s.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("n", FieldType::s(32)),
+                FieldSchema::new(
+                    "s",
+                    FieldType::Struct(vec![
+                        FieldSchema::new("t", FieldType::Str),
+                        FieldSchema::new(
+                            "a",
+                            FieldType::Array {
+                                elem: Box::new(FieldType::Float { bits: 64 }),
+                                len: ArrayLen::Dynamic,
+                            },
+                        ),
+                    ]),
+                ),
+                FieldSchema::new(
+                    "v",
+                    FieldType::Variant(vec![FieldSchema::new(
+                        "f",
+                        FieldType::Struct(vec![FieldSchema::new("x", FieldType::Bool)]),
+                    )]),
+                ),
+                FieldSchema::new("o", FieldType::Optional(Box::new(FieldType::u(8)))),
+                FieldSchema::new("p", FieldType::Optional(Box::new(FieldType::Blob))),
+            ],
+        );
+        let class = class(s);
+        let l = class.layout();
+        let p = |path: &[&str]| field(l, Scope::Payload, path);
         let mut t = FieldTape::new();
         t.scope_begin(Scope::PacketContext);
-        t.field("cpu_id", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::PacketContext, &["cpu_id"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_end(Scope::PacketContext);
         t.scope_begin(Scope::EventHeader);
-        t.field("id", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::EventHeader, &["id"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_end(Scope::EventHeader);
         t.scope_begin(Scope::Payload);
-        t.field("n", Base::Hex, Value::Signed(-2));
-        t.struct_begin("s");
-        t.field("t", Base::Dec, Value::Str(b"a\"b"));
-        t.array_begin("a", 2);
-        t.field("", Base::Dec, Value::Float(0.5));
-        t.enum_field("", Value::Unsigned(3), &["X", "Y"]);
+        t.field(p(&["n"]), Base::Hex, Value::Signed(-2));
+        t.struct_begin(p(&["s"]));
+        t.field(p(&["s", "t"]), Base::Dec, Value::Str(b"a\"b"));
+        t.array_begin(p(&["s", "a"]), 2);
+        t.field(p(&["s", "a", ""]), Base::Dec, Value::Float(0.5));
+        t.enum_field(p(&["s", "a", ""]), Value::Unsigned(3), &["X", "Y"]);
         t.array_end();
         t.struct_end();
-        t.variant_begin("v", "f");
-        t.struct_begin("v");
-        t.field("x", Base::Dec, Value::Bool(true));
+        t.variant_begin(p(&["v"]), p(&["v", "f"]));
+        t.struct_begin(p(&["v", "f"]));
+        t.field(p(&["v", "f", "x"]), Base::Dec, Value::Bool(true));
         t.struct_end();
         t.variant_end();
-        t.optional_begin("o", false);
+        t.optional_begin(p(&["o"]), false);
         t.optional_end();
-        t.optional_begin("p", true);
-        t.field("p", Base::Dec, Value::Bytes(&[1, 2]));
+        t.optional_begin(p(&["p"]), true);
+        t.field(p(&["p", ""]), Base::Dec, Value::Bytes(&[1, 2]));
         t.optional_end();
         t.scope_end(Scope::Payload);
         let ev = Event {
@@ -472,18 +520,34 @@ mod tests {
     }
 
     /// Unbalanced visits (fuzz target `jsonl_model`: a scope never ended
-    /// gave `"packet_context":{,"fields":{}}`): still one JSON object.
+    /// gave `"packet_context":{,"fields":{}}`): still one JSON object; a
+    /// class-less event's fields have no names.
     #[test]
     fn unbalanced_tapes_still_make_json() {
-        use tracemux_core::typed::FieldTape;
         use tracemux_core::Endian;
-        let line = |t: &FieldTape| {
+        let mut s = ClassSchema::default();
+        s.push(
+            Scope::CommonContext,
+            vec![FieldSchema::new("a", FieldType::u(8))],
+        );
+        let opt = |o: &str, ty| FieldType::Variant(vec![FieldSchema::new(o, ty)]);
+        s.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("v", opt("o", FieldType::u(8))),
+                FieldSchema::new("p", FieldType::Optional(Box::new(FieldType::u(8)))),
+                FieldSchema::new("w", opt("o", FieldType::u(8))),
+                FieldSchema::new("y", FieldType::u(8)),
+            ],
+        );
+        let class = class(s);
+        let line = |t: &FieldTape, class: Option<&EventClass>| {
             let ev = Event {
                 ts: 1,
                 stream: 0,
                 cpu: 0,
                 type_id: 1,
-                class: None,
+                class,
                 pid: 1,
                 data: &[],
                 ext: &[],
@@ -501,27 +565,37 @@ mod tests {
         // the crash input: a scope begun, never ended
         let mut t = FieldTape::new();
         t.scope_begin(Scope::PacketContext);
-        t.struct_begin("");
+        t.put_struct(tracemux_core::layout::FieldId::new(0));
         assert_eq!(
-            line(&t),
+            line(&t, None),
             format!("{head}\"packet_context\":{{\"\":{{}}}},\"fields\":{{}}}}\n")
         );
         // a scope left open when the next begins; a variant and an
         // optional without their value; two values in one variant
+        let l = class.layout();
+        let p = |path: &[&str]| field(l, Scope::Payload, path);
         let mut t = FieldTape::new();
         t.scope_begin(Scope::CommonContext);
-        t.field("a", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::CommonContext, &["a"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_begin(Scope::Payload);
-        t.variant_begin("v", "o");
+        t.variant_begin(p(&["v"]), p(&["v", "o"]));
         t.variant_end();
-        t.optional_begin("p", true);
+        t.optional_begin(p(&["p"]), true);
         t.optional_end();
-        t.variant_begin("w", "o");
-        t.field("x", Base::Dec, Value::Unsigned(2));
-        t.field("y", Base::Dec, Value::Unsigned(3));
+        t.variant_begin(p(&["w"]), p(&["w", "o"]));
+        t.field(p(&["w", "o"]), Base::Dec, Value::Unsigned(2));
+        t.field(p(&["y"]), Base::Dec, Value::Unsigned(3));
         t.variant_end();
+        let head = head.replace(
+            "\"system\":null,\"event\":null,\"type_id\":1,",
+            "\"system\":\"prov\",\"event\":\"ev\",",
+        );
         assert_eq!(
-            line(&t),
+            line(&t, Some(&class)),
             format!(
                 "{head}\"common_context\":{{\"a\":1}},\"fields\":{{\"v\":{{\"o\":null}},\
                  \"p\":null,\"w\":{{\"o\":2}},\"y\":3}}}}\n"

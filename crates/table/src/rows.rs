@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
+use tracemux_core::layout::ClassLayout;
 use tracemux_core::model::{
     visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -369,6 +370,9 @@ enum Body {
 /// them.
 pub struct Rows {
     cols: Columns,
+    /// The layout of the class of a class table (empty for the others):
+    /// what recorded rows are replayed with.
+    layout: ClassLayout,
     common: Common,
     body: Body,
     schema: SchemaRef,
@@ -396,12 +400,14 @@ impl Rows {
 
     /// The table of the events of `class`.
     pub fn class(meta: &TraceMeta, class: &EventClass) -> Rows {
-        Rows::build(meta, |c| {
+        let mut r = Rows::build(meta, |c| {
             for s in &class.schema().scopes {
                 c.add_scope(s.scope, &s.fields);
             }
             Body::Class
-        })
+        });
+        r.layout = class.layout().clone();
+        r
     }
 
     fn build(meta: &TraceMeta, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
@@ -411,6 +417,7 @@ impl Rows {
         let schema = Arc::new(Schema::new(cols.fields()));
         Rows {
             cols,
+            layout: ClassLayout::empty(),
             common,
             body,
             schema,
@@ -533,7 +540,7 @@ impl Rows {
         }
         replay_place(c, k, r);
         match self.body {
-            Body::Class => r.fields(c),
+            Body::Class => r.fields(&self.layout, c),
             Body::Events {
                 system,
                 event,
