@@ -108,6 +108,7 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
         let mut classes: ClassMap<(u32, bool)> = ClassMap::new();
         let mut sent = 0u32;
         let mut batch = Batch::default();
+        let mut json = tracemux_render::jsonl::JsonWriter::new();
         loop {
             let rec = match src.next_record() {
                 Ok(Some(r)) => r,
@@ -139,7 +140,7 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                         None => continue,
                     };
                     let start = batch.payload.len();
-                    tracemux_render::jsonl::write_payload(&mut batch.payload, &meta, &ev);
+                    json.payload(&mut batch.payload, &meta, &ev);
                     batch.items.push(Item::Event(Ev {
                         ts: ev.ts,
                         cpu: ev.cpu,

@@ -527,6 +527,7 @@ fn read(
 struct Jsonl {
     file: std::io::BufWriter<std::fs::File>,
     buf: Vec<u8>,
+    json: tracemux_render::jsonl::JsonWriter,
 }
 
 impl Jsonl {
@@ -534,6 +535,7 @@ impl Jsonl {
         Ok(Jsonl {
             file: create(p)?,
             buf: Vec::with_capacity(1 << 16),
+            json: Default::default(),
         })
     }
     fn drain(&mut self) -> Result<()> {
@@ -548,7 +550,7 @@ impl Jsonl {
 
 impl Sink for Jsonl {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
-        tracemux_render::jsonl::write_event(&mut self.buf, meta, ev);
+        self.json.event(&mut self.buf, meta, ev);
         self.drain()
     }
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {

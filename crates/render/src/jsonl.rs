@@ -7,7 +7,7 @@
 //! integers JSON arrays, other bytes arrays of byte values.
 
 use crate::fmt::dec;
-use tracemux_core::layout::FieldRef;
+use tracemux_core::layout::{ClassMap, FieldRef};
 use tracemux_core::model::{
     visit_fields, Base, Event, EventClass, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -35,36 +35,129 @@ fn line_head(out: &mut Vec<u8>, kind: &[u8], ts: u64, cpu: u32, buffer: &str) {
     json_str(out, buffer.as_bytes());
 }
 
+/// One event as a JSON line (a [`JsonWriter`] made for it: writers of
+/// many events keep one).
 pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
-    match ev.class {
-        Some(c) => {
-            out.extend_from_slice(b",\"system\":");
-            json_str(out, c.system.as_bytes());
-            out.extend_from_slice(b",\"event\":");
-            json_str(out, c.name.as_bytes());
+    JsonWriter::new().event(out, meta, ev)
+}
+
+/// What a class's lines need, made once: its system and name, and the
+/// key of each field, escaped.
+#[derive(Debug, Default)]
+struct ClassJson {
+    /// `,"system":"S","event":"E"`.
+    head: Vec<u8>,
+    /// `"NAME":` of every field of the layout, by id (ranges of `keys`).
+    key_at: Vec<(u32, u32)>,
+    /// `"NAME":` of each fixed-layout field of the payload (ranges of
+    /// `keys`).
+    fixed_at: Vec<(u32, u32)>,
+    keys: Vec<u8>,
+}
+
+impl ClassJson {
+    fn of(c: &EventClass) -> ClassJson {
+        let mut j = ClassJson::default();
+        j.head.extend_from_slice(b",\"system\":");
+        json_str(&mut j.head, c.system.as_bytes());
+        j.head.extend_from_slice(b",\"event\":");
+        json_str(&mut j.head, c.name.as_bytes());
+        let key = |keys: &mut Vec<u8>, name: &str| {
+            let s = keys.len() as u32;
+            json_str(keys, name.as_bytes());
+            keys.push(b':');
+            (s, keys.len() as u32)
+        };
+        for f in c.layout().iter() {
+            let k = key(&mut j.keys, f.name());
+            j.key_at.push(k);
         }
-        None => {
-            out.extend_from_slice(b",\"system\":null,\"event\":null,\"type_id\":");
-            dec(out, ev.type_id);
+        for f in &c.fields {
+            let k = key(&mut j.keys, &f.name);
+            j.fixed_at.push(k);
+        }
+        j
+    }
+
+    /// The key of field `id` (`None`: one the class does not have).
+    #[inline]
+    fn key(&self, id: usize) -> Option<&[u8]> {
+        let &(a, b) = self.key_at.get(id)?;
+        self.keys.get(a as usize..b as usize)
+    }
+}
+
+/// Writes JSON lines (and payloads), with what each class needs made at
+/// its first event ([`ClassJson`]): no field name is escaped per event.
+#[derive(Debug, Default)]
+pub struct JsonWriter {
+    classes: ClassMap<ClassJson>,
+    stack: Vec<(Kind, u32)>,
+}
+
+impl JsonWriter {
+    pub fn new() -> JsonWriter {
+        JsonWriter::default()
+    }
+
+    /// `ev` as one JSON line (the schema in the README).
+    pub fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
+        let cj = match ev.class {
+            Some(c) => {
+                let cj = self
+                    .classes
+                    .get_or_insert_with(c.index, || ClassJson::of(c));
+                out.extend_from_slice(&cj.head);
+                Some(&*cj)
+            }
+            None => {
+                out.extend_from_slice(b",\"system\":null,\"event\":null,\"type_id\":");
+                dec(out, ev.type_id);
+                None
+            }
+        };
+        out.extend_from_slice(b",\"pid\":");
+        dec(out, ev.pid);
+        out.extend_from_slice(b",\"comm\":");
+        match task_name(meta, ev.pid) {
+            Some(c) => json_str(out, c.as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        match (fixed_layout(ev), cj) {
+            (Some(c), Some(cj)) => {
+                out.extend_from_slice(b",\"fields\":");
+                fixed_fields(out, c, cj, ev);
+            }
+            _ if !scopes(out, meta, ev, cj, &mut self.stack, false) => {
+                out.extend_from_slice(b",\"fields\":{}")
+            }
+            _ => {}
+        }
+        out.extend_from_slice(b"}\n");
+    }
+
+    /// The payload of `ev` alone, as one JSON object (the `fields` member
+    /// of [`JsonWriter::event`]; `{}` when the event has none).
+    pub fn payload(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        let cj = ev.class.map(|c| {
+            &*self
+                .classes
+                .get_or_insert_with(c.index, || ClassJson::of(c))
+        });
+        match (fixed_layout(ev), cj) {
+            (Some(c), Some(cj)) => fixed_fields(out, c, cj, ev),
+            _ => {
+                let start = out.len();
+                if scopes(out, meta, ev, cj, &mut self.stack, true) {
+                    out.drain(start..start + b",\"fields\":".len());
+                } else {
+                    out.truncate(start);
+                    out.extend_from_slice(b"{}");
+                }
+            }
         }
     }
-    out.extend_from_slice(b",\"pid\":");
-    dec(out, ev.pid);
-    out.extend_from_slice(b",\"comm\":");
-    match task_name(meta, ev.pid) {
-        Some(c) => json_str(out, c.as_bytes()),
-        None => out.extend_from_slice(b"null"),
-    }
-    match fixed_layout(ev) {
-        Some(c) => {
-            out.extend_from_slice(b",\"fields\":");
-            fixed_fields(out, c, ev);
-        }
-        None if !scopes(out, meta, ev, false) => out.extend_from_slice(b",\"fields\":{}"),
-        None => {}
-    }
-    out.extend_from_slice(b"}\n");
 }
 
 /// The `comm` member of an event of task `pid`: `<idle>` for pid 0, else
@@ -76,31 +169,29 @@ pub fn task_name(meta: &TraceMeta, pid: i32) -> Option<&str> {
     }
 }
 
-/// The payload of `ev` alone, as one JSON object (the `fields` member of
-/// [`write_event`]; `{}` when the event has none).
+/// The payload of `ev` alone, as one JSON object (see
+/// [`JsonWriter::payload`]; writers of many events keep a [`JsonWriter`]).
 pub fn write_payload(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    match fixed_layout(ev) {
-        Some(c) => fixed_fields(out, c, ev),
-        None => {
-            let start = out.len();
-            if scopes(out, meta, ev, true) {
-                out.drain(start..start + b",\"fields\":".len());
-            } else {
-                out.truncate(start);
-                out.extend_from_slice(b"{}");
-            }
-        }
-    }
+    JsonWriter::new().payload(out, meta, ev)
 }
 
 /// The event's scopes as `,"SCOPE":{...}` members (`fields` for the
 /// payload; the payload alone when `payload_only`). Returns whether the
 /// payload was written.
-fn scopes(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>, payload_only: bool) -> bool {
+fn scopes(
+    out: &mut Vec<u8>,
+    meta: &TraceMeta,
+    ev: &Event<'_>,
+    keys: Option<&ClassJson>,
+    stack: &mut Vec<(Kind, u32)>,
+    payload_only: bool,
+) -> bool {
     let ctx = PrintCtx::of(meta, ev);
+    stack.clear();
     let mut j = Json {
         out,
-        stack: Vec::new(),
+        stack,
+        keys,
         payload: false,
     };
     if payload_only {
@@ -169,14 +260,19 @@ fn fixed_layout<'e>(ev: &Event<'e>) -> Option<&'e EventClass> {
 /// The own fields of a fixed-layout (ftrace) event as one object, as the
 /// README's schema has always shown them (`common_*` fields left out: `pid`
 /// has them).
-fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {
+fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, cj: &ClassJson, ev: &Event<'_>) {
     out.push(b'{');
     for (i, f) in c.fields.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        json_str(out, f.name.as_bytes());
-        out.push(b':');
+        match cj.fixed_at.get(i) {
+            Some(&(a, b)) => out.extend_from_slice(&cj.keys[a as usize..b as usize]),
+            None => {
+                json_str(out, f.name.as_bytes());
+                out.push(b':');
+            }
+        }
         match f.value(ev.data, ev.endian) {
             Some(v) => value(out, v),
             None => out.extend_from_slice(b"null"),
@@ -230,12 +326,14 @@ fn value(out: &mut Vec<u8>, v: Value<'_>) {
 struct Json<'o> {
     out: &'o mut Vec<u8>,
     /// Open containers and the members written so far in each.
-    stack: Vec<(Kind, u32)>,
+    stack: &'o mut Vec<(Kind, u32)>,
+    /// The class's keys, by field id.
+    keys: Option<&'o ClassJson>,
     /// Whether the payload scope was written.
     payload: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Object,
     Array,
@@ -247,7 +345,7 @@ enum Kind {
 
 impl Json<'_> {
     /// The separator and key before a member of the open container.
-    fn key(&mut self, name: &str) {
+    fn key(&mut self, f: FieldRef<'_>) {
         // a variant's or present optional's one value; a second one (an
         // unbalanced visit) closes it and goes to the container around it
         while let Some((Kind::Variant | Kind::Bare, n)) = self.stack.last_mut() {
@@ -265,12 +363,17 @@ impl Json<'_> {
         }
         *n += 1;
         if *kind == Kind::Object {
-            json_str(self.out, name.as_bytes());
-            self.out.push(b':');
+            match self.keys.and_then(|k| k.key(f.id.index())) {
+                Some(k) => self.out.extend_from_slice(k),
+                None => {
+                    json_str(self.out, f.name().as_bytes());
+                    self.out.push(b':');
+                }
+            }
         }
     }
-    fn open(&mut self, name: &str, kind: Kind) {
-        self.key(name);
+    fn open(&mut self, f: FieldRef<'_>, kind: Kind) {
+        self.key(f);
         self.out.push(if kind == Kind::Array { b'[' } else { b'{' });
         self.stack.push((kind, 0));
     }
@@ -296,14 +399,14 @@ impl FieldVisitor for Json<'_> {
         if self.stack.is_empty() {
             return;
         }
-        self.key(f.name());
+        self.key(f);
         value(self.out, v);
     }
     fn enum_field(&mut self, f: FieldRef<'_>, v: Value<'_>, labels: &[&str]) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(f.name());
+        self.key(f);
         self.out.extend_from_slice(b"{\"value\":");
         value(self.out, v);
         self.out.extend_from_slice(b",\"labels\":[");
@@ -340,7 +443,7 @@ impl FieldVisitor for Json<'_> {
     }
     fn struct_begin(&mut self, f: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.open(f.name(), Kind::Object);
+            self.open(f, Kind::Object);
         }
     }
     fn struct_end(&mut self) {
@@ -350,7 +453,7 @@ impl FieldVisitor for Json<'_> {
     }
     fn array_begin(&mut self, f: FieldRef<'_>, _len: u64) {
         if !self.stack.is_empty() {
-            self.open(f.name(), Kind::Array);
+            self.open(f, Kind::Array);
         }
     }
     fn array_end(&mut self) {
@@ -360,7 +463,7 @@ impl FieldVisitor for Json<'_> {
     }
     fn variant_begin(&mut self, f: FieldRef<'_>, option: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.key(f.name());
+            self.key(f);
             self.out.push(b'{');
             json_str(self.out, option.option().as_bytes());
             self.out.push(b':');
@@ -376,7 +479,7 @@ impl FieldVisitor for Json<'_> {
         if self.stack.is_empty() {
             return;
         }
-        self.key(f.name());
+        self.key(f);
         if present {
             self.stack.push((Kind::Bare, 0));
         } else {

@@ -281,6 +281,7 @@ pub(crate) struct Recipe {
     /// The scopes besides the payload that have a column.
     scopes: Vec<Scope>,
     json: Vec<u8>,
+    writer: tracemux_render::jsonl::JsonWriter,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -326,7 +327,7 @@ impl Recipe {
                 tape.put_slot(Slot::System, class.map(|c| c.system.as_bytes()));
                 tape.put_slot(Slot::Event, class.map(|c| c.name.as_bytes()));
                 self.json.clear();
-                tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
+                self.writer.payload(&mut self.json, meta, ev);
                 tape.put_bytes(&self.json);
             }
             RecipeBody::Lost => {}
@@ -377,6 +378,7 @@ pub struct Rows {
     body: Body,
     schema: SchemaRef,
     json: Vec<u8>,
+    writer: tracemux_render::jsonl::JsonWriter,
 }
 
 impl Rows {
@@ -422,6 +424,7 @@ impl Rows {
             body,
             schema,
             json: Vec::new(),
+            writer: Default::default(),
         }
     }
 
@@ -472,7 +475,7 @@ impl Rows {
                 }
                 if c.is_live(fields) {
                     self.json.clear();
-                    tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
+                    self.writer.payload(&mut self.json, meta, ev);
                     c.set(fields, Value::Str(&self.json));
                 }
             }
@@ -508,6 +511,7 @@ impl Rows {
             },
             scopes: self.cols.scopes().collect(),
             json: Vec::new(),
+            writer: Default::default(),
         }
     }
 
