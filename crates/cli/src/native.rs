@@ -40,6 +40,13 @@ pub fn detect(argv: &[OsString]) -> Style {
         if bytes.first() == Some(&b'-') {
             continue;
         }
+        // an LTTng live session (`net://HOST/host/H/SESSION`): babeltrace2's
+        if [&b"net://"[..], b"net4://", b"net6://"]
+            .iter()
+            .any(|p| bytes.starts_with(p))
+        {
+            return Style::Babeltrace;
+        }
         let p = Path::new(a);
         if !p.exists() {
             continue;

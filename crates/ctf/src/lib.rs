@@ -55,6 +55,7 @@ pub mod fs;
 pub mod header;
 pub mod ir;
 pub mod listing;
+pub mod live;
 mod mux;
 pub mod source;
 pub mod stats;
