@@ -81,6 +81,13 @@ pub struct CtfReportArgs {
     /// keep looking, or fail (babeltrace2's `session-not-found-action`).
     #[arg(long, value_enum, value_name = "ACTION", default_value = "end")]
     pub session_not_found: SessionNotFound,
+    /// Follow a trace directory being written: print what is there, then
+    /// what arrives, until Ctrl-C (or --follow-idle).
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: end when nothing was added for SECONDS.
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub follow_idle: Option<f64>,
     /// babeltrace2's input format: ctf or lttng-live (the input decides: a
     /// `net://` URL is a live session).
     #[arg(short = 'i', long, value_name = "FORMAT")]
@@ -157,6 +164,15 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
             SessionNotFound::Fail => tracemux_ctf::live::NotFound::Fail,
         };
         return crate::live::report(url, &text_options(a)?, nf);
+    }
+    if a.follow {
+        let [dir] = a.traces.as_slice() else {
+            anyhow::bail!("--follow takes one trace directory");
+        };
+        if a.wants_json() {
+            anyhow::bail!("--follow with --json is not supported yet");
+        }
+        return crate::live::follow(dir, &text_options(a)?, a.follow_idle);
     }
     if a.input_format == Some(InputFormat::LttngLive) {
         anyhow::bail!(

@@ -78,6 +78,34 @@ pub fn report(url: &str, text: &TextOptions, not_found: NotFound) -> Result<Outc
     Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
+/// `report --follow DIR`: the CTF traces under DIR as they are written.
+pub fn follow(dir: &std::path::Path, text: &TextOptions, idle: Option<f64>) -> Result<Outcome> {
+    use tracemux_ctf::follow::{FollowDir, FollowOptions};
+    let idle = match idle {
+        Some(s) if (0.0..1e9).contains(&s) => Some(std::time::Duration::from_secs_f64(s)),
+        Some(s) => anyhow::bail!("--follow-idle {s}: not a number of seconds"),
+        None => None,
+    };
+    let opts = FollowOptions {
+        idle,
+        interrupt: Some(interrupt_flag()),
+        clock_offset: (text.clock_offset_s, text.clock_offset_ns),
+        ..FollowOptions::default()
+    };
+    let f = FollowDir::new(dir, opts).with_context(|| dir.display().to_string())?;
+    let cell = RefCell::new(f);
+    let mut out = Out::new();
+    let mut warn = StderrAfterOut;
+    let src: &RefCell<dyn PacketSource> = &cell;
+    let res = tracemux_ctf::text::report_live(src, text, &mut out, &mut warn);
+    out.flush()?;
+    if out.closed() {
+        return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
+    }
+    let s = res.with_context(|| dir.display().to_string())?;
+    Ok(Outcome::damaged_if(s.damaged > 0))
+}
+
 /// Warnings of a live report: straight to stderr (the printer hands its
 /// lines to stdout first).
 struct StderrAfterOut;

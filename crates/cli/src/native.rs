@@ -51,6 +51,10 @@ pub fn detect(argv: &[OsString]) -> Style {
         if !p.exists() {
             continue;
         }
+        // a directory followed while it is written may hold no trace yet
+        if p.is_dir() && argv.iter().any(|x| x == "--follow") && sniff(p).is_err() {
+            return Style::Babeltrace;
+        }
         return match sniff(p) {
             Ok(Kind::Ctf { .. }) => Style::Babeltrace,
             Ok(Kind::Uftrace) => Style::Uftrace,

@@ -51,6 +51,7 @@
 
 pub mod ctf2;
 pub mod decode;
+pub mod follow;
 pub mod fs;
 pub mod header;
 pub mod ir;

@@ -38,6 +38,8 @@ pub struct LiveTrace {
     pub tc: TraceClass,
     pub prog: Program,
     pub quirks: Quirks,
+    /// babeltrace2's name of the trace (`None`: unnamed, as live traces).
+    pub name: Option<String>,
 }
 
 impl LiveTrace {
@@ -45,7 +47,12 @@ impl LiveTrace {
     pub fn new(tc: TraceClass) -> Result<LiveTrace, Error> {
         let prog = Program::compile(&tc).map_err(|e| Error::invalid(e.0, "metadata", 0))?;
         let quirks = crate::fs::quirks_of(&tc);
-        Ok(LiveTrace { tc, prog, quirks })
+        Ok(LiveTrace {
+            tc,
+            prog,
+            quirks,
+            name: None,
+        })
     }
 }
 
@@ -440,11 +447,13 @@ fn sync<'d>(
             t.tc = lt.tc.clone();
             t.prog = lt.prog.clone();
             t.quirks = lt.quirks;
+            t.name = lt.name.clone().unwrap_or_default();
+            t.anonymous = lt.name.is_none();
             known[i] = lt.clone();
         } else {
             traces.push(Trace {
                 dirs: Vec::new(),
-                name: String::new(),
+                name: lt.name.clone().unwrap_or_default(),
                 tc: lt.tc.clone(),
                 prog: lt.prog.clone(),
                 files: Vec::new(),
@@ -452,7 +461,7 @@ fn sync<'d>(
                 damage: Vec::new(),
                 notes: Vec::new(),
                 quirks: lt.quirks,
-                anonymous: true,
+                anonymous: lt.name.is_none(),
             });
             known.push(lt.clone());
         }
