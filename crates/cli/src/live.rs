@@ -78,6 +78,57 @@ pub fn report(url: &str, text: &TextOptions, not_found: NotFound) -> Result<Outc
     Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
+/// `convert net://...`: follow the session to its end (or Ctrl-C) and
+/// write what arrives as a CTF directory beside `output`; its path.
+pub fn spool_session(
+    url: &str,
+    output: &std::path::Path,
+    quiet: bool,
+) -> Result<std::path::PathBuf> {
+    let url = LiveUrl::parse(url)?;
+    let opts = SessionOptions {
+        conn: conn_options(),
+        interrupt: Some(interrupt_flag()),
+        debug: std::env::var_os("TRACEMUX_LIVE_DEBUG").is_some(),
+        ..SessionOptions::default()
+    };
+    let mut session = LiveSession::open(&url, opts).with_context(|| url.text.clone())?;
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let dir = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .join(format!(".{name}.live-{}", std::process::id()));
+    let res = tracemux_ctf::live::spool::spool(&mut session, &dir);
+    session.detach();
+    match res {
+        Ok(s) => {
+            if !quiet {
+                eprintln!(
+                    "tracemux: {}: {} packets ({} bytes) of {} stream(s) received{}",
+                    url.text,
+                    s.packets,
+                    s.bytes,
+                    s.streams,
+                    if s.interrupted { " (interrupted)" } else { "" }
+                );
+            }
+            if s.packets == 0 {
+                let _ = std::fs::remove_dir_all(&dir);
+                anyhow::bail!("{}: no packet received", url.text);
+            }
+            Ok(dir)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(anyhow::Error::new(e).context(url.text.clone()))
+        }
+    }
+}
+
 /// `report --follow DIR`: the CTF traces under DIR as they are written.
 pub fn follow(dir: &std::path::Path, text: &TextOptions, idle: Option<f64>) -> Result<Outcome> {
     use tracemux_ctf::follow::{FollowDir, FollowOptions};

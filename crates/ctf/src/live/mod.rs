@@ -5,11 +5,13 @@
 //! [`conn`] one command connection with deadlines, [`url`] the
 //! `net://HOST[:PORT]/host/HOSTNAME/SESSION` URLs, and [`session`] a
 //! session attached and followed: its traces, metadata and streams, as a
-//! [`crate::text::PacketSource`] for the text printer.
+//! [`crate::text::PacketSource`] for the text printer; [`spool`] writes a
+//! session down as a CTF directory (for `convert`).
 
 pub mod conn;
 pub mod proto;
 pub mod session;
+pub mod spool;
 pub mod url;
 
 pub use conn::{LiveError, Options, Relay};

@@ -109,6 +109,8 @@ pub fn list_sessions(url: &LiveUrl, opts: Options) -> Result<Vec<SessionLine>, L
 
 struct TraceState {
     ctf_trace_id: u64,
+    /// The relayd's path of its metadata stream.
+    path: String,
     metadata_stream: Option<u64>,
     bytes: Vec<u8>,
     /// Bytes parsed last time (parse again only when more arrived).
@@ -244,6 +246,7 @@ impl LiveSession {
                 None => {
                     self.traces.push(TraceState {
                         ctf_trace_id: st.ctf_trace_id,
+                        path: String::new(),
                         metadata_stream: None,
                         bytes: Vec::new(),
                         parsed_len: 0,
@@ -257,6 +260,7 @@ impl LiveSession {
             };
             if st.metadata {
                 self.traces[ti].metadata_stream = Some(st.id);
+                self.traces[ti].path = st.path.clone();
                 self.traces[ti].need = true;
             } else {
                 self.streams.push(StreamState {
@@ -573,6 +577,23 @@ impl LiveSession {
             }
             std::thread::sleep(self.opts.retry);
         }
+    }
+
+    /// The relayd's path of trace `t` (as in [`PacketSource::traces`]).
+    pub fn trace_path(&self, t: usize) -> &str {
+        self.traces
+            .iter()
+            .find(|x| x.exposed == Some(t))
+            .map_or("", |x| x.path.as_str())
+    }
+
+    /// The metadata received so far of trace `t` (as in
+    /// [`PacketSource::traces`]).
+    pub fn metadata_bytes(&self, t: usize) -> &[u8] {
+        self.traces
+            .iter()
+            .find(|x| x.exposed == Some(t))
+            .map_or(&[][..], |x| &x.bytes[..x.parsed_len])
     }
 
     /// Detach from the sessions (best effort).

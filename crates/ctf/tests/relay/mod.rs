@@ -4,6 +4,7 @@
 //! announced late, RETRY replies, and hostile replies (huge counts and
 //! sizes, truncated replies, stalls, a wrong version). Built from the
 //! protocol's facts (lttng-tools' viewer ABI), not from lttng-tools' code.
+#![allow(dead_code)] // (each test crate that includes it uses a part)
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -20,6 +21,8 @@ struct StreamSrc {
 }
 
 struct TraceSrc {
+    /// Its directory, relative to the fixture's.
+    rel: String,
     metadata: Vec<u8>,
     streams: Vec<StreamSrc>,
 }
@@ -86,8 +89,9 @@ fn load(dir: &Path) -> Vec<TraceSrc> {
     let found = discover(&[dir.to_path_buf()]).unwrap();
     let traces = open_traces(&found, &[dir.to_path_buf()], &ReadLoader, (0, 0)).unwrap();
     let mut out = Vec::new();
-    for t in &traces {
+    for (t, f) in traces.iter().zip(&found) {
         let metadata = std::fs::read(t.dirs[0].join("metadata")).unwrap();
+        let rel = f.rel.clone();
         let mut streams = Vec::new();
         for g in &t.streams {
             assert_eq!(g.files.len(), 1, "one file per stream in these fixtures");
@@ -109,7 +113,11 @@ fn load(dir: &Path) -> Vec<TraceSrc> {
                 .collect();
             streams.push(StreamSrc { bytes, packets });
         }
-        out.push(TraceSrc { metadata, streams });
+        out.push(TraceSrc {
+            rel,
+            metadata,
+            streams,
+        });
     }
     out
 }
@@ -276,12 +284,12 @@ impl Relay {
         b
     }
 
-    fn stream_entry(b: &mut Vec<u8>, id: u64, trace: u64, metadata: bool) {
+    fn stream_entry(b: &mut Vec<u8>, id: u64, trace: u64, metadata: bool, rel: &str) {
         b.extend_from_slice(&id.to_be_bytes());
         b.extend_from_slice(&trace.to_be_bytes());
         b.extend_from_slice(&(metadata as u32).to_be_bytes());
         let mut path = vec![0u8; 4096];
-        path[..4].copy_from_slice(b"path");
+        path[..rel.len()].copy_from_slice(rel.as_bytes());
         b.extend_from_slice(&path);
         let mut ch = vec![0u8; 255];
         ch[..3].copy_from_slice(b"ch0");
@@ -293,13 +301,15 @@ impl Relay {
         let mut n = 0;
         if with_meta {
             for ti in 0..self.traces.len() {
-                Self::stream_entry(&mut b, META_BASE + ti as u64, ti as u64, true);
+                let rel = &self.traces[ti].rel;
+                Self::stream_entry(&mut b, META_BASE + ti as u64, ti as u64, true, rel);
                 n += 1;
             }
         }
         for (k, s) in self.streams.iter().enumerate() {
             if which(s) {
-                Self::stream_entry(&mut b, k as u64, s.trace as u64, false);
+                let rel = &self.traces[s.trace].rel;
+                Self::stream_entry(&mut b, k as u64, s.trace as u64, false, rel);
                 n += 1;
             }
         }
