@@ -12,7 +12,7 @@ use tracemux_convert::{Compression, Hooks, Options, To};
 
 use crate::out::Outcome;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct ConvertArgs {
     /// The trace(s) to convert (several CTF traces are merged by time;
     /// with `--to parquet`, several traces are partitions of one dataset).
@@ -108,6 +108,23 @@ impl ConvertArgs {
 }
 
 pub fn run(a: &ConvertArgs) -> Result<Outcome> {
+    let live = a
+        .inputs
+        .iter()
+        .filter_map(|p| p.to_str())
+        .find(|s| tracemux_ctf::live::is_live_url(s));
+    if let Some(url) = live {
+        if a.inputs.len() > 1 {
+            anyhow::bail!("{url}: a live session is converted alone (one input)");
+        }
+        // The session is written down as it arrives, then converted.
+        let spool = crate::live::spool_session(url, &a.output, a.quiet)?;
+        let mut b = a.clone();
+        b.inputs = vec![spool.clone()];
+        let res = run(&b);
+        let _ = std::fs::remove_dir_all(&spool);
+        return res;
+    }
     let started = Instant::now();
     let hooks = Terminal {
         quiet: a.quiet,

@@ -77,6 +77,37 @@ pub struct CtfReportArgs {
     /// Output style: babeltrace (the default: babeltrace2's text) or json (as --json).
     #[arg(long, value_enum)]
     pub style: Option<CtfStyle>,
+    /// LTTng live (`net://...`): when the session is not there, end quietly,
+    /// keep looking, or fail (babeltrace2's `session-not-found-action`).
+    #[arg(long, value_enum, value_name = "ACTION", default_value = "end")]
+    pub session_not_found: SessionNotFound,
+    /// Follow a trace directory being written: print what is there, then
+    /// what arrives, until Ctrl-C (or --follow-idle).
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: end when nothing was added for SECONDS.
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub follow_idle: Option<f64>,
+    /// babeltrace2's input format: ctf or lttng-live (the input decides: a
+    /// `net://` URL is a live session).
+    #[arg(short = 'i', long, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+}
+
+/// babeltrace2's `session-not-found-action`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionNotFound {
+    End,
+    Continue,
+    Fail,
+}
+
+/// babeltrace2's `--input-format`.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    Ctf,
+    #[value(name = "lttng-live")]
+    LttngLive,
 }
 
 /// Output styles of `report` for CTF traces.
@@ -115,9 +146,47 @@ pub fn run(cli: CtfCli) -> Result<Outcome> {
 }
 
 fn report(a: &CtfReportArgs) -> Result<Outcome> {
+    let live = a
+        .traces
+        .iter()
+        .filter_map(|p| p.to_str())
+        .find(|s| tracemux_ctf::live::is_live_url(s));
+    if let Some(url) = live {
+        if a.traces.len() > 1 {
+            anyhow::bail!("{url}: a live session is read alone (one input)");
+        }
+        if a.wants_json() {
+            anyhow::bail!("{url}: --json of a live session is not supported yet");
+        }
+        let nf = match a.session_not_found {
+            SessionNotFound::End => tracemux_ctf::live::NotFound::End,
+            SessionNotFound::Continue => tracemux_ctf::live::NotFound::Continue,
+            SessionNotFound::Fail => tracemux_ctf::live::NotFound::Fail,
+        };
+        return crate::live::report(url, &text_options(a)?, nf);
+    }
+    if a.follow {
+        let [dir] = a.traces.as_slice() else {
+            anyhow::bail!("--follow takes one trace directory");
+        };
+        if a.wants_json() {
+            anyhow::bail!("--follow with --json is not supported yet");
+        }
+        return crate::live::follow(dir, &text_options(a)?, a.follow_idle);
+    }
+    if a.input_format == Some(InputFormat::LttngLive) {
+        anyhow::bail!(
+            "--input-format=lttng-live takes a net://HOST[:PORT]/host/HOSTNAME/SESSION URL"
+        );
+    }
     if a.wants_json() {
         return report_json(a);
     }
+    report_files(a, text_options(a)?)
+}
+
+/// babeltrace2's text options from the command line.
+fn text_options(a: &CtfReportArgs) -> Result<TextOptions> {
     let mut o = TextOptions {
         clock_cycles: a.clock_cycles,
         clock_seconds: a.clock_seconds,
@@ -138,6 +207,10 @@ fn report(a: &CtfReportArgs) -> Result<Outcome> {
     if let Some(f) = &a.fields {
         o.set_fields(f).map_err(|e| anyhow!("--fields: {e}"))?;
     }
+    Ok(o)
+}
+
+fn report_files(a: &CtfReportArgs, o: TextOptions) -> Result<Outcome> {
     let mut out = Out::new();
     // warnings go to stderr in order with the lines printed before them
     let mut warn = WarnAfterOut::default();

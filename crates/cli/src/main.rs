@@ -4,6 +4,7 @@ mod convert;
 mod ctf;
 mod dump;
 mod info;
+mod live;
 mod ltt;
 mod manual;
 mod model;

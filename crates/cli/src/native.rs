@@ -40,9 +40,20 @@ pub fn detect(argv: &[OsString]) -> Style {
         if bytes.first() == Some(&b'-') {
             continue;
         }
+        // an LTTng live session (`net://HOST/host/H/SESSION`): babeltrace2's
+        if [&b"net://"[..], b"net4://", b"net6://"]
+            .iter()
+            .any(|p| bytes.starts_with(p))
+        {
+            return Style::Babeltrace;
+        }
         let p = Path::new(a);
         if !p.exists() {
             continue;
+        }
+        // a directory followed while it is written may hold no trace yet
+        if p.is_dir() && argv.iter().any(|x| x == "--follow") && sniff(p).is_err() {
+            return Style::Babeltrace;
         }
         return match sniff(p) {
             Ok(Kind::Ctf { .. }) => Style::Babeltrace,

@@ -356,6 +356,9 @@ pub struct Trace {
     pub notes: Vec<MetadataNote>,
     /// babeltrace2 quirk flags from the environment.
     pub quirks: Quirks,
+    /// The trace has no name (babeltrace2's live traces): no `trace`
+    /// field, "(unknown)" in warnings.
+    pub anonymous: bool,
 }
 
 /// Tracer bugs babeltrace2 works around.
@@ -381,7 +384,7 @@ fn env_int(tc: &TraceClass, k: &str) -> Option<i64> {
     }
 }
 
-fn quirks_of(tc: &TraceClass) -> Quirks {
+pub fn quirks_of(tc: &TraceClass) -> Quirks {
     let Some(name) = env_str(tc, "tracer_name") else {
         return Quirks::default();
     };
@@ -464,7 +467,17 @@ pub fn read_metadata_noted(
 ) -> Result<(TraceClass, Vec<MetadataNote>), Error> {
     let path = dir.join("metadata");
     let data = loader.load(&path).map_err(|e| io_err(&path, e))?;
-    let bytes = (*data).as_ref();
+    parse_metadata_bytes((*data).as_ref(), &path, strict)
+}
+
+/// Parse metadata bytes (plain or packetized TSDL, or CTF 2), errors and
+/// notes naming `path` (a file, or where the bytes came from).
+pub fn parse_metadata_bytes(
+    bytes: &[u8],
+    path: &Path,
+    strict: bool,
+) -> Result<(TraceClass, Vec<MetadataNote>), Error> {
+    let path = path.to_path_buf();
     let named = |e: Error| {
         let msg = format!("{}: {}", path.display(), e.kind);
         Error::new(ErrorKind::Invalid(msg), "metadata", e.offset)
@@ -664,6 +677,7 @@ pub fn open_traces(
             streams: Vec::new(),
             damage: Vec::new(),
             notes: g.iter().flat_map(|&i| notes[i].clone()).collect(),
+            anonymous: false,
         };
         for &i in &g {
             add_dir(&mut trace, &found[i].dir, loader)?;

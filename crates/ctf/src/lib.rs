@@ -51,10 +51,12 @@
 
 pub mod ctf2;
 pub mod decode;
+pub mod follow;
 pub mod fs;
 pub mod header;
 pub mod ir;
 pub mod listing;
+pub mod live;
 mod mux;
 pub mod source;
 pub mod stats;

@@ -13,6 +13,9 @@ pub(crate) enum MsgKind {
     Event,
     Discarded,
     PacketEnd,
+    /// A live stream is known to be quiet up to this time (a relayd's
+    /// beacon): prints nothing, lets the muxer advance.
+    Inactivity,
     DiscardedPackets,
     StreamEnd,
 }
@@ -26,6 +29,7 @@ impl MsgKind {
             MsgKind::Event => 5,
             MsgKind::Discarded => 4,
             MsgKind::PacketEnd => 3,
+            MsgKind::Inactivity => 2,
             MsgKind::DiscardedPackets => 1,
             MsgKind::StreamEnd => 0,
         }

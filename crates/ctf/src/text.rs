@@ -22,7 +22,10 @@ use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
 use tracemux_core::localtime::{gmtime, Tm, Zone};
 use tracemux_render::notation::{self, radix as push_radix, Int};
 
+mod live;
 mod plan;
+
+pub use live::{report_live, LiveItem, LiveReportError, LiveTrace, PacketSource, StreamInfo};
 pub use tracemux_render::notation::{fmt_g, push_g, quoted as push_escaped};
 
 // ---------------------------------------------------------------------
@@ -984,6 +987,12 @@ impl Ring {
         &self.slots[self.at(i)]
     }
 
+    /// The `i`-th message, to change (there is one).
+    fn get_mut(&mut self, i: usize) -> &mut Msg {
+        let k = self.at(i);
+        &mut self.slots[k]
+    }
+
     /// A new message at the back, to be written in place (it holds what
     /// an earlier message left: every field is to be set).
     #[inline]
@@ -1069,7 +1078,12 @@ enum RawKind {
     PacketBegin(Option<u64>),
     PacketEnd(Option<u64>),
     Discarded(Box<Discarded>),
-    Event { clock: u64, class: u32 },
+    Event {
+        clock: u64,
+        class: u32,
+    },
+    /// A live stream is quiet up to this clock value.
+    Inactivity(u64),
     End,
 }
 
@@ -1165,8 +1179,9 @@ struct Renderer<'d> {
     pc_visible: bool,
     scope_names: bool,
     done: bool,
-    /// Gives the consumed bytes back to the loader.
-    rel: fs::Releaser<'d>,
+    /// Gives the consumed bytes back to the loader (none for packets held
+    /// in memory).
+    rel: Option<fs::Releaser<'d>>,
     prog: &'d crate::decode::Program,
     /// Body plans by stream class and event position (made when the class
     /// first occurs; `Some(None)`: the class has none).
@@ -1191,6 +1206,18 @@ impl<'d> Renderer<'d> {
         if start > 0 {
             dec.set_previous(Some(g.packets[start - 1].info));
         }
+        let mut r = Renderer::with_decoder(dec, &t.prog, names, plans);
+        r.rel = Some(fs::Releaser::new(loader, t, g));
+        r
+    }
+
+    /// A renderer of what `dec` decodes (no loader).
+    fn with_decoder(
+        dec: StreamDecoder<'d>,
+        prog: &'d crate::decode::Program,
+        names: Names,
+        plans: bool,
+    ) -> Self {
         Renderer {
             dec,
             pcp: FieldPrinter::new(names, true),
@@ -1199,8 +1226,8 @@ impl<'d> Renderer<'d> {
             pc_visible: false,
             scope_names: names.scope,
             done: false,
-            rel: fs::Releaser::new(loader, t, g),
-            prog: &t.prog,
+            rel: None,
+            prog,
             plans: Vec::new(),
             use_plans: plans,
         }
@@ -1242,7 +1269,9 @@ impl<'d> Renderer<'d> {
         self.done = true;
         if let Some(pe) = self.dec.current_packet() {
             let end = pe.offset.saturating_add(pe.total_bytes);
-            self.rel.finish(pe.file, end);
+            if let Some(rel) = &mut self.rel {
+                rel.finish(pe.file, end);
+            }
         }
     }
 
@@ -1266,8 +1295,8 @@ impl<'d> Renderer<'d> {
                     break;
                 }
                 Ok(Step::PacketBegin { clock }) => {
-                    if let Some(pe) = self.dec.current_packet() {
-                        self.rel.packet(pe.file, pe.offset);
+                    if let (Some(pe), Some(rel)) = (self.dec.current_packet(), &mut self.rel) {
+                        rel.packet(pe.file, pe.offset);
                     }
                     RawKind::PacketBegin(clock)
                 }
@@ -1334,8 +1363,8 @@ impl<'d> Renderer<'d> {
             });
         }
         // (a packet may be large: what is read of it is released as it goes)
-        if let Some((file, at)) = self.dec.position() {
-            self.rel.packet(file, at);
+        if let (Some((file, at)), Some(rel)) = (self.dec.position(), &mut self.rel) {
+            rel.packet(file, at);
         }
         std::mem::swap(&mut self.fp.out, &mut c.bytes);
         std::mem::swap(&mut self.fp.marks, &mut c.marks);
@@ -1347,6 +1376,8 @@ impl<'d> Renderer<'d> {
 enum Feed<'d> {
     Local(Box<Renderer<'d>>),
     Remote(std::sync::mpsc::Receiver<Chunk>),
+    /// Packets that arrive while the printer runs (a live session).
+    Live(Box<live::LiveFeed<'d>>),
     /// Segments of consecutive packets rendered by several workers:
     /// segment `i` comes from `workers[i % workers.len()]`.
     Segments {
@@ -1380,6 +1411,10 @@ struct Rt<'d> {
     taken: usize,
     started: bool,
     ended: bool,
+    /// A live stream said it is quiet: the refill stops there.
+    pause: bool,
+    /// The clock value of its last inactivity message (live streams).
+    inactive_until: Option<u64>,
     /// An error hit while producing; returned when the queue is refilled.
     error: Option<StreamError>,
     /// Where chunks go once read (for the workers).
@@ -1490,6 +1525,29 @@ impl Rt<'_> {
                     Ok(c) => self.replace_chunk(c),
                     Err(_) => return Ok(false),
                 },
+                Feed::Live(f) => {
+                    if f.ended {
+                        return Ok(false);
+                    }
+                    if self.queue.len() > 0 {
+                        let room = self.chunk.sizes();
+                        hand_over(
+                            &mut self.chunk,
+                            &mut self.held,
+                            &mut self.seq,
+                            Chunk::with_room(room),
+                        );
+                    }
+                    let c = &mut self.chunk;
+                    c.items.clear();
+                    c.bytes.clear();
+                    c.marks.clear();
+                    c.raw.clear();
+                    f.fill(c);
+                    if let Some(b) = f.pool_base {
+                        self.pool_base = b;
+                    }
+                }
                 Feed::Segments {
                     workers,
                     cur,
@@ -1628,7 +1686,7 @@ pub(crate) fn stream_error(trace: &Trace, group: usize, e: &StreamError) -> Erro
         .files
         .get(e.file)
         .map(|&f| trace.files[f].0.display().to_string())
-        .unwrap_or_default();
+        .unwrap_or_else(|| g.name.clone());
     Error::new(
         ErrorKind::Invalid(format!(
             "{path}: packet at offset {:#x}: {}",
@@ -1862,6 +1920,8 @@ struct Printer<'t> {
     /// Recycled body buffers.
     spare: Vec<Vec<u8>>,
     last_returned: i64,
+    /// `last_returned` before the last message (the live printer's check).
+    prev_returned: i64,
     /// A message after `--end` was seen: nothing more is printed.
     reached_end: bool,
     stale: Stale,
@@ -1891,6 +1951,7 @@ impl<'t> Printer<'t> {
             next_obj: 0,
             spare: Vec::new(),
             last_returned: i64::MIN,
+            prev_returned: i64::MIN,
             reached_end: false,
             stale: Stale::default(),
             heads: Vec::new(),
@@ -1963,6 +2024,11 @@ impl<'t> Printer<'t> {
                 );
                 m.body = Body::Notice(d.clone());
                 m
+            }
+            &RawKind::Inactivity(clock) => {
+                rt.pause = true;
+                rt.inactive_until = Some(clock);
+                mk(MsgKind::Inactivity, clock_ns(rt.clock, clock))
             }
             RawKind::End => {
                 rt.ended = true;
@@ -2046,6 +2112,7 @@ impl<'t> Printer<'t> {
         }
         for _ in 0..BATCH {
             match self.produce(rt) {
+                Ok(true) if std::mem::take(&mut rt.pause) => break,
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(e) => {
@@ -2080,6 +2147,17 @@ impl<'t> Printer<'t> {
         active: &mut Vec<usize>,
         batch: &mut Vec<usize>,
     ) -> Result<bool, (usize, StreamError)> {
+        self.fill_heads(rts, active)?;
+        Ok(self.pick(traces, rts, active, batch))
+    }
+
+    /// Give every active stream a head message, refilling the empty
+    /// queues; streams that have none left leave `active`.
+    fn fill_heads(
+        &mut self,
+        rts: &mut [Rt<'_>],
+        active: &mut Vec<usize>,
+    ) -> Result<(), (usize, StreamError)> {
         let mut i = 0;
         while i < active.len() {
             let s = active[i];
@@ -2099,6 +2177,18 @@ impl<'t> Printer<'t> {
             }
             i += 1;
         }
+        Ok(())
+    }
+
+    /// Of the active streams' heads, hand the first out onto `batch`
+    /// (`false`: no stream is active).
+    fn pick(
+        &mut self,
+        traces: &[Trace],
+        rts: &mut [Rt<'_>],
+        active: &[usize],
+        batch: &mut Vec<usize>,
+    ) -> bool {
         let heads = active
             .iter()
             .map(|&s| (s, rts[s].head().ts.unwrap_or(self.last_returned)));
@@ -2106,12 +2196,12 @@ impl<'t> Printer<'t> {
             self.compare(traces, (&rts[a], rts[a].head()), (&rts[b], rts[b].head()))
         });
         let Some((s, ts)) = best else {
-            return Ok(false);
+            return false;
         };
         self.last_returned = ts;
         rts[s].taken += 1;
         batch.push(s);
-        Ok(true)
+        true
     }
 
     fn run(
@@ -2248,6 +2338,8 @@ impl<'t> Printer<'t> {
                         taken: 0,
                         started: false,
                         ended: false,
+                        pause: false,
+                        inactive_until: None,
                         error: None,
                         pool: Some(pool),
                     });
@@ -2602,7 +2694,11 @@ impl<'t> Printer<'t> {
             None => w.extend_from_slice(b"(unknown time range)"),
         }
         w.extend_from_slice(b" in trace \"");
-        w.extend_from_slice(t.name.as_bytes());
+        w.extend_from_slice(if t.anonymous {
+            b"(unknown)"
+        } else {
+            t.name.as_bytes()
+        });
         w.extend_from_slice(b"\" ");
         match t.tc.uuid {
             Some(u) => {
@@ -2650,7 +2746,7 @@ fn static_head(
             out.extend_from_slice(b", ");
         }
     };
-    if o.fields.trace {
+    if o.fields.trace && !t.anonymous {
         sep(out, start_line);
         if names {
             out.extend_from_slice(b"trace = ");
