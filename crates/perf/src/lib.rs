@@ -22,6 +22,7 @@ pub mod events;
 pub mod features;
 pub mod fields;
 pub mod header;
+pub mod info;
 pub mod machine;
 pub mod records;
 pub mod sample;
@@ -252,5 +253,49 @@ impl<'a> PerfData<'a> {
             self.header.pipe,
             self.id_map(),
         )
+    }
+}
+
+/// Records read by type and samples per event (one pass over the data).
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub records: std::collections::BTreeMap<u32, u64>,
+    /// Per event (index of [`PerfData::events`]).
+    pub samples: Vec<u64>,
+    /// Per event: (first, last) sample time.
+    pub times: Vec<Option<(u64, u64)>>,
+    pub lost: u64,
+    pub damage: Vec<Error>,
+}
+
+impl PerfData<'_> {
+    /// Read every record and count.
+    pub fn count(&self) -> Counts {
+        let mut c = Counts {
+            samples: vec![0; self.events.len()],
+            times: vec![None; self.events.len()],
+            ..Counts::default()
+        };
+        let ids = self.id_map();
+        let e = self.endian();
+        let mut r = self.records();
+        while let Some(x) = r.next_record() {
+            if x.type_ == rec::SAMPLE {
+                if let Some(i) = ids.attr_index(x.type_, x.body, e) {
+                    c.samples[i] += 1;
+                    if x.time != 0 {
+                        let t = &mut c.times[i];
+                        *t = Some(
+                            t.map_or((x.time, x.time), |(a, b)| (a.min(x.time), b.max(x.time))),
+                        );
+                    }
+                }
+            } else if x.type_ == rec::LOST && x.body.len() >= 16 {
+                c.lost += e.u64(x.body[8..16].try_into().unwrap_or([0; 8]));
+            }
+        }
+        c.records = std::mem::take(&mut r.counts);
+        c.damage = std::mem::take(&mut r.damage);
+        c
     }
 }

@@ -62,32 +62,53 @@ fn better(a: &Sym, b: &Sym) -> bool {
     b.name.len() > a.name.len()
 }
 
-impl Symbols {
-    /// Sort, drop duplicates as perf does, and fix the ends.
-    pub fn finish(mut syms: Vec<Sym>) -> Symbols {
-        syms.sort_by_key(|s| s.start);
-        let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
-        for s in syms {
-            match out.last_mut() {
-                Some(last) if last.start == s.start => {
-                    if better(last, &s) {
-                        *last = s;
-                    }
+/// `symbols__fixup_duplicate`: of symbols at one address, the best.
+fn dedupe(syms: Vec<Sym>) -> Vec<Sym> {
+    let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
+    for s in syms {
+        match out.last_mut() {
+            Some(last) if last.start == s.start => {
+                if better(last, &s) {
+                    *last = s;
                 }
-                _ => out.push(s),
             }
+            _ => out.push(s),
         }
-        for i in 1..out.len() {
-            if out[i - 1].end == out[i - 1].start {
-                out[i - 1].end = out[i].start;
-            }
+    }
+    out
+}
+
+/// `symbols__fixup_end`: a symbol without a size ends where the next one
+/// starts; the last one at the next page boundary plus a page.
+fn fixup_end(syms: &mut [Sym]) {
+    for i in 1..syms.len() {
+        if syms[i - 1].end == syms[i - 1].start {
+            syms[i - 1].end = syms[i].start;
         }
-        if let Some(last) = out.last_mut() {
-            if last.end == last.start {
-                last.end = (last.start.saturating_add(4095) & !4095).saturating_add(4096);
-            }
+    }
+    if let Some(last) = syms.last_mut() {
+        if last.end == last.start {
+            last.end = (last.start.saturating_add(4095) & !4095).saturating_add(4096);
         }
-        Symbols { syms: out }
+    }
+}
+
+impl Symbols {
+    /// Sort (stably: symbols at one address keep their order), then drop
+    /// duplicates and fix the ends in perf's order: ELF files
+    /// (`dso__load_sym`) drop duplicates first, kallsyms
+    /// (`__dso__load_kallsyms`) fixes the ends first, so of several kallsyms
+    /// names at one address only the last has a size, and it wins.
+    pub fn finish(mut syms: Vec<Sym>, kallsyms: bool) -> Symbols {
+        syms.sort_by_key(|s| s.start);
+        if kallsyms {
+            fixup_end(&mut syms);
+            syms = dedupe(syms);
+        } else {
+            syms = dedupe(syms);
+            fixup_end(&mut syms);
+        }
+        Symbols { syms }
     }
 
     /// The symbol holding `addr`.
@@ -143,7 +164,7 @@ pub fn parse_kallsyms(text: &[u8]) -> Option<Symbols> {
             binding,
         });
     }
-    any.then(|| Symbols::finish(v))
+    any.then(|| Symbols::finish(v, true))
 }
 
 /// The address of `name` in a kallsyms text.
@@ -313,7 +334,7 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
             binding: bind.min(2),
         });
     }
-    Some(Symbols::finish(v))
+    Some(Symbols::finish(v, false))
 }
 
 fn memchr_text(name: &[u8]) -> bool {
@@ -345,13 +366,17 @@ mod tests {
 
     #[test]
     fn duplicates_and_ends() {
-        let t = Symbols::finish(vec![
+        let v = vec![
             s(0x100, 0x100, "_text", 1),
-            s(0x100, 0x100, "_stext", 1),
+            s(0x100, 0x100, "__stext", 1),
             s(0x200, 0x200, "b", 0),
             s(0x300, 0x310, "c", 1),
-        ]);
-        assert_eq!(t.syms[0].name, "_stext");
+        ];
+        let t = Symbols::finish(v.clone(), false);
+        assert_eq!(t.syms[0].name, "_text");
+        let k = Symbols::finish(v, true);
+        assert_eq!(k.syms[0].name, "__stext");
+        assert_eq!(k.find(0x150).unwrap().name, "__stext");
         assert_eq!(t.syms[0].end, 0x200);
         assert_eq!(t.find(0x250).unwrap().name, "b");
         assert_eq!(t.find(0x30f).unwrap().name, "c");
