@@ -20,6 +20,8 @@ pub enum Format {
     Ctf,
     Uftrace,
     Ltt,
+    /// perf.data (`perf record`).
+    Perf,
 }
 
 impl Format {
@@ -32,6 +34,7 @@ impl Format {
             Format::Ctf => "CTF",
             Format::Uftrace => "uftrace data",
             Format::Ltt => "LTT",
+            Format::Perf => "perf.data",
         }
     }
 
@@ -47,6 +50,7 @@ impl Format {
             Format::Ctf => "CTF",
             Format::Uftrace => "uftrace data",
             Format::Ltt => "legacy LTT",
+            Format::Perf => "perf.data",
         };
         let Some(v) = version else {
             return name.to_string();

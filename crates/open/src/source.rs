@@ -72,6 +72,12 @@ pub fn with_source<T>(
             }
             f(&mut src)
         }
+        Kind::Perf => {
+            let data = map(first)?;
+            let p = tracemux_perf::PerfData::open(&data, strict)
+                .map_err(|e| anyhow!("{}: {}", first.display(), e))?;
+            f(&mut tracemux_perf::source::PerfSource::new(&p, strict))
+        }
         Kind::Uftrace => {
             let data = open_uftrace(first, tracemux_uftrace::Demangle::Simple, strict)?;
             f(&mut tracemux_uftrace::source::UftraceSource::new(

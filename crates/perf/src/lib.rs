@@ -13,7 +13,9 @@
 //! `tracemux_ftrace`), [`records`] (records in perf's delivery order, zstd
 //! COMPRESSED records), [`sample`] (SAMPLE bodies), [`machine`] (perf's
 //! threads, comms and maps), [`symbols`] (ELF and kallsyms symbols),
-//! [`fields`] and [`script`] (`perf script`'s field sets and text).
+//! [`fields`] and [`script`] (`perf script`'s field sets and text),
+//! [`info`] (`perf report --header-only`, `--stats`), [`source`] (the
+//! common event model).
 #![forbid(unsafe_code)]
 
 pub mod attr;
@@ -27,6 +29,7 @@ pub mod machine;
 pub mod records;
 pub mod sample;
 pub mod script;
+pub mod source;
 pub mod symbols;
 pub mod tracing;
 

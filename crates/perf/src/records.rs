@@ -47,6 +47,27 @@ pub struct RawRecord<'r> {
     pub time: u64,
 }
 
+/// Where a record's bytes are (see [`Records::view`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Span {
+    File(usize, usize),
+    Decompressed(usize, usize),
+    Arena(usize, usize),
+}
+
+/// A record as delivered, without a borrow: [`Records::view`] gives its
+/// bytes (until the next call of [`Records::next_loc`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Loc {
+    pub type_: u32,
+    pub misc: u16,
+    pub body: Span,
+    pub extra: Span,
+    pub offset: u64,
+    pub compressed: bool,
+    pub time: u64,
+}
+
 /// How records find their attribute (for timestamps): the attributes and
 /// the id of each, as [`crate::PerfData`] knows them.
 #[derive(Debug, Clone, Default)]
@@ -395,23 +416,41 @@ impl<'a> Records<'a> {
         }
     }
 
-    fn deliver_now(&mut self, r: Raw) -> RawRecord<'_> {
-        let (body, extra) = if r.from_dbuf {
-            (&self.dbuf[r.start..r.start + r.len], &[][..])
+    fn deliver_now(&self, r: Raw) -> Loc {
+        let body = if r.from_dbuf {
+            Span::Decompressed(r.start, r.start + r.len)
         } else {
-            (
-                &self.data[r.start..r.start + r.len],
-                &self.data[r.extra.0..r.extra.1],
-            )
+            Span::File(r.start, r.start + r.len)
         };
-        RawRecord {
+        Loc {
             type_: r.type_,
             misc: r.misc,
             body,
+            extra: Span::File(r.extra.0, r.extra.1),
             offset: r.origin,
             compressed: r.from_dbuf,
-            extra,
             time: 0,
+        }
+    }
+
+    fn span(&self, s: Span) -> &[u8] {
+        match s {
+            Span::File(a, b) => &self.data[a..b],
+            Span::Decompressed(a, b) => &self.dbuf[a..b],
+            Span::Arena(a, b) => &self.arena[a..b],
+        }
+    }
+
+    /// The bytes of a record [`Records::next_loc`] gave last.
+    pub fn view(&self, l: &Loc) -> RawRecord<'_> {
+        RawRecord {
+            type_: l.type_,
+            misc: l.misc,
+            body: self.span(l.body),
+            offset: l.offset,
+            compressed: l.compressed,
+            extra: self.span(l.extra),
+            time: l.time,
         }
     }
 
@@ -439,26 +478,31 @@ impl<'a> Records<'a> {
         self.max_queued = self.max_queued.max(self.heap.len());
     }
 
-    fn queued(&self, q: Queued) -> RawRecord<'_> {
+    fn queued(&self, q: Queued) -> Loc {
         let (o, n) = (q.off as usize, q.len as usize);
-        let body = if q.arena {
-            &self.arena[o..o + n]
-        } else {
-            &self.data[o..o + n]
-        };
-        RawRecord {
+        Loc {
             type_: q.type_,
             misc: q.misc,
-            body,
+            body: if q.arena {
+                Span::Arena(o, o + n)
+            } else {
+                Span::File(o, o + n)
+            },
+            extra: Span::File(0, 0),
             offset: if q.arena { q.origin } else { q.off - 8 },
             compressed: q.arena,
-            extra: &[],
             time: q.time,
         }
     }
 
     /// The next record in delivery order, or `None` at the end.
     pub fn next_record(&mut self) -> Option<RawRecord<'_>> {
+        let l = self.next_loc()?;
+        Some(self.view(&l))
+    }
+
+    /// Where the next record in delivery order is, or `None` at the end.
+    pub fn next_loc(&mut self) -> Option<Loc> {
         loop {
             if let Some(limit) = self.flush_limit {
                 match self.heap.peek() {
