@@ -151,7 +151,13 @@ pub fn run(cli: PerfCli) -> Result<Outcome> {
             let p = path(&a.trace, &a.input)?;
             let data = tracemux_open::map(&p)?;
             let d = open(&p, &data, a.strict)?;
-            let c = d.count();
+            let mut done = 0u64;
+            let c = d.count_with(&mut |to| {
+                if to > done + (8 << 20) {
+                    data.release(done, to);
+                    done = to;
+                }
+            });
             if a.strict {
                 if let Some(e) = c.damage.first() {
                     bail!("{}: {e}", p.display());
@@ -196,7 +202,13 @@ fn report(a: ReportArgs) -> Result<Outcome> {
         strict: a.strict,
     };
     let mut out = Out::new();
-    let r = tracemux_perf::script::script(&d, &opts, &mut out);
+    let mut done = 0u64;
+    let r = tracemux_perf::script::script_with(&d, &opts, &mut out, &mut |to| {
+        if to > done + (8 << 20) {
+            data.release(done, to);
+            done = to;
+        }
+    });
     out.flush()?;
     let r = match r {
         Ok(r) => r,

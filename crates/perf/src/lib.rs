@@ -274,6 +274,12 @@ pub struct Counts {
 impl PerfData<'_> {
     /// Read every record and count.
     pub fn count(&self) -> Counts {
+        self.count_with(&mut |_| {})
+    }
+
+    /// [`PerfData::count`], telling `release` from time to time the file
+    /// offset below which no byte is needed any more.
+    pub fn count_with(&self, release: &mut dyn FnMut(u64)) -> Counts {
         let mut c = Counts {
             samples: vec![0; self.events.len()],
             times: vec![None; self.events.len()],
@@ -282,7 +288,13 @@ impl PerfData<'_> {
         let ids = self.id_map();
         let e = self.endian();
         let mut r = self.records();
-        while let Some(x) = r.next_record() {
+        let mut n = 0u32;
+        loop {
+            n = n.wrapping_add(1);
+            if n % 65536 == 0 {
+                release(r.consumed_to());
+            }
+            let Some(x) = r.next_record() else { break };
             if x.type_ == rec::SAMPLE {
                 if let Some(i) = ids.attr_index(x.type_, x.body, e) {
                     c.samples[i] += 1;

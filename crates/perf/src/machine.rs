@@ -21,7 +21,28 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use crate::symbols::{self, Sym, Symbols};
+use crate::symbols::{self, Symbols};
+
+/// A fast hasher for thread ids (perf.data records carry millions of
+/// them; SipHash showed in profiles): a multiply and a rotate.
+#[derive(Default, Clone, Copy)]
+pub struct TidHasher(u64);
+
+impl std::hash::Hasher for TidHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.0 = (self.0.rotate_left(5) ^ v as u32 as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type TidMap<V> = HashMap<i32, V, std::hash::BuildHasherDefault<TidHasher>>;
 
 /// Index of a dso in [`Machine::dsos`].
 pub type DsoId = usize;
@@ -113,7 +134,7 @@ pub struct Thread {
 /// Threads, maps and dsos.
 #[derive(Debug, Default)]
 pub struct Machine {
-    pub threads: HashMap<i32, Thread>,
+    pub threads: TidMap<Thread>,
     pub maps: Vec<Maps>,
     pub dsos: Vec<Dso>,
     dso_ids: HashMap<String, DsoId>,
@@ -130,7 +151,8 @@ pub struct Resolved<'m> {
     pub map: Option<Map>,
     /// The dso address (`map_ip`), or the address when no map.
     pub addr: u64,
-    pub sym: Option<&'m Sym>,
+    /// The symbol: (start, name).
+    pub sym: Option<(u64, &'m str)>,
     pub dso: Option<&'m str>,
 }
 
@@ -281,10 +303,7 @@ impl Machine {
                     if let (Some(rec), Some(file)) = (self.kernel_text, file_text) {
                         let delta = rec.wrapping_sub(file);
                         if delta != 0 {
-                            for x in &mut s.syms {
-                                x.start = x.start.wrapping_add(delta);
-                                x.end = x.end.wrapping_add(delta);
-                            }
+                            s.shift(delta);
                         }
                     }
                     Some(s)
@@ -316,9 +335,13 @@ impl Machine {
             };
         };
         self.load(map.dso);
-        let d = &self.dsos[map.dso];
+        let d = &mut self.dsos[map.dso];
         let addr = map.map_ip(ip, d.kernel);
-        let sym = d.syms.as_ref().and_then(|s| s.find(addr));
+        let sym = d.syms.as_mut().and_then(|s| {
+            let i = s.find(addr)?;
+            let start = s.syms[i].start;
+            Some((start, s.name(i)))
+        });
         Resolved {
             map: Some(map),
             addr,

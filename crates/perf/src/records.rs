@@ -142,6 +142,8 @@ struct Queued {
     arena: bool,
     /// Offset of the COMPRESSED record for records from the arena.
     origin: u64,
+    /// Order among the queued records of the file (see `held`).
+    fseq: u64,
 }
 
 /// The most bytes one COMPRESSED record may decompress to (perf's buffer
@@ -178,6 +180,12 @@ pub struct Records<'a> {
     pub counts: std::collections::BTreeMap<u32, u64>,
     /// The queue's largest size, in records.
     pub max_queued: usize,
+    /// File offsets of queued records in the order queued, with whether
+    /// each is still queued, from `held_base` on: the first live one is
+    /// the lowest file byte still needed.
+    held: std::collections::VecDeque<(u64, bool)>,
+    held_base: u64,
+    fseq: u64,
 }
 
 impl<'a> Records<'a> {
@@ -214,6 +222,9 @@ impl<'a> Records<'a> {
             cur: None,
             counts: Default::default(),
             max_queued: 0,
+            held: Default::default(),
+            held_base: 0,
+            fseq: 0,
         }
     }
 
@@ -441,6 +452,17 @@ impl<'a> Records<'a> {
         }
     }
 
+    /// The file bytes before this offset are no longer needed: every
+    /// record before it has been delivered (the caller may drop their
+    /// pages once it is done with the record it holds).
+    pub fn consumed_to(&self) -> u64 {
+        let front = self
+            .held
+            .front()
+            .map_or(u64::MAX, |h| h.0.saturating_sub(8));
+        front.min(self.pos as u64)
+    }
+
     /// The bytes of a record [`Records::next_loc`] gave last.
     pub fn view(&self, l: &Loc) -> RawRecord<'_> {
         RawRecord {
@@ -461,6 +483,8 @@ impl<'a> Records<'a> {
             self.arena.extend_from_slice(b);
             (off, true)
         } else {
+            self.held.push_back((r.start as u64, true));
+            self.fseq += 1;
             (r.start as u64, false)
         };
         self.seq += 1;
@@ -474,6 +498,7 @@ impl<'a> Records<'a> {
             misc: r.misc,
             arena,
             origin: r.origin,
+            fseq: self.fseq,
         }));
         self.max_queued = self.max_queued.max(self.heap.len());
     }
@@ -511,6 +536,16 @@ impl<'a> Records<'a> {
                             break None;
                         };
                         self.cur = Some(q);
+                        if !q.arena {
+                            let i = (q.fseq - 1).wrapping_sub(self.held_base) as usize;
+                            if let Some(h) = self.held.get_mut(i) {
+                                h.1 = false;
+                            }
+                            while self.held.front().is_some_and(|h| !h.1) {
+                                self.held.pop_front();
+                                self.held_base += 1;
+                            }
+                        }
                         return Some(self.queued(q));
                     }
                     _ => {

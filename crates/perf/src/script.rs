@@ -193,11 +193,16 @@ impl<'p, 'a> Script<'p, 'a> {
     fn start(&mut self, out: &mut Vec<u8>, ev: usize, tid_for_comm: i32, s: &SampleId) {
         let f = self.evs[ev].fields;
         if f & fields::COMM != 0 {
-            let comm = self
-                .machine
-                .threads
-                .get(&tid_for_comm)
-                .map_or(":-1", |t| t.comm.as_str());
+            // perf's machine__findnew_thread: the thread exists from here on
+            let pid = s.pid.map_or(-1, |v| v as i32);
+            let comm = if tid_for_comm == s.tid.map_or(-1, |v| v as i32) {
+                self.machine.findnew(pid, tid_for_comm).comm.as_str()
+            } else {
+                self.machine
+                    .threads
+                    .get(&tid_for_comm)
+                    .map_or(":-1", |t| t.comm.as_str())
+            };
             if f & fields::IP != 0 && self.evs[ev].callchain {
                 out.extend_from_slice(comm.as_bytes());
                 out.push(b' ');
@@ -249,11 +254,11 @@ impl<'p, 'a> Script<'p, 'a> {
         if f & fields::SYM != 0 {
             out.push(b' ');
             match r.sym {
-                Some(s) => {
-                    out.extend_from_slice(s.name.as_bytes());
+                Some((start, name)) => {
+                    out.extend_from_slice(name.as_bytes());
                     if f & fields::SYMOFFSET != 0 {
                         out.extend_from_slice(b"+0x");
-                        put_hex(out, r.addr.wrapping_sub(s.start), 0);
+                        put_hex(out, r.addr.wrapping_sub(start), 0);
                     }
                 }
                 None => out.extend_from_slice(b"[unknown]"),
@@ -275,8 +280,10 @@ impl<'p, 'a> Script<'p, 'a> {
         self.report.samples += 1;
         let pid = s.pid.map_or(-1, |v| v as i32);
         let tid = s.tid.map_or(-1, |v| v as i32);
-        self.machine.findnew(pid, tid);
         let f = self.evs[ev].fields;
+        if f & fields::COMM == 0 {
+            self.machine.findnew(pid, tid);
+        }
         let id = SampleId {
             pid: s.pid,
             tid: s.tid,
@@ -532,6 +539,18 @@ pub fn script(
     opts: &ScriptOptions,
     w: &mut dyn Write,
 ) -> Result<ScriptReport, ScriptError> {
+    script_with(p, opts, w, &mut |_| {})
+}
+
+/// [`script`], telling `release` from time to time the file offset below
+/// which no byte is needed any more (a caller that maps the file drops
+/// those pages: memory stays flat whatever the file's size).
+pub fn script_with(
+    p: &PerfData<'_>,
+    opts: &ScriptOptions,
+    w: &mut dyn Write,
+    release: &mut dyn FnMut(u64),
+) -> Result<ScriptReport, ScriptError> {
     let mut sets = FieldSets::parse(&opts.fields).map_err(ScriptError::Usage)?;
     let names: Vec<&str> = (0..p.events.len()).map(|i| p.event_name(i)).collect();
     sets.check(&p.events, &names).map_err(ScriptError::Usage)?;
@@ -598,6 +617,7 @@ pub fn script(
         if out.len() >= 1 << 16 {
             w.write_all(&out).map_err(ScriptError::Io)?;
             out.clear();
+            release(records.consumed_to());
         }
     }
     w.write_all(&out).map_err(ScriptError::Io)?;

@@ -212,6 +212,13 @@ impl<'p, 'a> PerfSource<'p, 'a> {
     }
 }
 
+impl PerfSource<'_, '_> {
+    /// The file offset below which no byte is needed any more.
+    pub fn consumed_to(&self) -> u64 {
+        self.records.consumed_to()
+    }
+}
+
 impl RecordSource for PerfSource<'_, '_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta

@@ -28,18 +28,54 @@ pub struct Sym {
     pub binding: u8,
 }
 
-/// The symbols of one dso, sorted by start.
-#[derive(Debug, Clone, Default)]
+/// The symbols of one dso, sorted by start. Names are kept in one byte
+/// arena, or, for a large ELF string table, read from the file when a
+/// symbol is first printed (a 200 MB library has 18 MB of names).
+#[derive(Debug, Default)]
 pub struct Symbols {
-    pub syms: Vec<Sym>,
+    pub syms: Vec<SymEntry>,
+    names: Names,
+    cache: std::collections::HashMap<u32, Box<str>>,
 }
 
-fn underscores(s: &str) -> usize {
-    s.bytes().take_while(|&b| b == b'_').count()
+/// One symbol, without its name: `[start, end)`, where its name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymEntry {
+    pub start: u64,
+    pub end: u64,
+    name_off: u64,
+    name_len: u32,
+}
+
+#[derive(Debug, Default)]
+enum Names {
+    #[default]
+    None,
+    Arena(Vec<u8>),
+    /// The string table at `base` of the file at `path`.
+    File(std::path::PathBuf, u64),
+}
+
+/// String tables above this size are not kept in memory.
+const ARENA_MAX: usize = 1 << 20;
+
+/// A symbol while a table is built: its name borrowed from the text or
+/// string table it was read from (`name_off` is where it is there).
+#[derive(Debug, Clone, Copy)]
+pub struct RawSym<'n> {
+    pub start: u64,
+    pub end: u64,
+    pub binding: u8,
+    pub name: &'n [u8],
+    pub name_off: u64,
+}
+
+fn underscores(s: &[u8]) -> usize {
+    s.iter().take_while(|&&b| b == b'_').count()
 }
 
 /// `choose_best_symbol`: whether `b` should replace `a`.
-fn better(a: &Sym, b: &Sym) -> bool {
+fn better(a: &RawSym<'_>, b: &RawSym<'_>) -> bool {
     let (la, lb) = (a.end - a.start, b.end - b.start);
     if la == 0 && lb > 0 {
         return true;
@@ -55,32 +91,35 @@ fn better(a: &Sym, b: &Sym) -> bool {
     if ga != gb {
         return gb;
     }
-    let (ua, ub) = (underscores(&a.name), underscores(&b.name));
+    let (ua, ub) = (underscores(a.name), underscores(b.name));
     if ua != ub {
         return ub < ua;
     }
     b.name.len() > a.name.len()
 }
 
-/// `symbols__fixup_duplicate`: of symbols at one address, the best.
-fn dedupe(syms: Vec<Sym>) -> Vec<Sym> {
-    let mut out: Vec<Sym> = Vec::with_capacity(syms.len());
-    for s in syms {
-        match out.last_mut() {
-            Some(last) if last.start == s.start => {
-                if better(last, &s) {
-                    *last = s;
-                }
+/// `symbols__fixup_duplicate`: of symbols at one address, the best (in
+/// place).
+fn dedupe(mut syms: Vec<RawSym<'_>>) -> Vec<RawSym<'_>> {
+    let mut w = 0;
+    for r in 0..syms.len() {
+        if w > 0 && syms[w - 1].start == syms[r].start {
+            if better(&syms[w - 1], &syms[r]) {
+                syms[w - 1] = syms[r];
             }
-            _ => out.push(s),
+        } else {
+            syms[w] = syms[r];
+            w += 1;
         }
     }
-    out
+    syms.truncate(w);
+    syms.shrink_to_fit();
+    syms
 }
 
 /// `symbols__fixup_end`: a symbol without a size ends where the next one
 /// starts; the last one at the next page boundary plus a page.
-fn fixup_end(syms: &mut [Sym]) {
+fn fixup_end(syms: &mut [RawSym<'_>]) {
     for i in 1..syms.len() {
         if syms[i - 1].end == syms[i - 1].start {
             syms[i - 1].end = syms[i].start;
@@ -93,29 +132,119 @@ fn fixup_end(syms: &mut [Sym]) {
     }
 }
 
+/// Sort (stably: symbols at one address keep their order), then drop
+/// duplicates and fix the ends in perf's order: ELF files (`dso__load_sym`)
+/// drop duplicates first, kallsyms (`__dso__load_kallsyms`) fixes the ends
+/// first, so of several kallsyms names at one address only the last has a
+/// size, and it wins.
+fn order(mut syms: Vec<RawSym<'_>>, kallsyms: bool) -> Vec<RawSym<'_>> {
+    syms.sort_by_key(|s| s.start);
+    if kallsyms {
+        fixup_end(&mut syms);
+        dedupe(syms)
+    } else {
+        let mut v = dedupe(syms);
+        fixup_end(&mut v);
+        v
+    }
+}
+
 impl Symbols {
-    /// Sort (stably: symbols at one address keep their order), then drop
-    /// duplicates and fix the ends in perf's order: ELF files
-    /// (`dso__load_sym`) drop duplicates first, kallsyms
-    /// (`__dso__load_kallsyms`) fixes the ends first, so of several kallsyms
-    /// names at one address only the last has a size, and it wins.
-    pub fn finish(mut syms: Vec<Sym>, kallsyms: bool) -> Symbols {
-        syms.sort_by_key(|s| s.start);
-        if kallsyms {
-            fixup_end(&mut syms);
-            syms = dedupe(syms);
-        } else {
-            syms = dedupe(syms);
-            fixup_end(&mut syms);
-        }
-        Symbols { syms }
+    /// A table of owned symbols (tests, small tables).
+    pub fn finish(syms: Vec<Sym>, kallsyms: bool) -> Symbols {
+        let raw = syms
+            .iter()
+            .map(|s| RawSym {
+                start: s.start,
+                end: s.end,
+                binding: s.binding,
+                name: s.name.as_bytes(),
+                name_off: 0,
+            })
+            .collect();
+        Symbols::arena(order(raw, kallsyms))
     }
 
-    /// The symbol holding `addr`.
-    pub fn find(&self, addr: u64) -> Option<&Sym> {
-        let i = self.syms.partition_point(|s| s.start <= addr);
-        let s = self.syms.get(i.checked_sub(1)?)?;
-        (addr < s.end).then_some(s)
+    /// Names copied into an arena.
+    fn arena(syms: Vec<RawSym<'_>>) -> Symbols {
+        let mut arena = Vec::new();
+        let entries = syms
+            .into_iter()
+            .map(|s| {
+                let off = arena.len() as u64;
+                arena.extend_from_slice(s.name);
+                SymEntry {
+                    start: s.start,
+                    end: s.end,
+                    name_off: off,
+                    name_len: s.name.len() as u32,
+                }
+            })
+            .collect();
+        Symbols {
+            syms: entries,
+            names: Names::Arena(arena),
+            cache: Default::default(),
+        }
+    }
+
+    /// Names left in the file's string table at `base`.
+    fn in_file(syms: Vec<RawSym<'_>>, path: std::path::PathBuf, base: u64) -> Symbols {
+        let entries = syms
+            .into_iter()
+            .map(|s| SymEntry {
+                start: s.start,
+                end: s.end,
+                name_off: s.name_off,
+                name_len: s.name.len().min(u32::MAX as usize) as u32,
+            })
+            .collect();
+        Symbols {
+            syms: entries,
+            names: Names::File(path, base),
+            cache: Default::default(),
+        }
+    }
+
+    /// The name of symbol `i` (`[unknown]`-free: empty when unreadable).
+    pub fn name(&mut self, i: usize) -> &str {
+        let Some(e) = self.syms.get(i).copied() else {
+            return "";
+        };
+        match &self.names {
+            Names::None => "",
+            Names::Arena(a) => {
+                let b = a
+                    .get(e.name_off as usize..e.name_off as usize + e.name_len as usize)
+                    .unwrap_or(&[]);
+                std::str::from_utf8(b).unwrap_or("")
+            }
+            Names::File(path, base) => {
+                let (path, base) = (path.clone(), *base);
+                self.cache.entry(i as u32).or_insert_with(|| {
+                    name_from_file(&path, base + e.name_off)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned().into_boxed_str())
+                        .unwrap_or_default()
+                })
+            }
+        }
+    }
+
+    /// Move every symbol by `delta` (kernel relocation).
+    pub fn shift(&mut self, delta: u64) {
+        for x in &mut self.syms {
+            x.start = x.start.wrapping_add(delta);
+            x.end = x.end.wrapping_add(delta);
+        }
+    }
+
+    /// The index of the symbol holding `addr`.
+    pub fn find(&self, addr: u64) -> Option<usize> {
+        let i = self
+            .syms
+            .partition_point(|s| s.start <= addr)
+            .checked_sub(1)?;
+        (addr < self.syms[i].end).then_some(i)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -129,16 +258,20 @@ pub fn parse_kallsyms(text: &[u8]) -> Option<Symbols> {
     let mut v = Vec::new();
     let mut any = false;
     for line in text.split(|&b| b == b'\n') {
-        let line = String::from_utf8_lossy(line);
-        let mut it = line.split_ascii_whitespace();
+        let mut it = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty());
         let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else {
             continue;
         };
-        let Ok(addr) = u64::from_str_radix(a, 16) else {
+        let Some(addr) = std::str::from_utf8(a)
+            .ok()
+            .and_then(|a| u64::from_str_radix(a, 16).ok())
+        else {
             continue;
         };
         any = true;
-        let t = t.as_bytes()[0];
+        let t = t[0];
         if !matches!(t.to_ascii_uppercase(), b'T' | b'W' | b'D' | b'B') {
             continue;
         }
@@ -146,25 +279,20 @@ pub fn parse_kallsyms(text: &[u8]) -> Option<Symbols> {
             // a module's symbol: perf puts it in the module's map
             continue;
         }
-        let binding = if t.is_ascii_uppercase() {
-            if t == b'W' {
-                2
-            } else {
-                1
-            }
-        } else if t == b'w' {
-            2
-        } else {
-            0
+        let binding = match t {
+            b'W' | b'w' => 2,
+            _ if t.is_ascii_uppercase() => 1,
+            _ => 0,
         };
-        v.push(Sym {
+        v.push(RawSym {
             start: addr,
             end: addr,
-            name: name.to_string(),
+            name,
             binding,
+            name_off: 0,
         });
     }
-    any.then(|| Symbols::finish(v, true))
+    any.then(|| Symbols::arena(order(v, true)))
 }
 
 /// The address of `name` in a kallsyms text.
@@ -191,19 +319,87 @@ struct Shdr {
     entsize: u64,
 }
 
+/// Where ELF bytes come from: memory, or a file read at offsets (a
+/// library of hundreds of MB is not read whole).
+pub trait ReadAt {
+    fn len(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// `n` bytes at `off`, when the source has them.
+    fn read(&self, off: u64, n: u64) -> Option<Vec<u8>>;
+}
+
+impl ReadAt for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read(&self, off: u64, n: u64) -> Option<Vec<u8>> {
+        self.get(off as usize..off.checked_add(n)? as usize)
+            .map(|b| b.to_vec())
+    }
+}
+
+impl ReadAt for std::fs::File {
+    fn len(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.len())
+    }
+    fn read(&self, off: u64, n: u64) -> Option<Vec<u8>> {
+        use std::os::unix::fs::FileExt;
+        if off.checked_add(n)? > ReadAt::len(self) {
+            return None;
+        }
+        let mut b = vec![0u8; n as usize];
+        self.read_exact_at(&mut b, off).ok()?;
+        Some(b)
+    }
+}
+
+/// The NUL-terminated string at `off` (at most 64 KiB of it).
+fn cstr_at<R: ReadAt + ?Sized>(src: &R, off: u64) -> Vec<u8> {
+    let mut want = 256u64;
+    loop {
+        let n = want.min(src.len().saturating_sub(off));
+        let Some(b) = src.read(off, n) else {
+            return Vec::new();
+        };
+        if let Some(z) = b.iter().position(|&x| x == 0) {
+            return b[..z].to_vec();
+        }
+        if n < want || want >= 1 << 16 {
+            return b;
+        }
+        want *= 4;
+    }
+}
+
+fn name_from_file(path: &Path, off: u64) -> Option<Vec<u8>> {
+    let f = std::fs::File::open(path).ok()?;
+    Some(cstr_at(&f, off))
+}
+
 /// Read the symbols of an ELF file's bytes; `None` when it is not ELF or
-/// has no symbol table. Every offset and size is checked against the file.
+/// has no symbol table.
 pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
-    if b.get(..4)? != b"\x7fELF" {
+    elf_symbols(b, None)
+}
+
+/// The symbols of an ELF file from `src`; names of a large string table
+/// stay in the file at `path`. Every offset and size is checked against
+/// the file's length before anything is read or allocated.
+fn elf_symbols<R: ReadAt + ?Sized>(src: &R, path: Option<&Path>) -> Option<Symbols> {
+    let total = src.len();
+    let head = src.read(0, 64.min(total))?;
+    if head.get(..4)? != b"\x7fELF" {
         return None;
     }
-    let is64 = *b.get(4)? == 2;
-    let e = if *b.get(5)? == 2 {
+    let is64 = *head.get(4)? == 2;
+    let e = if *head.get(5)? == 2 {
         Endian::Big
     } else {
         Endian::Little
     };
-    let mut c = Cursor::new(b, e, "elf");
+    let mut c = Cursor::new(&head, e, "elf");
     c.seek(16).ok()?;
     let etype = c.u16().ok()?;
     c.seek(if is64 { 0x28 } else { 0x20 }).ok()?;
@@ -216,15 +412,16 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
     let shentsize = c.u16().ok()? as u64;
     let shnum = c.u16().ok()? as u64;
     let shstrndx = c.u16().ok()? as usize;
-    if shnum.checked_mul(shentsize)?.checked_add(shoff)? > b.len() as u64
-        || shentsize < if is64 { 64 } else { 40 }
+    if shentsize < if is64 { 64 } else { 40 }
+        || shnum.checked_mul(shentsize)?.checked_add(shoff)? > total
     {
         return None;
     }
+    let table = src.read(shoff, shnum * shentsize)?;
     let mut sh = Vec::new();
     for i in 0..shnum {
-        let mut s = Cursor::new(b, e, "elf section");
-        s.seek((shoff + i * shentsize) as usize).ok()?;
+        let mut s = Cursor::new(&table, e, "elf section");
+        s.seek((i * shentsize) as usize).ok()?;
         let name = s.u32().ok()?;
         let type_ = s.u32().ok()?;
         let (addr, offset, size, link, entsize);
@@ -257,11 +454,11 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
             entsize,
         });
     }
-    let data = |s: &Shdr| -> Option<&[u8]> {
+    let data = |s: &Shdr| -> Option<Vec<u8>> {
         if s.type_ == 8 {
-            return Some(&[]); // NOBITS
+            return Some(Vec::new()); // NOBITS
         }
-        b.get(s.offset as usize..s.offset.checked_add(s.size)? as usize)
+        src.read(s.offset, s.size)
     };
     let shstr = data(sh.get(shstrndx)?)?;
     let sec_name = |s: &Shdr| -> &[u8] {
@@ -272,7 +469,10 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
         .iter()
         .find(|s| s.type_ == 2)
         .or_else(|| sh.iter().find(|s| s.type_ == 11))?;
-    let strtab = data(sh.get(symtab.link as usize)?)?;
+    let strsec = sh.get(symtab.link as usize)?;
+    // a large string table stays in the file: names are read when needed
+    let big = path.is_some() && strsec.size as usize > ARENA_MAX && strsec.type_ != 8;
+    let strtab = if big { Vec::new() } else { data(strsec)? };
     let syms = data(symtab)?;
     let ent = if symtab.entsize == 0 {
         if is64 {
@@ -319,7 +519,7 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
         }
         let n = strtab.get(name as usize..).unwrap_or(&[]);
         let n = &n[..n.iter().position(|&x| x == 0).unwrap_or(n.len())];
-        if n.is_empty() {
+        if n.is_empty() && !big {
             continue;
         }
         let start = if adjust {
@@ -327,14 +527,34 @@ pub fn parse_elf(b: &[u8]) -> Option<Symbols> {
         } else {
             value
         };
-        v.push(Sym {
+        v.push(RawSym {
             start,
             end: start.saturating_add(size),
-            name: String::from_utf8_lossy(n).into_owned(),
+            name: n,
             binding: bind.min(2),
+            name_off: name as u64,
         });
     }
-    Some(Symbols::finish(v, false))
+    if !big {
+        return Some(Symbols::arena(order(v, false)));
+    }
+    // names from the file, for the symbols that share an address (the
+    // only ones whose names decide anything)
+    v.sort_by_key(|s| s.start);
+    let mut store: Vec<(usize, Vec<u8>)> = Vec::new();
+    for i in 0..v.len() {
+        let dup = (i > 0 && v[i - 1].start == v[i].start)
+            || v.get(i + 1).is_some_and(|n| n.start == v[i].start);
+        if dup {
+            store.push((i, cstr_at(src, strsec.offset + v[i].name_off)));
+        }
+    }
+    drop(syms);
+    for (i, n) in &store {
+        v[*i].name = n;
+    }
+    let p = path?.to_path_buf();
+    Some(Symbols::in_file(order(v, false), p, strsec.offset))
 }
 
 fn memchr_text(name: &[u8]) -> bool {
@@ -347,8 +567,8 @@ pub fn load_elf(symfs: Option<&Path>, path: &str) -> Option<Symbols> {
         Some(root) => root.join(path.trim_start_matches('/')),
         None => Path::new(path).to_path_buf(),
     };
-    let b = std::fs::read(p).ok()?;
-    parse_elf(&b)
+    let f = std::fs::File::open(&p).ok()?;
+    elf_symbols(&f, Some(&p))
 }
 
 #[cfg(test)]
@@ -372,14 +592,23 @@ mod tests {
             s(0x200, 0x200, "b", 0),
             s(0x300, 0x310, "c", 1),
         ];
-        let t = Symbols::finish(v.clone(), false);
-        assert_eq!(t.syms[0].name, "_text");
-        let k = Symbols::finish(v, true);
-        assert_eq!(k.syms[0].name, "__stext");
-        assert_eq!(k.find(0x150).unwrap().name, "__stext");
+        let mut t = Symbols::finish(v.clone(), false);
+        assert_eq!(t.name(0), "_text");
+        let mut k = Symbols::finish(v, true);
+        assert_eq!(k.name(0), "__stext");
+        {
+            let i = k.find(0x150).unwrap();
+            assert_eq!(k.name(i), "__stext");
+        }
         assert_eq!(t.syms[0].end, 0x200);
-        assert_eq!(t.find(0x250).unwrap().name, "b");
-        assert_eq!(t.find(0x30f).unwrap().name, "c");
+        {
+            let i = t.find(0x250).unwrap();
+            assert_eq!(t.name(i), "b");
+        }
+        {
+            let i = t.find(0x30f).unwrap();
+            assert_eq!(t.name(i), "c");
+        }
         assert!(t.find(0x310).is_none());
         assert!(t.find(0xff).is_none());
     }
@@ -387,9 +616,12 @@ mod tests {
     #[test]
     fn kallsyms_lines() {
         let k = b"ffffffff81000000 T _text\nffffffff81000100 t local_fn\nffffffff81000200 r rodata\nffffffff81000300 T mod_fn\t[ext4]\n";
-        let t = parse_kallsyms(k).unwrap();
+        let mut t = parse_kallsyms(k).unwrap();
         assert_eq!(t.syms.len(), 2);
-        assert_eq!(t.find(0xffffffff81000150).unwrap().name, "local_fn");
+        {
+            let i = t.find(0xffffffff81000150).unwrap();
+            assert_eq!(t.name(i), "local_fn");
+        }
         assert_eq!(kallsyms_addr(k, "_text"), Some(0xffffffff81000000));
         assert!(parse_kallsyms(b"nothing here\n").is_none());
     }
