@@ -143,6 +143,8 @@ pub struct Machine {
     pub kernel_text: Option<u64>,
     pub symfs: Option<PathBuf>,
     pub kallsyms: Option<PathBuf>,
+    /// The recording's build ids by file name (HEADER_BUILD_ID).
+    pub build_ids: HashMap<String, Vec<u8>>,
 }
 
 /// What an address resolves to.
@@ -310,7 +312,8 @@ impl Machine {
                 })
                 .unwrap_or_default()
         } else if d.name.starts_with('/') {
-            symbols::load_elf(self.symfs.as_deref(), &d.name).unwrap_or_default()
+            let bid = self.build_ids.get(&d.name).map(Vec::as_slice);
+            symbols::load_elf(self.symfs.as_deref(), &d.name, bid).unwrap_or_default()
         } else {
             Symbols::default()
         };

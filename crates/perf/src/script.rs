@@ -582,7 +582,16 @@ pub fn script_with(
         opts,
         evs,
         name_width,
-        machine: Machine::new(opts.symfs.clone(), opts.kallsyms.clone()),
+        machine: {
+            let mut m = Machine::new(opts.symfs.clone(), opts.kallsyms.clone());
+            m.build_ids = p
+                .features
+                .build_ids
+                .iter()
+                .map(|b| (b.filename.clone(), b.id.clone()))
+                .collect();
+            m
+        },
         e: p.endian(),
         ids: p.id_map(),
         empty_syms: SymbolTable::default(),

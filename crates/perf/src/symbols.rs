@@ -561,14 +561,171 @@ fn memchr_text(name: &[u8]) -> bool {
     name.windows(5).any(|w| w == b".text")
 }
 
-/// Read the ELF symbols of `path` (an absolute dso path) under `symfs`.
-pub fn load_elf(symfs: Option<&Path>, path: &str) -> Option<Symbols> {
-    let p = match symfs {
-        Some(root) => root.join(path.trim_start_matches('/')),
-        None => Path::new(path).to_path_buf(),
+/// What perf needs to know of a candidate file: its build id, whether it
+/// has `.symtab`, and its `.gnu_debuglink` name.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ElfInfo {
+    pub build_id: Option<Vec<u8>>,
+    pub has_symtab: bool,
+    pub has_dynsym: bool,
+    pub debuglink: Option<String>,
+}
+
+/// Read an ELF file's build id (`NT_GNU_BUILD_ID` note), symbol table
+/// kinds and debuglink; `None` when it is not ELF.
+pub fn elf_info<R: ReadAt + ?Sized>(src: &R) -> Option<ElfInfo> {
+    let total = src.len();
+    let head = src.read(0, 64.min(total))?;
+    if head.get(..4)? != b"\x7fELF" {
+        return None;
+    }
+    let is64 = *head.get(4)? == 2;
+    let e = if *head.get(5)? == 2 {
+        Endian::Big
+    } else {
+        Endian::Little
     };
-    let f = std::fs::File::open(&p).ok()?;
-    elf_symbols(&f, Some(&p))
+    let mut c = Cursor::new(&head, e, "elf");
+    c.seek(if is64 { 0x28 } else { 0x20 }).ok()?;
+    let shoff = if is64 {
+        c.u64().ok()?
+    } else {
+        c.u32().ok()? as u64
+    };
+    c.seek(if is64 { 0x3a } else { 0x2e }).ok()?;
+    let shentsize = c.u16().ok()? as u64;
+    let shnum = c.u16().ok()? as u64;
+    let shstrndx = c.u16().ok()? as u64;
+    if shentsize < if is64 { 64 } else { 40 }
+        || shnum.checked_mul(shentsize)?.checked_add(shoff)? > total
+    {
+        return None;
+    }
+    let table = src.read(shoff, shnum * shentsize)?;
+    let field = |i: u64| -> Option<(u32, u32, u64, u64)> {
+        let mut s = Cursor::new(&table, e, "elf section");
+        s.seek((i * shentsize) as usize).ok()?;
+        let name = s.u32().ok()?;
+        let t = s.u32().ok()?;
+        if is64 {
+            s.skip(16).ok()?;
+            Some((name, t, s.u64().ok()?, s.u64().ok()?))
+        } else {
+            s.skip(8).ok()?;
+            Some((name, t, s.u32().ok()? as u64, s.u32().ok()? as u64))
+        }
+    };
+    let (_, _, so, ss) = field(shstrndx)?;
+    let shstr = src.read(so, ss.min(1 << 20))?;
+    let mut info = ElfInfo::default();
+    for i in 0..shnum {
+        let Some((name, t, off, size)) = field(i) else {
+            continue;
+        };
+        let n = shstr.get(name as usize..).unwrap_or(&[]);
+        let n = &n[..n.iter().position(|&x| x == 0).unwrap_or(n.len())];
+        match t {
+            2 => info.has_symtab = true,
+            11 => info.has_dynsym = true,
+            7 if info.build_id.is_none() && size <= 4096 => {
+                // notes: namesz, descsz, type, name, desc (4-aligned)
+                let Some(b) = src.read(off, size) else {
+                    continue;
+                };
+                let mut p = 0usize;
+                while p + 12 <= b.len() {
+                    let w = |k: usize| e.u32([b[k], b[k + 1], b[k + 2], b[k + 3]]) as usize;
+                    let (nsz, dsz, typ) = (w(p), w(p + 4), w(p + 8));
+                    let nstart = p + 12;
+                    let dstart = nstart + nsz.div_ceil(4) * 4;
+                    let end = dstart + dsz.div_ceil(4) * 4;
+                    if dstart + dsz > b.len() {
+                        break;
+                    }
+                    if typ == 3 && b.get(nstart..nstart + nsz) == Some(b"GNU\0") {
+                        info.build_id = Some(b[dstart..dstart + dsz].to_vec());
+                        break;
+                    }
+                    p = end;
+                }
+            }
+            1 if n == b".gnu_debuglink" && size <= 4096 => {
+                if let Some(b) = src.read(off, size) {
+                    let z = b.iter().position(|&x| x == 0).unwrap_or(b.len());
+                    info.debuglink = Some(String::from_utf8_lossy(&b[..z]).into_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(info)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Read the symbols of the dso at `path` (an absolute path of the traced
+/// machine) as perf 6.1's `dso__load` finds them, every candidate under
+/// `symfs`: the file's `.gnu_debuglink` target (beside it, in `.debug/`,
+/// under `/usr/lib/debug`), `/usr/lib/debug/PATH.debug`,
+/// `/usr/lib/debug/PATH`, `/usr/lib/debug/.build-id/xx/rest.debug`, the
+/// file itself. The first candidate with a `.symtab` (and the dso's build
+/// id, when it is known) gives the symbols; else the file's `.dynsym`.
+/// `build_id` is the recording's (HEADER_BUILD_ID), else the file's.
+pub fn load_elf(symfs: Option<&Path>, path: &str, build_id: Option<&[u8]>) -> Option<Symbols> {
+    let under = |p: &str| -> std::path::PathBuf {
+        match symfs {
+            Some(root) => root.join(p.trim_start_matches('/')),
+            None => Path::new(p).to_path_buf(),
+        }
+    };
+    let own = under(path);
+    let own_info = std::fs::File::open(&own).ok().and_then(|f| elf_info(&f));
+    let bid: Option<Vec<u8>> = build_id
+        .map(<[u8]>::to_vec)
+        .or_else(|| own_info.as_ref().and_then(|i| i.build_id.clone()));
+    let dir = Path::new(path)
+        .parent()
+        .map_or(String::new(), |d| d.to_string_lossy().into_owned());
+    let mut cands: Vec<String> = Vec::new();
+    if let Some(link) = own_info.as_ref().and_then(|i| i.debuglink.clone()) {
+        cands.push(format!("{dir}/{link}"));
+        cands.push(format!("{dir}/.debug/{link}"));
+        cands.push(format!("/usr/lib/debug{dir}/{link}"));
+    }
+    cands.push(format!("/usr/lib/debug{path}.debug"));
+    cands.push(format!("/usr/lib/debug{path}"));
+    if let Some(b) = bid.as_ref().filter(|b| !b.is_empty()) {
+        let h = hex(b);
+        cands.push(format!(
+            "/usr/lib/debug/.build-id/{}/{}.debug",
+            &h[..2],
+            &h[2..]
+        ));
+    }
+    cands.push(path.to_string());
+    for cand in &cands {
+        let p = under(cand);
+        if !p.is_file() {
+            continue;
+        }
+        let Ok(f) = std::fs::File::open(&p) else {
+            continue;
+        };
+        let Some(info) = elf_info(&f) else { continue };
+        if let (Some(want), Some(got)) = (bid.as_ref(), info.build_id.as_ref()) {
+            if build_id.is_some() && want != got {
+                continue;
+            }
+        }
+        if info.has_symtab {
+            return elf_symbols(&f, Some(&p));
+        }
+    }
+    // no symbol table anywhere: the file's dynamic symbols
+    let f = std::fs::File::open(&own).ok()?;
+    elf_symbols(&f, Some(&own))
 }
 
 #[cfg(test)]
