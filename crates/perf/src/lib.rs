@@ -287,7 +287,8 @@ impl PerfData<'_> {
         };
         let ids = self.id_map();
         let e = self.endian();
-        let mut r = self.records();
+        // counts do not depend on the order: records as stored
+        let mut r = self.records().unordered();
         let mut n = 0u32;
         loop {
             n = n.wrapping_add(1);
