@@ -1,9 +1,11 @@
 //! The typed event model's printers on any sequence of visitor calls: the
-//! input drives a [`FieldTape`] (scopes, structures, arrays, variants,
-//! optionals, enumerations and leaves of every value kind, nested in any
-//! order, balanced or not), which the JSON lines printer and the
-//! babeltrace printer then replay as an event's values. No panic, and the
-//! JSON line parses as JSON.
+//! input drives a visit written by names ([`Named`]: scopes, structures,
+//! arrays, variants, optionals, enumerations and leaves of every value
+//! kind, nested in any order, balanced or not), recorded on a
+//! `FieldTape` with the fields of the class's layout (names it lacks are
+//! unknown fields), which the JSON lines printer and the babeltrace
+//! printer then replay as an event's values. No panic, and the JSON line
+//! parses as JSON.
 #![no_main]
 
 use std::sync::Arc;
@@ -11,9 +13,8 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use tracemux_core::bytes::Endian;
 use tracemux_core::model::{Base, Event, EventClass, TraceMeta, Value};
-use tracemux_core::typed::{
-    ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, FieldVisitor, Scope,
-};
+use tracemux_core::named::Named;
+use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
 use tracemux_render::babeltrace::BabeltracePrinter;
 
 /// Names from a small set (so that they meet the schema's), or taken from
@@ -101,7 +102,7 @@ fn scope(b: u8) -> Scope {
 }
 
 /// Record the calls the input describes into `t`.
-fn drive(data: &[u8], t: &mut dyn FieldVisitor) {
+fn drive(data: &[u8], t: &mut Named) {
     let mut i = In(data);
     let mut steps = 0;
     while let Some(op) = i.byte() {
@@ -147,7 +148,7 @@ fn drive(data: &[u8], t: &mut dyn FieldVisitor) {
                 let (b, v) = i.value();
                 t.field(&n, b, v)
             }
-        }
+        };
     }
 }
 
@@ -190,9 +191,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
-    let mut tape = FieldTape::new();
-    drive(rest, &mut tape);
+    let mut named = Named::new();
+    drive(rest, &mut named);
     let class = EventClass {
+        index: tracemux_core::layout::ClassId::UNLISTED,
         id: 1,
         system: "sys".into(),
         name: "ev".into(),
@@ -201,14 +203,21 @@ fuzz_target!(|data: &[u8]| {
         print_fmt: String::new(),
         printer: None,
         schema: schema(pick),
+        compiled: Default::default(),
     };
+    let classless = pick & 4 != 0;
+    let tape = named.tape(if classless {
+        &tracemux_core::layout::EMPTY
+    } else {
+        class.layout()
+    });
     let meta = TraceMeta::default();
     let ev = Event {
         ts: 1,
         stream: 0,
         cpu: 0,
         type_id: 1,
-        class: if pick & 4 != 0 { None } else { Some(&class) },
+        class: if classless { None } else { Some(&class) },
         pid: 1,
         data: &[],
         ext: &[],

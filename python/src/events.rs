@@ -18,6 +18,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyString};
+use tracemux_core::layout::ClassMap;
 use tracemux_core::model::{
     Event as ModelEvent, EventClass, Lost as ModelLost, Record, RecordSource, TraceMeta,
 };
@@ -103,9 +104,11 @@ enum Msg {
 fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) {
     let res = on_worker(&paths, strict, |src, file| {
         let meta: TraceMeta = src.meta().clone();
-        // class (by address) -> (index sent, wanted)
-        let mut classes: HashMap<usize, (u32, bool)> = HashMap::new();
+        // class -> (index sent, wanted)
+        let mut classes: ClassMap<(u32, bool)> = ClassMap::new();
+        let mut sent = 0u32;
         let mut batch = Batch::default();
+        let mut json = tracemux_render::jsonl::JsonWriter::new();
         loop {
             let rec = match src.next_record() {
                 Ok(Some(r)) => r,
@@ -123,11 +126,10 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                     }
                     let class = match ev.class {
                         Some(c) => {
-                            let key = c as *const EventClass as usize;
-                            let n = classes.len() as u32;
-                            let (idx, wanted) = *classes.entry(key).or_insert_with(|| {
+                            let (idx, wanted) = *classes.get_or_insert_with(c.index, || {
                                 batch.new_classes.push((c.system.clone(), c.name.clone()));
-                                (n, filter.class_wanted(Some(c)))
+                                sent += 1;
+                                (sent - 1, filter.class_wanted(Some(c)))
                             });
                             if !wanted {
                                 continue;
@@ -138,7 +140,7 @@ fn work(paths: Vec<PathBuf>, strict: bool, filter: Filter, tx: SyncSender<Msg>) 
                         None => continue,
                     };
                     let start = batch.payload.len();
-                    tracemux_render::jsonl::write_payload(&mut batch.payload, &meta, &ev);
+                    json.payload(&mut batch.payload, &meta, &ev);
                     batch.items.push(Item::Event(Ev {
                         ts: ev.ts,
                         cpu: ev.cpu,

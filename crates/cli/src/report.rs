@@ -249,6 +249,8 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
         )?;
         return Ok(Outcome::damaged_if(damaged));
     }
+    let mut jsons: Vec<tracemux_render::jsonl::JsonWriter> =
+        metas.iter().map(|_| Default::default()).collect();
     let mut babeltrace = (a.style == Some(Style::Babeltrace))
         .then(tracemux_render::babeltrace::BabeltracePrinter::new);
     let mut damaged = false;
@@ -294,7 +296,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
                     if let Some(l) = lost {
                         tracemux_render::jsonl::write_lost(out.buf(), &metas[i], &l);
                     }
-                    tracemux_render::jsonl::write_event(out.buf(), &metas[i], &ev);
+                    jsons[i].event(out.buf(), &metas[i], &ev);
                     out.maybe_flush()?;
                     continue;
                 }

@@ -447,9 +447,8 @@ fn convert(
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
     if pipeline::wanted(&meta, o.to) {
-        let classes = src.meta().classes.span();
         let swap = src.swaps_tapes();
-        return pipeline::with_sink_thread(&meta, classes, swap, sink, |feed| {
+        return pipeline::with_sink_thread(&meta, swap, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)
         });
     }
@@ -528,6 +527,7 @@ fn read(
 struct Jsonl {
     file: std::io::BufWriter<std::fs::File>,
     buf: Vec<u8>,
+    json: tracemux_render::jsonl::JsonWriter,
 }
 
 impl Jsonl {
@@ -535,6 +535,7 @@ impl Jsonl {
         Ok(Jsonl {
             file: create(p)?,
             buf: Vec::with_capacity(1 << 16),
+            json: Default::default(),
         })
     }
     fn drain(&mut self) -> Result<()> {
@@ -549,7 +550,7 @@ impl Jsonl {
 
 impl Sink for Jsonl {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
-        tracemux_render::jsonl::write_event(&mut self.buf, meta, ev);
+        self.json.event(&mut self.buf, meta, ev);
         self.drain()
     }
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {

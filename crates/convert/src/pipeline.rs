@@ -11,7 +11,8 @@
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use anyhow::{anyhow, bail, Result};
-use tracemux_core::model::{ClassSpan, Event, EventClass, Format, Lost, RecordSource, TraceMeta};
+use tracemux_core::layout::ClassId;
+use tracemux_core::model::{Event, EventClass, Format, Lost, RecordSource, TraceMeta};
 use tracemux_core::typed::FieldTape;
 use tracemux_core::Endian;
 
@@ -45,8 +46,9 @@ pub(crate) fn wanted(meta: &TraceMeta, to: To) -> bool {
 /// Which class an event has, in the sink's copy of the metadata.
 enum ClassRef {
     None,
-    /// Index in the metadata's [`tracemux_core::model::ClassTable`].
-    At(usize),
+    /// In the sink's copy of the metadata's
+    /// [`tracemux_core::model::ClassTable`].
+    At(ClassId),
     /// A class that is not in the sink's copy (a reader that made it
     /// later): the event carries its own copy.
     Own(Box<EventClass>),
@@ -101,8 +103,6 @@ impl Batch {
 
 /// The reader's side: events copied into batches for the sink's thread.
 pub(crate) struct Feed<'m> {
-    /// Where the reader keeps its classes.
-    classes: ClassSpan,
     /// The sink's copy of the reader's metadata.
     meta: &'m TraceMeta,
     batch: Batch,
@@ -123,20 +123,10 @@ impl Feed<'_> {
     fn push_event(&mut self, ev: &Event<'_>) {
         let class = match ev.class {
             None => ClassRef::None,
-            Some(c) => {
-                let copy = self.classes.index_of(c).and_then(|i| {
-                    let k = self.meta.classes.at(i)?;
-                    // (a table that has grown may have reused old addresses)
-                    let same = k.id == c.id
-                        && k.name.len() == c.name.len()
-                        && k.system.len() == c.system.len();
-                    same.then_some(i)
-                });
-                match copy {
-                    Some(i) => ClassRef::At(i),
-                    None => ClassRef::Own(Box::new(c.clone())),
-                }
-            }
+            // the sink's copy holds the classes the reader had when it was
+            // made: the same ids (a table only grows)
+            Some(c) if self.meta.classes.at(c.index).is_some() => ClassRef::At(c.index),
+            Some(c) => ClassRef::Own(Box::new(c.clone())),
         };
         let b = &mut self.batch;
         let swap = self.swap;
@@ -223,14 +213,12 @@ impl Target for Feed<'_> {
 
 /// Run `read` on this thread with a [`Feed`] whose events `sink` writes
 /// on another thread, then finish the sink. `meta` is the sink's copy of
-/// the reader's metadata, whose classes the reader keeps at `classes`;
-/// `swap`: the reader hands each event's values over
+/// the reader's metadata; `swap`: the reader hands each event's values over
 /// ([`RecordSource::swap_tape`]) instead of their being copied. An
 /// error of the sink stops the feed (its methods return `false`) and is
 /// the result.
 pub(crate) fn with_sink_thread(
     meta: &TraceMeta,
-    classes: ClassSpan,
     swap: bool,
     sink: Box<dyn Sink + Send>,
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
@@ -242,7 +230,6 @@ pub(crate) fn with_sink_thread(
             .name("convert-sink".into())
             .spawn_scoped(s, move || write(meta, sink, batches, give_back))?;
         let mut feed = Feed {
-            classes,
             meta,
             batch: Batch::default(),
             to_sink,

@@ -8,6 +8,7 @@
 
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
+use crate::layout::{ClassId, ClassLayout, FieldRef};
 use crate::tables::{PrintkTable, SymbolTable, TaskTable};
 pub use crate::typed::FieldVisitor;
 use crate::typed::{ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, IntType, Scope};
@@ -399,24 +400,27 @@ pub enum Base {
 }
 
 /// Every field of `ev` through `v`, scope by scope (see
-/// [`crate::typed`]): the event's recorded values when it has them
-/// ([`Event::tape`]), else the class's own decoder when it has one
-/// ([`ClassPrinter::visit_fields`], as the payload), else the fixed layout of
-/// [`EventClass::common_fields`] (the common context) then
+/// [`crate::typed`]), each with its field in the layout of the event's
+/// class: the event's recorded values when it has them ([`Event::tape`]),
+/// else the class's own decoder when it has one
+/// ([`ClassPrinter::visit_fields`], as the payload), else the fixed layout
+/// of [`EventClass::common_fields`] (the common context) then
 /// [`EventClass::fields`] (the payload). Returns `false` when the event has
 /// no class and no recorded values.
 pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor) -> bool {
     if let Some(t) = ev.tape {
-        t.replay(v);
+        let layout = ev.class.map_or(&crate::layout::EMPTY, |c| c.layout());
+        t.replay(layout, v);
         return true;
     }
     let Some(c) = ev.class else { return false };
+    let layout = c.layout();
     if let Some(p) = &c.printer {
         let mut w = ScopeWrap {
             v: &mut *v,
             open: false,
         };
-        if p.visit_fields(ev.data, ev.data.len(), ctx, &mut w) {
+        if p.visit_fields(ev.data, ev.data.len(), ctx, layout, &mut w) {
             if w.open {
                 v.scope_end(Scope::Payload);
             }
@@ -431,8 +435,9 @@ pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor
             continue;
         }
         v.scope_begin(scope);
-        for f in defs {
-            if !v.wants(scope, &f.name) {
+        for (i, f) in defs.iter().enumerate() {
+            let fr = layout.get(layout.member(scope, i));
+            if !v.wants(fr) {
                 continue;
             }
             let base = if f.flags.has(FieldFlags::POINTER) {
@@ -441,8 +446,8 @@ pub fn visit_fields(ev: &Event<'_>, ctx: &PrintCtx<'_>, v: &mut dyn FieldVisitor
                 Base::Dec
             };
             match f.value(ev.data, ev.endian) {
-                Some(val) => v.field(&f.name, base, val),
-                None => v.field(&f.name, base, Value::Bytes(&[])),
+                Some(val) => v.field(fr, base, val),
+                None => v.field(fr, base, Value::Bytes(&[])),
             }
         }
         v.scope_end(scope);
@@ -481,19 +486,19 @@ macro_rules! wrapped {
 
 impl FieldVisitor for ScopeWrap<'_> {
     wrapped! {
-        open field(name: &str, base: Base, value: Value<'_>);
-        open enum_field(name: &str, value: Value<'_>, labels: &[&str]);
-        open struct_begin(name: &str);
+        open field(f: FieldRef<'_>, base: Base, value: Value<'_>);
+        open enum_field(f: FieldRef<'_>, value: Value<'_>, labels: &[&str]);
+        open struct_begin(f: FieldRef<'_>);
         close struct_end();
-        open array_begin(name: &str, len: u64);
+        open array_begin(f: FieldRef<'_>, len: u64);
         close array_end();
-        open variant_begin(name: &str, option: &str);
+        open variant_begin(f: FieldRef<'_>, option: FieldRef<'_>);
         close variant_end();
-        open optional_begin(name: &str, present: bool);
+        open optional_begin(f: FieldRef<'_>, present: bool);
         close optional_end();
     }
-    fn wants(&self, scope: Scope, name: &str) -> bool {
-        self.v.wants(scope, name)
+    fn wants(&self, f: FieldRef<'_>) -> bool {
+        self.v.wants(f)
     }
 }
 
@@ -541,14 +546,16 @@ pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
     }
     /// Put the sticky flags back as [`ClassPrinter::sticky`] gave them.
     fn set_sticky(&self, _flags: &[bool]) {}
-    /// Hand every field of the record to `v`, for classes whose fields
-    /// are not at fixed offsets (returns `false` when not implemented: the
-    /// caller then uses the class's [`FieldDef`]s).
+    /// Hand every field of the record to `v`, each with its field in
+    /// `layout` (the class's), for classes whose fields are not at fixed
+    /// offsets (returns `false` when not implemented: the caller then uses
+    /// the class's [`FieldDef`]s).
     fn visit_fields(
         &self,
         _data: &[u8],
         _size: usize,
         _ctx: &PrintCtx<'_>,
+        _layout: &ClassLayout,
         _v: &mut dyn FieldVisitor,
     ) -> bool {
         false
@@ -558,6 +565,12 @@ pub trait ClassPrinter: Send + Sync + std::fmt::Debug {
 /// An event type: its identity, its fields and how its producer prints it.
 #[derive(Debug, Clone)]
 pub struct EventClass {
+    /// Its place in the trace's [`ClassTable`] (set by [`ClassTable::push`];
+    /// [`ClassId::UNLISTED`] for a class in no table): what sinks key what
+    /// they make per class by.
+    pub index: ClassId,
+    /// The event type id as the format stores it (ftrace `common_type`, a
+    /// CTF event record class id).
     pub id: u32,
     /// Subsystem (ftrace system, CTF provider...).
     pub system: String,
@@ -573,13 +586,22 @@ pub struct EventClass {
     /// The typed schema, when the format gives one beyond its fixed
     /// layout (CTF, uftrace, LTT); see [`EventClass::schema`].
     pub schema: Option<std::sync::Arc<ClassSchema>>,
+    /// The schema and layout, made once at first use (see
+    /// [`EventClass::layout`]); `Compiled::default()` in a new class.
+    pub compiled: Compiled,
 }
+
+/// A class's schema and [`ClassLayout`], made from its fields at first use
+/// and kept (a class's fields do not change once events refer to it).
+#[derive(Debug, Clone, Default)]
+pub struct Compiled(std::sync::OnceLock<std::sync::Arc<(ClassSchema, ClassLayout)>>);
 
 impl EventClass {
     /// A class described by its typed schema alone (no fixed layout, no
     /// print format, no printer): what CTF and uftrace readers make.
     pub fn with_schema(id: u32, system: &str, name: &str, schema: ClassSchema) -> EventClass {
         EventClass {
+            index: ClassId::UNLISTED,
             id,
             system: system.to_string(),
             name: name.to_string(),
@@ -588,6 +610,7 @@ impl EventClass {
             print_fmt: String::new(),
             printer: None,
             schema: Some(std::sync::Arc::new(schema)),
+            compiled: Compiled::default(),
         }
     }
 
@@ -595,18 +618,34 @@ impl EventClass {
     /// derived from the fixed layout ([`FieldDef::field_type`]): the
     /// `common_*` fields as the common context, the others as the payload.
     pub fn schema(&self) -> std::borrow::Cow<'_, ClassSchema> {
-        if let Some(s) = &self.schema {
-            return std::borrow::Cow::Borrowed(s);
-        }
-        let mut s = ClassSchema::default();
-        let conv = |defs: &[FieldDef]| {
-            defs.iter()
-                .map(|f| FieldSchema::new(f.name.clone(), f.field_type()))
-                .collect::<Vec<_>>()
-        };
-        s.push(Scope::CommonContext, conv(&self.common_fields));
-        s.push(Scope::Payload, conv(&self.fields));
-        std::borrow::Cow::Owned(s)
+        std::borrow::Cow::Borrowed(&self.compiled().0)
+    }
+
+    /// The class's fields as [`crate::layout::FieldId`]s: what visitors
+    /// receive and sinks resolve once per class.
+    pub fn layout(&self) -> &ClassLayout {
+        &self.compiled().1
+    }
+
+    fn compiled(&self) -> &(ClassSchema, ClassLayout) {
+        self.compiled.0.get_or_init(|| {
+            let schema = match &self.schema {
+                Some(s) => ClassSchema::clone(s),
+                None => {
+                    let mut s = ClassSchema::default();
+                    let conv = |defs: &[FieldDef]| {
+                        defs.iter()
+                            .map(|f| FieldSchema::new(f.name.clone(), f.field_type()))
+                            .collect::<Vec<_>>()
+                    };
+                    s.push(Scope::CommonContext, conv(&self.common_fields));
+                    s.push(Scope::Payload, conv(&self.fields));
+                    s
+                }
+            };
+            let layout = ClassLayout::of(&schema);
+            std::sync::Arc::new((schema, layout))
+        })
     }
 
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
@@ -629,9 +668,11 @@ impl ClassTable {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Add a class; a later class with the same id replaces the lookup.
-    pub fn push(&mut self, c: EventClass) {
+    /// Add a class, as the next [`ClassId`] (its [`EventClass::index`]);
+    /// a later class with the same format id replaces the lookup by id.
+    pub fn push(&mut self, mut c: EventClass) {
         let idx = self.classes.len() as u32;
+        c.index = ClassId::new(idx);
         let id = c.id as usize;
         if id < 1 << 20 {
             if self.dense.len() <= id {
@@ -640,6 +681,10 @@ impl ClassTable {
             self.dense[id] = idx + 1;
         }
         self.classes.push(c);
+    }
+    /// The id the next class pushed gets.
+    pub fn next_id(&self) -> ClassId {
+        ClassId::new(self.classes.len() as u32)
     }
     #[inline]
     pub fn get(&self, id: u32) -> Option<&EventClass> {
@@ -651,43 +696,16 @@ impl ClassTable {
     pub fn iter(&self) -> impl Iterator<Item = &EventClass> {
         self.classes.iter()
     }
-    /// Where this table keeps its classes now: [`ClassSpan::index_of`]
-    /// finds a class of it by address, without borrowing the table.
-    pub fn span(&self) -> ClassSpan {
-        ClassSpan {
-            start: self.classes.as_ptr() as usize,
-            len: self.classes.len(),
-        }
-    }
-    /// The class stored at `i` (see [`ClassSpan::index_of`]).
-    pub fn at(&self, i: usize) -> Option<&EventClass> {
-        self.classes.get(i)
+    /// The class with id `id` ([`EventClass::index`]).
+    #[inline]
+    pub fn at(&self, id: ClassId) -> Option<&EventClass> {
+        self.classes.get(id.index())
     }
     pub fn len(&self) -> usize {
         self.classes.len()
     }
     pub fn is_empty(&self) -> bool {
         self.classes.is_empty()
-    }
-}
-
-/// The storage of a [`ClassTable`] at one time, as addresses.
-#[derive(Debug, Clone, Copy)]
-pub struct ClassSpan {
-    start: usize,
-    len: usize,
-}
-
-impl ClassSpan {
-    /// The index of `c` when it is stored in the span (the same object,
-    /// not an equal one); [`ClassTable::at`] gives it back, also in a clone
-    /// of the table. (An address says nothing once the table has grown:
-    /// check what [`ClassTable::at`] gives.)
-    pub fn index_of(&self, c: &EventClass) -> Option<usize> {
-        let size = std::mem::size_of::<EventClass>();
-        let off = (c as *const EventClass as usize).checked_sub(self.start)?;
-        let i = off / size;
-        (off % size == 0 && i < self.len).then_some(i)
     }
 }
 
@@ -803,6 +821,14 @@ pub struct Event<'t> {
     pub raw_ts: Option<u64>,
 }
 
+impl Event<'_> {
+    /// The id of the event's class ([`EventClass::index`]), if it has one.
+    #[inline]
+    pub fn class_id(&self) -> Option<ClassId> {
+        self.class.map(|c| c.index)
+    }
+}
+
 /// Events the producer lost, reported where the loss was detected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lost {
@@ -901,6 +927,7 @@ mod tests {
     fn class_table_lookup() {
         let mut t = ClassTable::new();
         t.push(EventClass {
+            index: ClassId::UNLISTED,
             id: 7,
             system: "s".into(),
             name: "n".into(),
@@ -909,8 +936,12 @@ mod tests {
             print_fmt: String::new(),
             printer: None,
             schema: None,
+            compiled: Compiled::default(),
         });
         assert_eq!(t.get(7).unwrap().name, "n");
+        assert_eq!(t.get(7).unwrap().index, ClassId::new(0));
+        assert_eq!(t.at(ClassId::new(0)).unwrap().name, "n");
+        assert!(t.at(ClassId::UNLISTED).is_none());
         assert!(t.get(6).is_none());
         assert!(t.get(u32::MAX).is_none());
     }

@@ -16,6 +16,7 @@
 //! [`FieldTape`] that the event borrows, and that replays into any visitor.
 //! Neither allocates per event once buffers have grown.
 
+use crate::layout::{ClassLayout, FieldId, FieldRef};
 use crate::model::{Base, Value};
 
 /// Where a field lives, as CTF groups them. ftrace's `common_*` fields are
@@ -226,39 +227,43 @@ impl ClassSchema {
 
 /// Receives the values of one event, in schema order.
 ///
-/// Leaves come through [`field`](Self::field) (elements of an array have an
-/// empty name); enumerations through [`enum_field`](Self::enum_field). A
-/// structure is `struct_begin`, its members, `struct_end`; an array is
-/// `array_begin`, its elements, `array_end`; a variant wraps its chosen
-/// option (`option` is its name) and an optional wraps its value when
-/// present; the value inside a variant or an optional comes with the
-/// variant's or optional's own field name. Scopes come between
-/// `scope_begin` and `scope_end`. Every
-/// method but `field` has a default, so a flat visitor sees the leaves only.
+/// Every value comes with its field ([`FieldRef`]: its [`FieldId`] in the
+/// class's [`ClassLayout`] and its node, which names it), so a sink finds
+/// what it made for a field by index. Leaves come through
+/// [`field`](Self::field) (an array's elements are its element field);
+/// enumerations through [`enum_field`](Self::enum_field). A structure is
+/// `struct_begin`, its members, `struct_end`; an array is `array_begin`,
+/// its elements, `array_end`; a variant wraps its chosen option (`option`
+/// is the option's field, which the value inside comes with) and an
+/// optional wraps its value when present. Scopes come between
+/// `scope_begin` and `scope_end`. Every method but `field` has a default,
+/// so a flat visitor sees the leaves only.
 pub trait FieldVisitor {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>);
+    fn field(&mut self, f: FieldRef<'_>, base: Base, value: Value<'_>);
     /// An integer with enumeration mappings: `labels` are those whose
     /// ranges hold the value (possibly none).
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
         let _ = labels;
-        self.field(name, Base::Dec, value);
+        self.field(f, Base::Dec, value);
     }
     fn scope_begin(&mut self, _scope: Scope) {}
     fn scope_end(&mut self, _scope: Scope) {}
-    fn struct_begin(&mut self, _name: &str) {}
+    fn struct_begin(&mut self, _f: FieldRef<'_>) {}
     fn struct_end(&mut self) {}
-    fn array_begin(&mut self, _name: &str, _len: u64) {}
+    fn array_begin(&mut self, _f: FieldRef<'_>, _len: u64) {}
     fn array_end(&mut self) {}
-    fn variant_begin(&mut self, _name: &str, _option: &str) {}
+    /// `option`: the chosen option's field (its [`FieldRef::option`] is
+    /// the option's name).
+    fn variant_begin(&mut self, _f: FieldRef<'_>, _option: FieldRef<'_>) {}
     fn variant_end(&mut self) {}
     /// `present`: whether a value follows before `optional_end`.
-    fn optional_begin(&mut self, _name: &str, _present: bool) {}
+    fn optional_begin(&mut self, _f: FieldRef<'_>, _present: bool) {}
     fn optional_end(&mut self) {}
-    /// Whether the visitor wants the value of field `name` of `scope`
-    /// (top-level fields only): sources that decode on demand skip the
-    /// fields it does not want (a projection), sources that recorded
-    /// their values hand them over anyway.
-    fn wants(&self, _scope: Scope, _name: &str) -> bool {
+    /// Whether the visitor wants the value of field `f` (a field of a
+    /// scope): sources that decode on demand skip the fields it does not
+    /// want (a projection), sources that recorded their values hand them
+    /// over anyway.
+    fn wants(&self, _f: FieldRef<'_>) -> bool {
         true
     }
 }
@@ -266,41 +271,51 @@ pub trait FieldVisitor {
 /// What a [`FieldTape`] recorded, step by step ([`FieldTape::steps`]): the
 /// calls of the visit, for readers that look for a known shape without
 /// replaying it into a visitor.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub enum TapeStep<'a> {
     ScopeBegin(Scope),
     ScopeEnd(Scope),
-    StructBegin(&'a str),
+    StructBegin(FieldRef<'a>),
     StructEnd,
-    ArrayBegin(&'a str, u64),
+    ArrayBegin(FieldRef<'a>, u64),
     ArrayEnd,
-    VariantBegin(&'a str, &'a str),
+    VariantBegin(FieldRef<'a>, FieldRef<'a>),
     VariantEnd,
-    OptionalBegin(&'a str, bool),
+    OptionalBegin(FieldRef<'a>, bool),
     OptionalEnd,
-    Field(&'a str, Base, Value<'a>),
+    Field(FieldRef<'a>, Base, Value<'a>),
     /// An enumeration's value; its labels are the next `n` steps.
-    Enum(&'a str, Value<'a>, u32),
+    Enum(FieldRef<'a>, Value<'a>, u32),
     Label(&'a str),
 }
 
-/// One step of a [`FieldTape`]. Names and byte values are ranges into the
-/// tape's byte buffer.
+impl TapeStep<'_> {
+    /// Whether this is the end of a compound (of any kind).
+    pub fn is_end(&self) -> bool {
+        matches!(
+            self,
+            TapeStep::StructEnd | TapeStep::ArrayEnd | TapeStep::VariantEnd | TapeStep::OptionalEnd
+        )
+    }
+}
+
+/// One step of a [`FieldTape`]. Fields are their ids; byte values and
+/// labels are ranges into the tape's buffers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Step {
     ScopeBegin(Scope),
     ScopeEnd(Scope),
-    StructBegin(Span),
+    StructBegin(FieldId),
     StructEnd,
-    ArrayBegin(Span, u64),
+    ArrayBegin(FieldId, u64),
     ArrayEnd,
-    VariantBegin(Span, Span),
+    VariantBegin(FieldId, FieldId),
     VariantEnd,
-    OptionalBegin(Span, bool),
+    OptionalBegin(FieldId, bool),
     OptionalEnd,
-    Leaf(Span, Base, Leaf),
+    Leaf(FieldId, Base, Leaf),
     /// An enumeration: the value, then `n` labels in the next `n` steps.
-    Enum(Span, Leaf, u32),
+    Enum(FieldId, Leaf, u32),
     Label(Span),
 }
 
@@ -324,14 +339,15 @@ struct Span(u32, u32);
 pub struct TapeMark(usize, usize, usize);
 
 /// The values of one event, recorded from a visit and replayed into any
-/// visitor. Reused from event to event (`clear`), it stops allocating once
-/// it has grown to the largest event.
+/// visitor, with the layout of the event's class (the tape keeps field
+/// ids, not names). Reused from event to event (`clear`), it stops
+/// allocating once it has grown to the largest event.
 #[derive(Debug, Default, Clone)]
 pub struct FieldTape {
     steps: Vec<Step>,
     bytes: Vec<u8>,
-    /// Field names and labels (kept as text, so that replaying them needs
-    /// no UTF-8 check).
+    /// Enumeration labels (kept as text, so that replaying them needs no
+    /// UTF-8 check).
     names: String,
     /// Nesting depth while recording (unbalanced tapes are closed on replay).
     depth: u32,
@@ -377,6 +393,26 @@ impl FieldTape {
         self.names.truncate(m.2);
         self.depth = 0;
     }
+    /// Append everything `o` recorded (a packet's values before each of its
+    /// events).
+    pub fn append(&mut self, o: &FieldTape) {
+        let (b, n) = (self.bytes.len() as u32, self.names.len() as u32);
+        let shift = |s: Span, by: u32| Span(s.0 + by, s.1 + by);
+        let leaf = |l: Leaf| match l {
+            Leaf::Str(s) => Leaf::Str(shift(s, b)),
+            Leaf::Bytes(s) => Leaf::Bytes(shift(s, b)),
+            Leaf::Ints(s, e, g, en) => Leaf::Ints(shift(s, b), e, g, en),
+            other => other,
+        };
+        self.steps.extend(o.steps.iter().map(|s| match *s {
+            Step::Leaf(f, base, l) => Step::Leaf(f, base, leaf(l)),
+            Step::Enum(f, l, c) => Step::Enum(f, leaf(l), c),
+            Step::Label(s) => Step::Label(shift(s, n)),
+            other => other,
+        }));
+        self.bytes.extend_from_slice(&o.bytes);
+        self.names.push_str(&o.names);
+    }
     #[inline(always)]
     fn span(&mut self, b: &[u8]) -> Span {
         let s = self.bytes.len() as u32;
@@ -386,7 +422,7 @@ impl FieldTape {
     fn get(&self, s: Span) -> &[u8] {
         self.bytes.get(s.0 as usize..s.1 as usize).unwrap_or(&[])
     }
-    /// Record a name (see [`FieldTape::name`]).
+    /// Record a label (see [`FieldTape::name`]).
     #[inline(always)]
     fn name_span(&mut self, n: &str) -> Span {
         let s = self.names.len() as u32;
@@ -430,9 +466,9 @@ impl FieldTape {
         }
     }
 
-    /// The recorded steps, in order.
-    pub fn steps(&self) -> impl Iterator<Item = TapeStep<'_>> + '_ {
-        self.steps.iter().map(|s| self.step(s))
+    /// The recorded steps, in order, their fields in `layout`.
+    pub fn steps<'a>(&'a self, layout: &'a ClassLayout) -> impl Iterator<Item = TapeStep<'a>> + 'a {
+        self.steps.iter().map(move |s| self.step(s, layout))
     }
 
     /// Whether every step is inside a scope and no scope comes twice (so
@@ -459,8 +495,12 @@ impl FieldTape {
     }
 
     /// The steps inside the first `scope` recorded (none if there is no
-    /// such scope).
-    pub fn scope_steps(&self, scope: Scope) -> impl Iterator<Item = TapeStep<'_>> + '_ {
+    /// such scope), their fields in `layout`.
+    pub fn scope_steps<'a>(
+        &'a self,
+        layout: &'a ClassLayout,
+        scope: Scope,
+    ) -> impl Iterator<Item = TapeStep<'a>> + 'a {
         let begin = self
             .steps
             .iter()
@@ -469,45 +509,46 @@ impl FieldTape {
         self.steps[begin..]
             .iter()
             .take_while(move |s| !matches!(s, Step::ScopeEnd(x) if *x == scope))
-            .map(|s| self.step(s))
+            .map(move |s| self.step(s, layout))
     }
 
-    fn step(&self, s: &Step) -> TapeStep<'_> {
+    fn step<'a>(&'a self, s: &Step, l: &'a ClassLayout) -> TapeStep<'a> {
         match *s {
             Step::ScopeBegin(s) => TapeStep::ScopeBegin(s),
             Step::ScopeEnd(s) => TapeStep::ScopeEnd(s),
-            Step::StructBegin(n) => TapeStep::StructBegin(self.name(n)),
+            Step::StructBegin(f) => TapeStep::StructBegin(l.get(f)),
             Step::StructEnd => TapeStep::StructEnd,
-            Step::ArrayBegin(n, len) => TapeStep::ArrayBegin(self.name(n), len),
+            Step::ArrayBegin(f, len) => TapeStep::ArrayBegin(l.get(f), len),
             Step::ArrayEnd => TapeStep::ArrayEnd,
-            Step::VariantBegin(n, o) => TapeStep::VariantBegin(self.name(n), self.name(o)),
+            Step::VariantBegin(f, o) => TapeStep::VariantBegin(l.get(f), l.get(o)),
             Step::VariantEnd => TapeStep::VariantEnd,
-            Step::OptionalBegin(n, p) => TapeStep::OptionalBegin(self.name(n), p),
+            Step::OptionalBegin(f, p) => TapeStep::OptionalBegin(l.get(f), p),
             Step::OptionalEnd => TapeStep::OptionalEnd,
-            Step::Leaf(n, base, l) => TapeStep::Field(self.name(n), base, self.value(l)),
-            Step::Enum(n, l, count) => TapeStep::Enum(self.name(n), self.value(l), count),
+            Step::Leaf(f, base, v) => TapeStep::Field(l.get(f), base, self.value(v)),
+            Step::Enum(f, v, count) => TapeStep::Enum(l.get(f), self.value(v), count),
             Step::Label(n) => TapeStep::Label(self.name(n)),
         }
     }
 
-    /// Hand every recorded value to `v`, in the order recorded.
-    pub fn replay<V: FieldVisitor + ?Sized>(&self, v: &mut V) {
+    /// Hand every recorded value to `v`, in the order recorded, with its
+    /// field in `layout` (the layout of the class the values are of).
+    pub fn replay<V: FieldVisitor + ?Sized>(&self, layout: &ClassLayout, v: &mut V) {
         let mut labels: [&str; 8] = [""; 8];
         let mut i = 0;
         while i < self.steps.len() {
             match self.steps[i] {
                 Step::ScopeBegin(s) => v.scope_begin(s),
                 Step::ScopeEnd(s) => v.scope_end(s),
-                Step::StructBegin(n) => v.struct_begin(self.name(n)),
+                Step::StructBegin(f) => v.struct_begin(layout.get(f)),
                 Step::StructEnd => v.struct_end(),
-                Step::ArrayBegin(n, len) => v.array_begin(self.name(n), len),
+                Step::ArrayBegin(f, len) => v.array_begin(layout.get(f), len),
                 Step::ArrayEnd => v.array_end(),
-                Step::VariantBegin(n, o) => v.variant_begin(self.name(n), self.name(o)),
+                Step::VariantBegin(f, o) => v.variant_begin(layout.get(f), layout.get(o)),
                 Step::VariantEnd => v.variant_end(),
-                Step::OptionalBegin(n, p) => v.optional_begin(self.name(n), p),
+                Step::OptionalBegin(f, p) => v.optional_begin(layout.get(f), p),
                 Step::OptionalEnd => v.optional_end(),
-                Step::Leaf(n, base, l) => v.field(self.name(n), base, self.value(l)),
-                Step::Enum(n, l, count) => {
+                Step::Leaf(f, base, l) => v.field(layout.get(f), base, self.value(l)),
+                Step::Enum(f, l, count) => {
                     let count = count as usize;
                     let mut k = 0;
                     for j in 0..count {
@@ -518,7 +559,7 @@ impl FieldTape {
                             }
                         }
                     }
-                    v.enum_field(self.name(n), self.value(l), &labels[..k]);
+                    v.enum_field(layout.get(f), self.value(l), &labels[..k]);
                     i += count;
                 }
                 Step::Label(_) => {}
@@ -547,19 +588,13 @@ macro_rules! tape_ends {
 }
 
 impl FieldVisitor for FieldTape {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        let n = self.name_span(name);
+    #[inline]
+    fn field(&mut self, f: FieldRef<'_>, base: Base, value: Value<'_>) {
         let l = self.leaf(value);
-        self.steps.push(Step::Leaf(n, base, l));
+        self.steps.push(Step::Leaf(f.id, base, l));
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-        let n = self.name_span(name);
-        let l = self.leaf(value);
-        self.steps.push(Step::Enum(n, l, labels.len() as u32));
-        for lab in labels {
-            let s = self.name_span(lab);
-            self.steps.push(Step::Label(s));
-        }
+    fn enum_field(&mut self, f: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        self.put_enum(f.id, value, labels);
     }
     fn scope_begin(&mut self, scope: Scope) {
         self.steps.push(Step::ScopeBegin(scope));
@@ -567,22 +602,17 @@ impl FieldVisitor for FieldTape {
     fn scope_end(&mut self, scope: Scope) {
         self.steps.push(Step::ScopeEnd(scope));
     }
-    fn struct_begin(&mut self, name: &str) {
-        let n = self.name_span(name);
-        self.begin(Step::StructBegin(n));
+    fn struct_begin(&mut self, f: FieldRef<'_>) {
+        self.begin(Step::StructBegin(f.id));
     }
-    fn array_begin(&mut self, name: &str, len: u64) {
-        let n = self.name_span(name);
-        self.begin(Step::ArrayBegin(n, len));
+    fn array_begin(&mut self, f: FieldRef<'_>, len: u64) {
+        self.begin(Step::ArrayBegin(f.id, len));
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
-        let n = self.name_span(name);
-        let o = self.name_span(option);
-        self.begin(Step::VariantBegin(n, o));
+    fn variant_begin(&mut self, f: FieldRef<'_>, option: FieldRef<'_>) {
+        self.begin(Step::VariantBegin(f.id, option.id));
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
-        let n = self.name_span(name);
-        self.begin(Step::OptionalBegin(n, present));
+    fn optional_begin(&mut self, f: FieldRef<'_>, present: bool) {
+        self.begin(Step::OptionalBegin(f.id, present));
     }
     tape_ends!(
         struct_end => StructEnd,
@@ -590,6 +620,36 @@ impl FieldVisitor for FieldTape {
         variant_end => VariantEnd,
         optional_end => OptionalEnd
     );
+}
+
+/// Records into a [`FieldTape`] by field id alone: what producers that
+/// know their fields' ids write with (no [`FieldRef`] needed).
+impl FieldTape {
+    #[inline]
+    pub fn put(&mut self, f: FieldId, base: Base, value: Value<'_>) {
+        let l = self.leaf(value);
+        self.steps.push(Step::Leaf(f, base, l));
+    }
+    pub fn put_enum(&mut self, f: FieldId, value: Value<'_>, labels: &[&str]) {
+        let l = self.leaf(value);
+        self.steps.push(Step::Enum(f, l, labels.len() as u32));
+        for lab in labels {
+            let s = self.name_span(lab);
+            self.steps.push(Step::Label(s));
+        }
+    }
+    pub fn put_struct(&mut self, f: FieldId) {
+        self.begin(Step::StructBegin(f));
+    }
+    pub fn put_array(&mut self, f: FieldId, len: u64) {
+        self.begin(Step::ArrayBegin(f, len));
+    }
+    pub fn put_variant(&mut self, f: FieldId, option: FieldId) {
+        self.begin(Step::VariantBegin(f, option));
+    }
+    pub fn put_optional(&mut self, f: FieldId, present: bool) {
+        self.begin(Step::OptionalBegin(f, present));
+    }
 }
 
 #[cfg(test)]
@@ -600,11 +660,13 @@ mod tests {
     #[derive(Default)]
     struct Text(String);
     impl FieldVisitor for Text {
-        fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-            self.0.push_str(&format!("{name}:{base:?}={value:?};"));
+        fn field(&mut self, f: FieldRef<'_>, base: Base, value: Value<'_>) {
+            self.0
+                .push_str(&format!("{}#{}:{base:?}={value:?};", f.name(), f.id.raw()));
         }
-        fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-            self.0.push_str(&format!("{name}={value:?}{labels:?};"));
+        fn enum_field(&mut self, f: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+            self.0
+                .push_str(&format!("{}={value:?}{labels:?};", f.name()));
         }
         fn scope_begin(&mut self, s: Scope) {
             self.0.push_str(&format!("<{}>", s.name()));
@@ -612,98 +674,151 @@ mod tests {
         fn scope_end(&mut self, s: Scope) {
             self.0.push_str(&format!("</{}>", s.name()));
         }
-        fn struct_begin(&mut self, n: &str) {
-            self.0.push_str(&format!("{n}{{"));
+        fn struct_begin(&mut self, f: FieldRef<'_>) {
+            self.0.push_str(&format!("{}{{", f.name()));
         }
         fn struct_end(&mut self) {
             self.0.push('}');
         }
-        fn array_begin(&mut self, n: &str, len: u64) {
-            self.0.push_str(&format!("{n}[{len}:"));
+        fn array_begin(&mut self, f: FieldRef<'_>, len: u64) {
+            self.0.push_str(&format!("{}[{len}:", f.name()));
         }
         fn array_end(&mut self) {
             self.0.push(']');
         }
-        fn variant_begin(&mut self, n: &str, o: &str) {
-            self.0.push_str(&format!("{n}<{o}>("));
+        fn variant_begin(&mut self, f: FieldRef<'_>, o: FieldRef<'_>) {
+            self.0.push_str(&format!("{}<{}>(", f.name(), o.option()));
         }
         fn variant_end(&mut self) {
             self.0.push(')');
         }
-        fn optional_begin(&mut self, n: &str, p: bool) {
-            self.0.push_str(&format!("{n}?{p}("));
+        fn optional_begin(&mut self, f: FieldRef<'_>, p: bool) {
+            self.0.push_str(&format!("{}?{p}(", f.name()));
         }
         fn optional_end(&mut self) {
             self.0.push(')');
         }
     }
 
-    fn visit(v: &mut dyn FieldVisitor) {
+    fn layout() -> ClassLayout {
+        let mut s = ClassSchema::default();
+        s.push(
+            Scope::CommonContext,
+            vec![FieldSchema::new("tid", FieldType::s(32))],
+        );
+        s.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("a", FieldType::u(8)),
+                FieldSchema::new("e", FieldType::s(8)),
+                FieldSchema::new(
+                    "s",
+                    FieldType::Struct(vec![
+                        FieldSchema::new("t", FieldType::Str),
+                        FieldSchema::new(
+                            "arr",
+                            FieldType::Array {
+                                elem: Box::new(FieldType::Float { bits: 64 }),
+                                len: ArrayLen::Dynamic,
+                            },
+                        ),
+                    ]),
+                ),
+                FieldSchema::new(
+                    "v",
+                    FieldType::Variant(vec![FieldSchema::new("opt", FieldType::Blob)]),
+                ),
+                FieldSchema::new("o", FieldType::Optional(Box::new(FieldType::Bool))),
+            ],
+        );
+        ClassLayout::of(&s)
+    }
+
+    fn visit(l: &ClassLayout, v: &mut dyn FieldVisitor) {
+        let f = |i: u32| l.get(FieldId::new(i));
         v.scope_begin(Scope::Payload);
-        v.field("a", Base::Hex, Value::Unsigned(7));
-        v.enum_field("e", Value::Signed(-1), &["NEG", "ANY"]);
-        v.struct_begin("s");
-        v.field("t", Base::Dec, Value::Str(b"hi"));
-        v.array_begin("arr", 2);
-        v.field("", Base::Dec, Value::Float(1.5));
-        v.field("", Base::Dec, Value::Bool(true));
+        v.field(f(1), Base::Hex, Value::Unsigned(7));
+        v.enum_field(f(2), Value::Signed(-1), &["NEG", "ANY"]);
+        v.struct_begin(f(3));
+        v.field(f(4), Base::Dec, Value::Str(b"hi"));
+        v.array_begin(f(5), 2);
+        v.field(f(6), Base::Dec, Value::Float(1.5));
+        v.field(f(6), Base::Dec, Value::Bool(true));
         v.array_end();
         v.struct_end();
-        v.variant_begin("v", "opt");
-        v.field("b", Base::Dec, Value::Bytes(&[1, 2]));
+        v.variant_begin(f(7), f(8));
+        v.field(f(8), Base::Dec, Value::Bytes(&[1, 2]));
         v.variant_end();
-        v.optional_begin("o", false);
+        v.optional_begin(f(9), false);
         v.optional_end();
         v.scope_end(Scope::Payload);
     }
 
     #[test]
     fn tape_replays_what_it_recorded() {
+        let l = layout();
         let mut direct = Text::default();
-        visit(&mut direct);
+        visit(&l, &mut direct);
         let mut tape = FieldTape::new();
-        visit(&mut tape);
+        visit(&l, &mut tape);
         let mut replayed = Text::default();
-        tape.replay(&mut replayed);
+        tape.replay(&l, &mut replayed);
         assert_eq!(direct.0, replayed.0);
         assert!(direct.0.contains("e=Signed(-1)[\"NEG\", \"ANY\"]"));
+        assert!(direct.0.contains("v<opt>(v#8:Dec=Bytes([1, 2]);)"));
         // reuse: cleared, it records the next event from scratch
         tape.clear();
         assert!(tape.is_empty());
-        tape.field("x", Base::Dec, Value::Unsigned(1));
+        tape.put(FieldId::new(1), Base::Dec, Value::Unsigned(1));
         let mut t = Text::default();
-        tape.replay(&mut t);
-        assert_eq!(t.0, "x:Dec=Unsigned(1);");
+        tape.replay(&l, &mut t);
+        assert_eq!(t.0, "a#1:Dec=Unsigned(1);");
+        // an id the layout does not hold replays as a nameless field
+        tape.put(FieldId::UNKNOWN, Base::Dec, Value::Unsigned(2));
+        let mut t = Text::default();
+        tape.replay(&l, &mut t);
+        assert_eq!(t.0, "a#1:Dec=Unsigned(1);#4294967295:Dec=Unsigned(2);");
     }
 
     #[test]
-    fn tape_steps_and_copies() {
+    fn tape_steps_copies_and_appends() {
+        let l = layout();
         let mut tape = FieldTape::new();
         tape.scope_begin(Scope::CommonContext);
-        tape.field("tid", Base::Dec, Value::Signed(7));
+        tape.put(FieldId::new(0), Base::Dec, Value::Signed(7));
         tape.scope_end(Scope::CommonContext);
-        visit(&mut tape);
+        visit(&l, &mut tape);
         // every step, as recorded
         let mut direct = Text::default();
-        tape.replay(&mut direct);
-        assert_eq!(tape.steps().count(), tape.steps.len());
-        assert_eq!(
-            tape.steps().nth(1),
-            Some(TapeStep::Field("tid", Base::Dec, Value::Signed(7)))
-        );
+        tape.replay(&l, &mut direct);
+        assert_eq!(tape.steps(&l).count(), tape.steps.len());
+        match tape.steps(&l).nth(1) {
+            Some(TapeStep::Field(f, Base::Dec, Value::Signed(7))) => assert_eq!(f.name(), "tid"),
+            other => panic!("{other:?}"),
+        }
         // the payload only, without its scope's ends
-        let payload: Vec<_> = tape.scope_steps(Scope::Payload).collect();
+        let payload: Vec<_> = tape.scope_steps(&l, Scope::Payload).collect();
         assert_eq!(payload.len(), tape.steps.len() - 5);
         assert!(!payload.iter().any(|s| matches!(s, TapeStep::ScopeEnd(_))));
-        assert_eq!(tape.scope_steps(Scope::EventHeader).count(), 0);
+        assert_eq!(tape.scope_steps(&l, Scope::EventHeader).count(), 0);
         // a copy replays the same, in a tape that had other values
         let mut copy = FieldTape::new();
-        copy.field("old", Base::Hex, Value::Str(b"gone"));
+        copy.put(FieldId::new(4), Base::Hex, Value::Str(b"gone"));
         copy.copy_from(&tape);
         let mut replayed = Text::default();
-        copy.replay(&mut replayed);
+        copy.replay(&l, &mut replayed);
         assert_eq!(direct.0, replayed.0);
         assert_eq!(copy.size(), tape.size());
+        // appended after other values, it replays after them
+        let mut first = FieldTape::new();
+        first.put(FieldId::new(4), Base::Dec, Value::Str(b"before"));
+        first.append(&tape);
+        let mut both = Text::default();
+        first.replay(&l, &mut both);
+        assert_eq!(
+            both.0,
+            format!("t#4:Dec=Str([98, 101, 102, 111, 114, 101]);{}", direct.0)
+        );
     }
 
     #[test]

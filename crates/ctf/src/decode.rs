@@ -129,6 +129,11 @@ pub struct Node {
     /// Nothing inside has a role or a slot (may be skipped when fields
     /// are not wanted).
     pub inert: bool,
+    /// The field's id in the model's layout of its event class
+    /// ([`tracemux_core::layout::FieldId`]): for the scopes of a stream
+    /// class, the same in every event class of it (see
+    /// [`Builder::number`]). 0 for scope roots and the packet header.
+    pub field: u32,
 }
 
 /// One variant option.
@@ -277,6 +282,7 @@ impl Builder {
             visible: true,
             fixed_bits: None,
             inert: roles.is_empty(),
+            field: 0,
         };
         match fc {
             FieldClass::Int(c) => {
@@ -476,6 +482,22 @@ impl Builder {
         }
     }
 
+    /// Give the fields of the scope just built at `root` (its nodes are
+    /// the last ones) their model field ids, from `base` in preorder: the
+    /// order the model's layout numbers a class's fields in (scopes in
+    /// order, each field followed by what it holds). Returns `base` plus
+    /// the number of fields.
+    fn number(&mut self, root: Option<u32>, base: u32) -> u32 {
+        let Some(root) = root else { return base };
+        let end = self.p.nodes.len();
+        let mut id = base;
+        for n in &mut self.p.nodes[root as usize + 1..end] {
+            n.field = id;
+            id = id.saturating_add(1);
+        }
+        id
+    }
+
     fn scope(&mut self, s: &Option<StructClass>) -> Option<u32> {
         s.as_ref()
             .map(|s| self.node(&FieldClass::Struct(s.clone()), None))
@@ -631,9 +653,13 @@ impl Program {
             &mut slot_of,
         )?;
         for sc in &tc.stream_classes {
+            // (each scope numbered as soon as it is built)
             let pc = b.scope(&sc.packet_context);
+            let n = b.number(pc, 0);
             let eh = b.scope(&sc.event_header);
+            let n = b.number(eh, n);
             let ec = b.scope(&sc.event_common_context);
+            let stream_fields = b.number(ec, n);
             let roots = [b.p.packet_header, pc, eh, ec, None, None];
             let pend = std::mem::take(&mut b.pending);
             b.resolve(pend, roots, &mut slot_of)?;
@@ -643,7 +669,9 @@ impl Program {
             for &i in &order {
                 let ev = &sc.event_classes[i];
                 let spc = b.scope(&ev.specific_context);
+                let n = b.number(spc, stream_fields);
                 let pl = b.scope(&ev.payload);
+                b.number(pl, n);
                 let pend = std::mem::take(&mut b.pending);
                 let mut r = roots;
                 r[4] = spc;

@@ -30,6 +30,7 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
+use tracemux_core::layout::FieldId;
 use tracemux_core::model::{
     Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, Format, Lost, Record, RecordSource,
     StreamInfo, TraceMeta, Value,
@@ -180,9 +181,11 @@ enum Target {
     Event,
 }
 
-/// Per-stream recording state: the packet context's values (replayed at
-/// the start of each event's tape), the event's values, and what the
-/// event says about its CPU and task.
+/// Per-stream recording state: the packet context's values (copied to
+/// the start of each event's tape), the event's values, and what the event
+/// says about its CPU and task. Values are recorded with the field ids the
+/// program gave its nodes ([`Node::field`]: their ids in the layout of
+/// every event class of the stream class, or of the node's event class).
 #[derive(Default)]
 struct Capture {
     pc: FieldTape,
@@ -201,10 +204,6 @@ struct Capture {
     pid: Option<(u8, i64)>,
     ev_begin: u64,
     ev_end: u64,
-    /// The name of the variant or optional whose value comes next (that
-    /// value is named after it).
-    outer: String,
-    use_outer: bool,
 }
 
 impl Capture {
@@ -223,26 +222,15 @@ struct Rec<'a> {
     c: &'a mut Capture,
 }
 
-/// The name of `n`: its member name, or for the value of a variant or
-/// optional, the variant's or optional's name.
-fn name<'a>(c: &'a mut Capture, n: &'a Node) -> (&'a str, Option<&'a mut FieldTape>) {
-    let outer = std::mem::take(&mut c.use_outer);
-    let tape = match c.target {
-        Some(Target::Packet) => Some(&mut c.pc),
-        Some(Target::Event) => Some(&mut c.ev),
-        _ => None,
-    };
-    match (&n.name, outer) {
-        (Some(x), _) => (x, tape),
-        (None, true) => (c.outer.as_str(), tape),
-        (None, false) => ("", tape),
-    }
+/// The model's field id of node `n`.
+fn field_of(n: &Node) -> FieldId {
+    FieldId::new(n.field)
 }
 
 impl Rec<'_> {
     fn leaf(&mut self, n: &Node, base: Base, v: Value<'_>) {
-        if let (nm, Some(t)) = name(self.c, n) {
-            t.field(nm, base, v);
+        if let Some(t) = self.c.tape() {
+            t.put(field_of(n), base, v);
         }
     }
 
@@ -279,9 +267,9 @@ impl Rec<'_> {
             IntValue::U(x) => Value::Unsigned(x),
             IntValue::S(x) => Value::Signed(x),
         };
-        let (nm, Some(t)) = name(c, n) else { return };
+        let Some(t) = c.tape() else { return };
         if maps.is_empty() {
-            t.field(nm, base.into(), val);
+            t.put(field_of(n), base.into(), val);
             return;
         }
         let x = v.as_i128();
@@ -293,13 +281,13 @@ impl Rec<'_> {
                 k += 1;
             }
         }
-        t.enum_field(nm, val, &labels[..k]);
+        t.put_enum(field_of(n), val, &labels[..k]);
     }
 
     /// A structure, array, variant or optional begins.
-    fn open(&mut self, node: &Node, f: impl FnOnce(&mut FieldTape, &str)) {
-        if let (nm, Some(t)) = name(self.c, node) {
-            f(t, nm);
+    fn open(&mut self, f: impl FnOnce(&mut FieldTape)) {
+        if let Some(t) = self.c.tape() {
+            f(t);
         }
         self.c.depth += 1;
     }
@@ -309,32 +297,6 @@ impl Rec<'_> {
             f(t);
         }
         self.c.depth = self.c.depth.saturating_sub(1);
-    }
-
-    /// A variant or optional: opened, then its content is named like it.
-    fn open_wrapper(&mut self, node: &Node, f: impl FnOnce(&mut FieldTape, &str)) {
-        let inherited = self.c.use_outer;
-        self.open(node, f);
-        self.inherit(node, inherited);
-    }
-
-    /// The end of a variant or optional.
-    fn close_wrapper(&mut self, f: impl FnOnce(&mut FieldTape)) {
-        self.c.use_outer = false;
-        self.close(f);
-    }
-
-    /// The next value is the content of a variant or optional named like
-    /// `node` (or like the name it inherited itself).
-    fn inherit(&mut self, node: &Node, inherited: bool) {
-        let c = &mut *self.c;
-        if let Some(n) = &node.name {
-            c.outer.clear();
-            c.outer.push_str(n);
-        } else if !inherited {
-            c.outer.clear();
-        }
-        c.use_outer = true;
     }
 }
 
@@ -351,7 +313,7 @@ impl Visitor for Rec<'_> {
             Some(m) => c.ev.truncate(m),
             None => {
                 c.ev.clear();
-                c.pc.replay(&mut c.ev);
+                c.ev.append(&c.pc);
                 c.pc_in_ev = Some(c.ev.mark());
             }
         }
@@ -367,7 +329,6 @@ impl Visitor for Rec<'_> {
     fn scope_begin(&mut self, scope: Scope, _at: u64) {
         let c = &mut *self.c;
         c.depth = 0;
-        c.use_outer = false;
         c.scope = Some(scope);
         c.target = Some(match scope {
             Scope::PacketHeader => Target::Nowhere,
@@ -394,7 +355,7 @@ impl Visitor for Rec<'_> {
             self.c.depth = 1;
             return;
         }
-        self.open(node, |t, n| t.struct_begin(n));
+        self.open(|t| t.put_struct(field_of(node)));
     }
 
     fn struct_end(&mut self, _node: &Node, _end: u64) {
@@ -406,7 +367,7 @@ impl Visitor for Rec<'_> {
     }
 
     fn array_begin(&mut self, node: &Node, len: u64, _at: u64) {
-        self.open(node, |t, n| t.array_begin(n, len));
+        self.open(|t| t.put_array(field_of(node), len));
     }
 
     fn array_end(&mut self, _node: &Node, _end: u64) {
@@ -419,23 +380,24 @@ impl Visitor for Rec<'_> {
                 .prog
                 .variant_options(first, count)
                 .get(option)
-                .and_then(|o| o.name.as_deref())
-                .unwrap_or(""),
-            _ => "",
+                .map_or(FieldId::UNKNOWN, |o| {
+                    field_of(&self.prog.nodes[o.node as usize])
+                }),
+            _ => FieldId::UNKNOWN,
         };
-        self.open_wrapper(node, |t, n| t.variant_begin(n, opt));
+        self.open(|t| t.put_variant(field_of(node), opt));
     }
 
     fn variant_end(&mut self, _node: &Node, _end: u64) {
-        self.close_wrapper(|t| t.variant_end());
+        self.close(|t| t.variant_end());
     }
 
     fn optional_begin(&mut self, node: &Node, enabled: bool, _selector: i128, _at: u64) {
-        self.open_wrapper(node, |t, n| t.optional_begin(n, enabled));
+        self.open(|t| t.put_optional(field_of(node), enabled));
     }
 
     fn optional_end(&mut self, _node: &Node, _end: u64) {
-        self.close_wrapper(|t| t.optional_end());
+        self.close(|t| t.optional_end());
     }
 
     fn int(&mut self, node: &Node, v: IntValue, _at: u64) {
@@ -466,8 +428,8 @@ impl Visitor for Rec<'_> {
         };
         let mut tmp = std::mem::take(&mut self.c.tmp);
         let text = crate::text::string_text(raw, enc, &mut tmp);
-        if let (nm, Some(t)) = name(self.c, node) {
-            t.field(nm, Base::Dec, Value::Str(text));
+        if let Some(t) = self.c.tape() {
+            t.put(field_of(node), Base::Dec, Value::Str(text));
         }
         self.c.tmp = tmp;
     }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use common::{ctf2_copy, fixtures, traces};
 
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{Base, Record, RecordSource, Value};
 use tracemux_core::typed::{FieldType, FieldVisitor, Scope};
 use tracemux_ctf::fs::ReadLoader;
@@ -161,7 +162,8 @@ macro_rules! leave_on {
 }
 
 impl FieldVisitor for Flat {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, base: Base, value: Value<'_>) {
+        let name = f_.name();
         let v = match value {
             Value::Unsigned(x) if base == Base::Hex => format!("{x:#x}"),
             Value::Unsigned(x) => x.to_string(),
@@ -174,7 +176,8 @@ impl FieldVisitor for Flat {
         };
         self.push(name, v);
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        let name = f_.name();
         let v = match value {
             Value::Unsigned(x) => x.to_string(),
             Value::Signed(x) => x.to_string(),
@@ -189,16 +192,21 @@ impl FieldVisitor for Flat {
     fn scope_end(&mut self, _s: Scope) {
         self.depth -= 1;
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         self.enter(name.to_string());
     }
-    fn array_begin(&mut self, name: &str, len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, len: u64) {
+        let name = f_.name();
         self.enter(format!("{name}[{len}]"));
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
+        let name = f_.name();
+        let option = o_.option();
         self.enter(format!("{name}<{option}>"));
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+        let name = f_.name();
         self.enter(format!("{name}?{present}"));
     }
     leave_on!(struct_end, array_end, variant_end, optional_end);
@@ -219,7 +227,7 @@ fn first_of(trace: &Path, full: &str) -> (Flat, u32, i32) {
             };
             if name == full {
                 let mut f = Flat::default();
-                e.tape.unwrap().replay(&mut f);
+                e.tape.unwrap().replay(c.layout(), &mut f);
                 assert_eq!(f.depth, 0, "balanced visit");
                 return (f, e.cpu, e.pid);
             }

@@ -29,6 +29,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::io::Write;
 
 use prost::Message;
+use tracemux_core::layout::ClassLayout;
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
 use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
@@ -721,9 +722,10 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // most uftrace entries and exits need no value tree (and their
         // sequence's description none either: the recording says the pid)
         let call = match (sys, name) {
-            ("uftrace", "entry" | "exit") if self.uftrace_pid.is_some() => {
-                ev.tape.and_then(|t| plain_call(t, name == "entry"))
-            }
+            ("uftrace", "entry" | "exit") if self.uftrace_pid.is_some() => ev
+                .tape
+                .zip(class)
+                .and_then(|(t, c)| plain_call(t, c.layout(), name == "entry")),
             _ => None,
         };
         let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
@@ -824,7 +826,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             frame(anns, start, Some(iid), ANNOTATIONS);
         }
         let direct = steps.is_some_and(|tape| {
-            let ok = put_scopes(tape, &mut names, anns).is_some();
+            let layout = class.map_or(&tracemux_core::layout::EMPTY, |c| c.layout());
+            let ok = put_scopes(tape, layout, &mut names, anns).is_some();
             if !ok {
                 anns.clear();
             }
@@ -1023,14 +1026,19 @@ impl TrackEventBytes<'_> {
 /// context as a dictionary), for a tape whose scopes come once
 /// ([`FieldTape::scopes_once`]). `None` (with part of it written) when the
 /// steps are not a sequence of values.
-fn put_scopes(t: &FieldTape, names: &mut Interner<'_>, out: &mut Vec<u8>) -> Option<()> {
-    let mut it = t.scope_steps(Scope::Payload).peekable();
+fn put_scopes(
+    t: &FieldTape,
+    layout: &ClassLayout,
+    names: &mut Interner<'_>,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    let mut it = t.scope_steps(layout, Scope::Payload).peekable();
     while let Some(s) = it.next() {
         put_step(s, &mut it, Named::Own, ANNOTATIONS, names, out)?;
     }
     for scope in [Scope::CommonContext, Scope::SpecificContext] {
         let start = out.len();
-        let mut it = t.scope_steps(scope).peekable();
+        let mut it = t.scope_steps(layout, scope).peekable();
         while let Some(s) = it.next() {
             put_step(s, &mut it, Named::Own, DICT_ENTRIES, names, out)?;
         }
@@ -1089,7 +1097,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
     let own = match first {
         TapeStep::Field(n, _, v) => {
             put_leaf(v, names, out);
-            n
+            n.name()
         }
         TapeStep::StructBegin(n) | TapeStep::ArrayBegin(n, _) => {
             let array = matches!(first, TapeStep::ArrayBegin(..));
@@ -1107,7 +1115,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             if !any {
                 put_bytes(out, 9, if array { b"[]" } else { b"{}" });
             }
-            n
+            n.name()
         }
         TapeStep::VariantBegin(n, option) => {
             // only the first value counts, as in the tree
@@ -1118,7 +1126,8 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
                     s => {
                         let mut scratch = Vec::new();
                         let sink = if first_done { &mut scratch } else { &mut *out };
-                        let made = put_step(s, it, Named::As(option), DICT_ENTRIES, names, sink)?;
+                        let made =
+                            put_step(s, it, Named::As(option.option()), DICT_ENTRIES, names, sink)?;
                         if !first_done && made {
                             first_done = true;
                         } else if !scratch.is_empty() {
@@ -1129,20 +1138,20 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
                     }
                 }
             }
-            n
+            n.name()
         }
         TapeStep::OptionalBegin(n, false) => {
-            (it.next()? == TapeStep::OptionalEnd).then_some(())?;
-            n
+            matches!(it.next()?, TapeStep::OptionalEnd).then_some(())?;
+            n.name()
         }
         TapeStep::OptionalBegin(n, true) => {
-            let inner = named.name(n).map_or(Named::No, Named::As);
+            let inner = named.name(n.name()).map_or(Named::No, Named::As);
             let made = match it.next()? {
                 TapeStep::OptionalEnd => return Some(false),
                 TapeStep::OptionalBegin(..) => return None,
                 s => put_step(s, it, inner, tag, names, out)?,
             };
-            (it.next()? == TapeStep::OptionalEnd).then_some(made)?;
+            matches!(it.next()?, TapeStep::OptionalEnd).then_some(made)?;
             return Some(made);
         }
         TapeStep::Enum(n, v, count) => {
@@ -1164,7 +1173,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             }
             let iid = names.iid("labels");
             frame(out, labels, Some(iid), DICT_ENTRIES);
-            n
+            n.name()
         }
         _ => return None,
     };
@@ -1228,17 +1237,19 @@ struct Call<'a> {
 }
 
 /// `t` as a [`Call`], when it is one.
-fn plain_call(t: &FieldTape, entry: bool) -> Option<Call<'_>> {
-    let mut it = t.scope_steps(Scope::Payload);
-    let TapeStep::Field("addr", _, Value::Unsigned(addr)) = it.next()? else {
+fn plain_call<'a>(t: &'a FieldTape, layout: &'a ClassLayout, entry: bool) -> Option<Call<'a>> {
+    let mut it = t.scope_steps(layout, Scope::Payload);
+    let TapeStep::Field(a, _, Value::Unsigned(addr)) = it.next()? else {
         return None;
     };
-    let TapeStep::Field("name", _, Value::Str(name)) = it.next()? else {
+    let TapeStep::Field(n, _, Value::Str(name)) = it.next()? else {
         return None;
     };
+    (a.name() == "addr" && n.name() == "name").then_some(())?;
     match (entry, it.next()?, it.next()?) {
-        (true, TapeStep::ArrayBegin("args", 0), TapeStep::ArrayEnd) => {}
-        (false, TapeStep::OptionalBegin("retval", false), TapeStep::OptionalEnd) => {}
+        (true, TapeStep::ArrayBegin(f, 0), TapeStep::ArrayEnd) if f.name() == "args" => {}
+        (false, TapeStep::OptionalBegin(f, false), TapeStep::OptionalEnd)
+            if f.name() == "retval" => {}
         _ => return None,
     }
     it.next().is_none().then_some(Call { addr, name })
@@ -1690,10 +1701,11 @@ fn generic(ev: &Event<'_>, t: &Tree) -> GenericFtraceEvent {
 mod tests {
     use super::*;
     use tracemux_core::model::Base;
+    use tracemux_core::named::Named;
     use tracemux_core::typed::FieldVisitor;
 
-    fn call_tape(entry: bool, args: u64) -> FieldTape {
-        let mut t = FieldTape::new();
+    fn call_tape(entry: bool, args: u64) -> (FieldTape, ClassLayout) {
+        let mut t = Named::new();
         t.scope_begin(Scope::CommonContext);
         t.field("tid", Base::Dec, Value::Signed(1));
         t.scope_end(Scope::CommonContext);
@@ -1714,7 +1726,8 @@ mod tests {
             t.optional_end();
         }
         t.scope_end(Scope::Payload);
-        t
+        let l = ClassLayout::of(&t.schema());
+        (t.tape(&l), l)
     }
 
     /// A track event framed by hand has the bytes prost writes.
@@ -1767,7 +1780,7 @@ mod tests {
     #[test]
     fn annotations_from_the_tape_are_the_trees() {
         let ints = [1u8, 0, 0xff, 0xff];
-        let mut t = FieldTape::new();
+        let mut t = Named::new();
         t.scope_begin(Scope::PacketContext);
         t.field("cpu_id", Base::Dec, Value::Unsigned(3));
         t.scope_end(Scope::PacketContext);
@@ -1818,10 +1831,12 @@ mod tests {
         t.scope_begin(Scope::SpecificContext);
         t.field("ctx", Base::Dec, Value::Str(b"c"));
         t.scope_end(Scope::SpecificContext);
+        let l = ClassLayout::of(&t.schema());
+        let t = t.tape(&l);
         assert!(t.scopes_once());
 
         let mut tree = Tree::default();
-        t.replay(&mut tree);
+        t.replay(&l, &mut tree);
         let (mut map, mut new) = (HashMap::new(), Vec::new());
         let mut names = Interner {
             map: &mut map,
@@ -1855,7 +1870,7 @@ mod tests {
             new: &mut new2,
         };
         let mut got = Vec::new();
-        put_scopes(&t, &mut names2, &mut got).expect("well formed");
+        put_scopes(&t, &l, &mut names2, &mut got).expect("well formed");
         assert_eq!(got, want);
         assert_eq!(new2, new);
         assert!(new.len() > 15, "{new:?}");
@@ -1863,7 +1878,7 @@ mod tests {
         // not a sequence of values: refused (the tree is used)
         let mut bad = FieldTape::new();
         bad.scope_begin(Scope::Payload);
-        bad.struct_begin("open");
+        bad.put_struct(tracemux_core::layout::FieldId::new(0));
         bad.scope_end(Scope::Payload);
         assert!(bad.scopes_once());
         let (mut map3, mut new3) = (HashMap::new(), Vec::new());
@@ -1871,7 +1886,7 @@ mod tests {
             map: &mut map3,
             new: &mut new3,
         };
-        assert!(put_scopes(&bad, &mut names3, &mut Vec::new()).is_none());
+        assert!(put_scopes(&bad, &l, &mut names3, &mut Vec::new()).is_none());
         // a scope twice, or a value outside the scopes: not taken
         let mut twice = FieldTape::new();
         for _ in 0..2 {
@@ -1880,7 +1895,11 @@ mod tests {
         }
         assert!(!twice.scopes_once());
         let mut outside = FieldTape::new();
-        outside.field("x", Base::Dec, Value::Unsigned(1));
+        outside.put(
+            tracemux_core::layout::FieldId::new(0),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         assert!(!outside.scopes_once());
     }
 
@@ -1889,15 +1908,20 @@ mod tests {
     #[test]
     fn plain_calls() {
         for entry in [true, false] {
-            let t = call_tape(entry, 0);
-            let c = plain_call(&t, entry).expect("a plain call");
+            let (t, l) = call_tape(entry, 0);
+            let c = plain_call(&t, &l, entry).expect("a plain call");
             assert_eq!((c.addr, c.name), (0x1234, &b"main"[..]));
-            assert!(plain_call(&t, !entry).is_none());
-            assert!(plain_call(&call_tape(entry, 1), entry).is_none());
+            assert!(plain_call(&t, &l, !entry).is_none());
+            let (t1, l1) = call_tape(entry, 1);
+            assert!(plain_call(&t1, &l1, entry).is_none());
         }
-        let mut t = call_tape(true, 0);
-        t.field("more", Base::Dec, Value::Bool(true));
-        assert!(plain_call(&t, true).is_some(), "(outside the payload)");
-        assert!(plain_call(&FieldTape::new(), true).is_none());
+        let (mut t, l) = call_tape(true, 0);
+        t.put(
+            tracemux_core::layout::FieldId::new(0),
+            Base::Dec,
+            Value::Bool(true),
+        );
+        assert!(plain_call(&t, &l, true).is_some(), "(outside the payload)");
+        assert!(plain_call(&FieldTape::new(), &l, true).is_none());
     }
 }

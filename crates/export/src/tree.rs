@@ -7,6 +7,7 @@
 //! enumerations; byte blobs as arrays of numbers).
 
 use tracemux_core::json::json_str;
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -71,7 +72,11 @@ impl Tree {
         self.clear();
         match ev.tape {
             // (the same visit, without a call through a vtable per value)
-            Some(t) => t.replay(self),
+            Some(t) => t.replay(
+                ev.class
+                    .map_or(&tracemux_core::layout::EMPTY, |c| c.layout()),
+                self,
+            ),
             None => {
                 visit_fields(ev, &PrintCtx::of(meta, ev), self);
             }
@@ -287,10 +292,12 @@ impl Tree {
 }
 
 impl FieldVisitor for Tree {
-    fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
+        let name = f_.name();
         self.leaf(name, value);
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        let name = f_.name();
         self.begin(name, Kind::Enum);
         self.leaf("value", value);
         for l in labels {
@@ -308,26 +315,31 @@ impl FieldVisitor for Tree {
             self.finish();
         }
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         self.begin(name, Kind::Obj);
     }
     fn struct_end(&mut self) {
         self.finish();
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
+        let name = f_.name();
         self.begin(name, Kind::Arr);
     }
     fn array_end(&mut self) {
         self.finish();
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
+        let name = f_.name();
+        let option = o_.option();
         let (a, b) = self.span(option.as_bytes());
         self.begin(name, Kind::Variant(a, b));
     }
     fn variant_end(&mut self) {
         self.finish();
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+        let name = f_.name();
         if present {
             // Its value is named after the optional.
             self.optional_name = Some(self.span(name.as_bytes()));
@@ -343,26 +355,30 @@ impl FieldVisitor for Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracemux_core::layout::ClassLayout;
+    use tracemux_core::named::Named;
 
     #[test]
     fn nested_values_as_json() {
+        let mut n = Named::new();
+        n.scope_begin(Scope::Payload);
+        n.field("a", Base::Dec, Value::Signed(-1));
+        n.struct_begin("s");
+        n.field("x", Base::Dec, Value::Str(b"q\""));
+        n.array_begin("arr", 2);
+        n.field("", Base::Dec, Value::Unsigned(1));
+        n.enum_field("", Value::Unsigned(3), &["X"]);
+        n.array_end();
+        n.struct_end();
+        n.variant_begin("v", "o");
+        n.field("v", Base::Dec, Value::Bool(true));
+        n.variant_end();
+        n.optional_begin("n", false);
+        n.optional_end();
+        n.field("b", Base::Dec, Value::Bytes(&[1, 2]));
+        n.scope_end(Scope::Payload);
         let mut t = Tree::default();
-        t.scope_begin(Scope::Payload);
-        t.field("a", Base::Dec, Value::Signed(-1));
-        t.struct_begin("s");
-        t.field("x", Base::Dec, Value::Str(b"q\""));
-        t.array_begin("arr", 2);
-        t.field("", Base::Dec, Value::Unsigned(1));
-        t.enum_field("", Value::Unsigned(3), &["X"]);
-        t.array_end();
-        t.struct_end();
-        t.variant_begin("v", "o");
-        t.field("v", Base::Dec, Value::Bool(true));
-        t.variant_end();
-        t.optional_begin("n", false);
-        t.optional_end();
-        t.field("b", Base::Dec, Value::Bytes(&[1, 2]));
-        t.scope_end(Scope::Payload);
+        n.replay(&ClassLayout::of(&n.schema()), &mut t);
         let mut out = Vec::new();
         let names: Vec<_> = t
             .top(Scope::Payload)

@@ -25,6 +25,7 @@ fn common() -> Vec<FieldDef> {
 
 fn class(id: u32, system: &str, name: &str, fields: Vec<FieldDef>) -> EventClass {
     EventClass {
+        index: tracemux_core::layout::ClassId::UNLISTED,
         id,
         system: system.into(),
         name: name.into(),
@@ -33,6 +34,7 @@ fn class(id: u32, system: &str, name: &str, fields: Vec<FieldDef>) -> EventClass
         print_fmt: String::new(),
         printer: None,
         schema: None,
+        compiled: Default::default(),
     }
 }
 

@@ -16,6 +16,7 @@ use tracemux_core::model::EventClass;
 /// `system`. The class carries the `print fmt` engine as its printer.
 pub fn event_class(f: &format::EventFormat, system: &str, long_size: u32) -> EventClass {
     EventClass {
+        index: tracemux_core::layout::ClassId::UNLISTED,
         id: f.id,
         system: system.to_string(),
         name: f.name.clone(),
@@ -26,5 +27,6 @@ pub fn event_class(f: &format::EventFormat, system: &str, long_size: u32) -> Eve
             f, system, long_size,
         ))),
         schema: None,
+        compiled: Default::default(),
     }
 }

@@ -73,12 +73,15 @@ impl ClassPrinter for LttClassPrinter {
         data: &[u8],
         size: usize,
         ctx: &PrintCtx<'_>,
+        layout: &tracemux_core::layout::ClassLayout,
         v: &mut dyn FieldVisitor,
     ) -> bool {
         let data = data.get(..size).unwrap_or(data);
-        for r in FieldIter::new(&self.fields, data, ctx.endian, self.alignment) {
+        // the fields come in the order of the schema's payload
+        for (i, r) in FieldIter::new(&self.fields, data, ctx.endian, self.alignment).enumerate() {
             let Ok((f, val)) = r else { break };
-            v.field(&f.name, model_base(f.base), val);
+            let id = layout.member(tracemux_core::typed::Scope::Payload, i);
+            v.field(layout.get(id), model_base(f.base), val);
         }
         true
     }
@@ -157,6 +160,7 @@ pub fn trace_meta(trace: &Trace) -> TraceMeta {
             Err(_) => (Vec::new(), None, None),
         };
         classes.push(EventClass {
+            index: tracemux_core::layout::ClassId::UNLISTED,
             id: type_key(t.facility_id, t.event_id) as u32,
             system: t.facility.clone(),
             name: t.name.clone(),
@@ -165,6 +169,7 @@ pub fn trace_meta(trace: &Trace) -> TraceMeta {
             print_fmt: t.format.clone().unwrap_or_default(),
             printer,
             schema: typed,
+            compiled: Default::default(),
         });
     }
     let cpus = trace.files().iter().map(|f| f.cpu + 1).max().unwrap_or(0);

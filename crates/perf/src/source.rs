@@ -61,6 +61,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
     if let Some(t) = &p.tracing {
         for f in &t.formats {
             classes.push(EventClass {
+                index: tracemux_core::layout::ClassId::UNLISTED,
                 id: f.id,
                 system: f.system.clone(),
                 name: f.name.clone(),
@@ -69,6 +70,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
                 print_fmt: f.print_fmt.clone(),
                 printer: Some(f.printer.clone() as Arc<dyn tracemux_core::model::ClassPrinter>),
                 schema: None,
+                compiled: Default::default(),
             });
         }
     }
@@ -76,6 +78,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
     for (i, ev) in p.events.iter().enumerate() {
         if ev.attr.type_ != attr_type::TRACEPOINT {
             classes.push(EventClass {
+                index: tracemux_core::layout::ClassId::UNLISTED,
                 id: SAMPLE_CLASS_BASE + i as u32,
                 system: "perf".into(),
                 name: p.event_name(i).to_string(),
@@ -84,6 +87,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
                 print_fmt: String::new(),
                 printer: None,
                 schema: None,
+                compiled: Default::default(),
             });
         }
     }

@@ -46,6 +46,7 @@
 
 use std::collections::HashMap;
 
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{
     visit_fields, Base, Event, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -819,11 +820,13 @@ fn enum_text(out: &mut Vec<u8>, labels: &[&str], v: Int) {
 }
 
 impl<'s> FieldVisitor for Fields<'_, 's> {
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, base: Base, value: Value<'_>) {
+        let name = f_.name();
         self.leaf(name, base, value, None);
     }
 
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        let name = f_.name();
         self.leaf(name, Base::Dec, value, Some(labels));
     }
 
@@ -857,7 +860,8 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         }
     }
 
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         let Some((name, ty)) = self.start(name) else {
             self.skip += 1;
             return;
@@ -880,7 +884,8 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         self.close(b" }", false);
     }
 
-    fn array_begin(&mut self, name: &str, len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, len: u64) {
+        let name = f_.name();
         let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
@@ -910,7 +915,9 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         self.close(b" ]", true);
     }
 
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
+        let name = f_.name();
+        let option = o_.option();
         let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
@@ -942,7 +949,8 @@ impl<'s> FieldVisitor for Fields<'_, 's> {
         self.close(b" }", true);
     }
 
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+        let name = f_.name();
         let Some((name, ty)) = self.start_compound(name) else {
             return;
         };
@@ -1039,6 +1047,8 @@ fn seconds(out: &mut Vec<u8>, ns: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracemux_core::layout::ClassLayout;
+    use tracemux_core::named::Named;
     use tracemux_core::typed::IntType;
 
     #[test]
@@ -1090,19 +1100,21 @@ mod tests {
         );
         let mut out = Vec::new();
         let mut p = Fields::new(&mut out, &schema, Vec::new(), false);
-        p.scope_begin(Scope::Payload);
-        p.enum_field("e", Value::Signed(-2), &["NEG"]);
-        p.struct_begin("s");
-        p.field("a", Base::Dec, Value::Unsigned(1));
-        p.array_begin("d", 2);
-        p.field("", Base::Dec, Value::Signed(-1));
-        p.field("", Base::Dec, Value::Signed(2));
-        p.array_end();
-        p.struct_end();
-        p.variant_begin("v", "y");
-        p.field("y", Base::Dec, Value::Unsigned(7));
-        p.variant_end();
-        p.scope_end(Scope::Payload);
+        let mut n = Named::new();
+        n.scope_begin(Scope::Payload);
+        n.enum_field("e", Value::Signed(-2), &["NEG"]);
+        n.struct_begin("s");
+        n.field("a", Base::Dec, Value::Unsigned(1));
+        n.array_begin("d", 2);
+        n.field("", Base::Dec, Value::Signed(-1));
+        n.field("", Base::Dec, Value::Signed(2));
+        n.array_end();
+        n.struct_end();
+        n.variant_begin("v", "y");
+        n.field("y", Base::Dec, Value::Unsigned(7));
+        n.variant_end();
+        n.scope_end(Scope::Payload);
+        n.replay(&ClassLayout::of(&schema), &mut p);
         p.close_block();
         assert_eq!(
             String::from_utf8(out).unwrap(),
@@ -1135,21 +1147,23 @@ mod tests {
         );
         let mut out = Vec::new();
         let mut p = Fields::new(&mut out, &schema, Vec::new(), false);
-        p.scope_begin(Scope::Payload);
-        p.array_begin("args", 2);
-        p.variant_begin("", "char");
-        p.field("", Base::Dec, Value::Unsigned(65));
-        p.variant_end();
-        p.variant_begin("", "raw");
-        p.field("", Base::Dec, Value::Bytes(b"\x01\x02"));
-        p.variant_end();
-        p.array_end();
-        p.optional_begin("ret", true);
-        p.variant_begin("", "str");
-        p.field("", Base::Dec, Value::Str(b"x"));
-        p.variant_end();
-        p.optional_end();
-        p.scope_end(Scope::Payload);
+        let mut n = Named::new();
+        n.scope_begin(Scope::Payload);
+        n.array_begin("args", 2);
+        n.variant_begin("", "char");
+        n.field("", Base::Dec, Value::Unsigned(65));
+        n.variant_end();
+        n.variant_begin("", "raw");
+        n.field("", Base::Dec, Value::Bytes(b"\x01\x02"));
+        n.variant_end();
+        n.array_end();
+        n.optional_begin("ret", true);
+        n.variant_begin("", "str");
+        n.field("", Base::Dec, Value::Str(b"x"));
+        n.variant_end();
+        n.optional_end();
+        n.scope_end(Scope::Payload);
+        n.replay(&ClassLayout::of(&schema), &mut p);
         p.close_block();
         assert_eq!(
             String::from_utf8(out).unwrap(),

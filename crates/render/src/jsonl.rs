@@ -7,6 +7,7 @@
 //! integers JSON arrays, other bytes arrays of byte values.
 
 use crate::fmt::dec;
+use tracemux_core::layout::{ClassMap, FieldRef};
 use tracemux_core::model::{
     visit_fields, Base, Event, EventClass, FieldVisitor, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -34,36 +35,129 @@ fn line_head(out: &mut Vec<u8>, kind: &[u8], ts: u64, cpu: u32, buffer: &str) {
     json_str(out, buffer.as_bytes());
 }
 
+/// One event as a JSON line (a [`JsonWriter`] made for it: writers of
+/// many events keep one).
 pub fn write_event(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
-    match ev.class {
-        Some(c) => {
-            out.extend_from_slice(b",\"system\":");
-            json_str(out, c.system.as_bytes());
-            out.extend_from_slice(b",\"event\":");
-            json_str(out, c.name.as_bytes());
+    JsonWriter::new().event(out, meta, ev)
+}
+
+/// What a class's lines need, made once: its system and name, and the
+/// key of each field, escaped.
+#[derive(Debug, Default)]
+struct ClassJson {
+    /// `,"system":"S","event":"E"`.
+    head: Vec<u8>,
+    /// `"NAME":` of every field of the layout, by id (ranges of `keys`).
+    key_at: Vec<(u32, u32)>,
+    /// `"NAME":` of each fixed-layout field of the payload (ranges of
+    /// `keys`).
+    fixed_at: Vec<(u32, u32)>,
+    keys: Vec<u8>,
+}
+
+impl ClassJson {
+    fn of(c: &EventClass) -> ClassJson {
+        let mut j = ClassJson::default();
+        j.head.extend_from_slice(b",\"system\":");
+        json_str(&mut j.head, c.system.as_bytes());
+        j.head.extend_from_slice(b",\"event\":");
+        json_str(&mut j.head, c.name.as_bytes());
+        let key = |keys: &mut Vec<u8>, name: &str| {
+            let s = keys.len() as u32;
+            json_str(keys, name.as_bytes());
+            keys.push(b':');
+            (s, keys.len() as u32)
+        };
+        for f in c.layout().iter() {
+            let k = key(&mut j.keys, f.name());
+            j.key_at.push(k);
         }
-        None => {
-            out.extend_from_slice(b",\"system\":null,\"event\":null,\"type_id\":");
-            dec(out, ev.type_id);
+        for f in &c.fields {
+            let k = key(&mut j.keys, &f.name);
+            j.fixed_at.push(k);
+        }
+        j
+    }
+
+    /// The key of field `id` (`None`: one the class does not have).
+    #[inline]
+    fn key(&self, id: usize) -> Option<&[u8]> {
+        let &(a, b) = self.key_at.get(id)?;
+        self.keys.get(a as usize..b as usize)
+    }
+}
+
+/// Writes JSON lines (and payloads), with what each class needs made at
+/// its first event ([`ClassJson`]): no field name is escaped per event.
+#[derive(Debug, Default)]
+pub struct JsonWriter {
+    classes: ClassMap<ClassJson>,
+    stack: Vec<(Kind, u32)>,
+}
+
+impl JsonWriter {
+    pub fn new() -> JsonWriter {
+        JsonWriter::default()
+    }
+
+    /// `ev` as one JSON line (the schema in the README).
+    pub fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
+        let cj = match ev.class {
+            Some(c) => {
+                let cj = self
+                    .classes
+                    .get_or_insert_with(c.index, || ClassJson::of(c));
+                out.extend_from_slice(&cj.head);
+                Some(&*cj)
+            }
+            None => {
+                out.extend_from_slice(b",\"system\":null,\"event\":null,\"type_id\":");
+                dec(out, ev.type_id);
+                None
+            }
+        };
+        out.extend_from_slice(b",\"pid\":");
+        dec(out, ev.pid);
+        out.extend_from_slice(b",\"comm\":");
+        match task_name(meta, ev.pid) {
+            Some(c) => json_str(out, c.as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+        match (fixed_layout(ev), cj) {
+            (Some(c), Some(cj)) => {
+                out.extend_from_slice(b",\"fields\":");
+                fixed_fields(out, c, cj, ev);
+            }
+            _ if !scopes(out, meta, ev, cj, &mut self.stack, false) => {
+                out.extend_from_slice(b",\"fields\":{}")
+            }
+            _ => {}
+        }
+        out.extend_from_slice(b"}\n");
+    }
+
+    /// The payload of `ev` alone, as one JSON object (the `fields` member
+    /// of [`JsonWriter::event`]; `{}` when the event has none).
+    pub fn payload(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        let cj = ev.class.map(|c| {
+            &*self
+                .classes
+                .get_or_insert_with(c.index, || ClassJson::of(c))
+        });
+        match (fixed_layout(ev), cj) {
+            (Some(c), Some(cj)) => fixed_fields(out, c, cj, ev),
+            _ => {
+                let start = out.len();
+                if scopes(out, meta, ev, cj, &mut self.stack, true) {
+                    out.drain(start..start + b",\"fields\":".len());
+                } else {
+                    out.truncate(start);
+                    out.extend_from_slice(b"{}");
+                }
+            }
         }
     }
-    out.extend_from_slice(b",\"pid\":");
-    dec(out, ev.pid);
-    out.extend_from_slice(b",\"comm\":");
-    match task_name(meta, ev.pid) {
-        Some(c) => json_str(out, c.as_bytes()),
-        None => out.extend_from_slice(b"null"),
-    }
-    match fixed_layout(ev) {
-        Some(c) => {
-            out.extend_from_slice(b",\"fields\":");
-            fixed_fields(out, c, ev);
-        }
-        None if !scopes(out, meta, ev, false) => out.extend_from_slice(b",\"fields\":{}"),
-        None => {}
-    }
-    out.extend_from_slice(b"}\n");
 }
 
 /// The `comm` member of an event of task `pid`: `<idle>` for pid 0, else
@@ -75,31 +169,29 @@ pub fn task_name(meta: &TraceMeta, pid: i32) -> Option<&str> {
     }
 }
 
-/// The payload of `ev` alone, as one JSON object (the `fields` member of
-/// [`write_event`]; `{}` when the event has none).
+/// The payload of `ev` alone, as one JSON object (see
+/// [`JsonWriter::payload`]; writers of many events keep a [`JsonWriter`]).
 pub fn write_payload(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-    match fixed_layout(ev) {
-        Some(c) => fixed_fields(out, c, ev),
-        None => {
-            let start = out.len();
-            if scopes(out, meta, ev, true) {
-                out.drain(start..start + b",\"fields\":".len());
-            } else {
-                out.truncate(start);
-                out.extend_from_slice(b"{}");
-            }
-        }
-    }
+    JsonWriter::new().payload(out, meta, ev)
 }
 
 /// The event's scopes as `,"SCOPE":{...}` members (`fields` for the
 /// payload; the payload alone when `payload_only`). Returns whether the
 /// payload was written.
-fn scopes(out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>, payload_only: bool) -> bool {
+fn scopes(
+    out: &mut Vec<u8>,
+    meta: &TraceMeta,
+    ev: &Event<'_>,
+    keys: Option<&ClassJson>,
+    stack: &mut Vec<(Kind, u32)>,
+    payload_only: bool,
+) -> bool {
     let ctx = PrintCtx::of(meta, ev);
+    stack.clear();
     let mut j = Json {
         out,
-        stack: Vec::new(),
+        stack,
+        keys,
         payload: false,
     };
     if payload_only {
@@ -134,15 +226,15 @@ macro_rules! while_on {
 
 impl FieldVisitor for PayloadOnly<'_> {
     while_on! {
-        field(name: &str, base: Base, value: Value<'_>);
-        enum_field(name: &str, value: Value<'_>, labels: &[&str]);
-        struct_begin(name: &str);
+        field(f: FieldRef<'_>, base: Base, value: Value<'_>);
+        enum_field(f: FieldRef<'_>, value: Value<'_>, labels: &[&str]);
+        struct_begin(f: FieldRef<'_>);
         struct_end();
-        array_begin(name: &str, len: u64);
+        array_begin(f: FieldRef<'_>, len: u64);
         array_end();
-        variant_begin(name: &str, option: &str);
+        variant_begin(f: FieldRef<'_>, option: FieldRef<'_>);
         variant_end();
-        optional_begin(name: &str, present: bool);
+        optional_begin(f: FieldRef<'_>, present: bool);
         optional_end();
     }
     fn scope_begin(&mut self, scope: Scope) {
@@ -168,14 +260,19 @@ fn fixed_layout<'e>(ev: &Event<'e>) -> Option<&'e EventClass> {
 /// The own fields of a fixed-layout (ftrace) event as one object, as the
 /// README's schema has always shown them (`common_*` fields left out: `pid`
 /// has them).
-fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, ev: &Event<'_>) {
+fn fixed_fields(out: &mut Vec<u8>, c: &EventClass, cj: &ClassJson, ev: &Event<'_>) {
     out.push(b'{');
     for (i, f) in c.fields.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        json_str(out, f.name.as_bytes());
-        out.push(b':');
+        match cj.fixed_at.get(i) {
+            Some(&(a, b)) => out.extend_from_slice(&cj.keys[a as usize..b as usize]),
+            None => {
+                json_str(out, f.name.as_bytes());
+                out.push(b':');
+            }
+        }
         match f.value(ev.data, ev.endian) {
             Some(v) => value(out, v),
             None => out.extend_from_slice(b"null"),
@@ -229,12 +326,14 @@ fn value(out: &mut Vec<u8>, v: Value<'_>) {
 struct Json<'o> {
     out: &'o mut Vec<u8>,
     /// Open containers and the members written so far in each.
-    stack: Vec<(Kind, u32)>,
+    stack: &'o mut Vec<(Kind, u32)>,
+    /// The class's keys, by field id.
+    keys: Option<&'o ClassJson>,
     /// Whether the payload scope was written.
     payload: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Object,
     Array,
@@ -246,7 +345,7 @@ enum Kind {
 
 impl Json<'_> {
     /// The separator and key before a member of the open container.
-    fn key(&mut self, name: &str) {
+    fn key(&mut self, f: FieldRef<'_>) {
         // a variant's or present optional's one value; a second one (an
         // unbalanced visit) closes it and goes to the container around it
         while let Some((Kind::Variant | Kind::Bare, n)) = self.stack.last_mut() {
@@ -264,12 +363,17 @@ impl Json<'_> {
         }
         *n += 1;
         if *kind == Kind::Object {
-            json_str(self.out, name.as_bytes());
-            self.out.push(b':');
+            match self.keys.and_then(|k| k.key(f.id.index())) {
+                Some(k) => self.out.extend_from_slice(k),
+                None => {
+                    json_str(self.out, f.name().as_bytes());
+                    self.out.push(b':');
+                }
+            }
         }
     }
-    fn open(&mut self, name: &str, kind: Kind) {
-        self.key(name);
+    fn open(&mut self, f: FieldRef<'_>, kind: Kind) {
+        self.key(f);
         self.out.push(if kind == Kind::Array { b'[' } else { b'{' });
         self.stack.push((kind, 0));
     }
@@ -291,18 +395,18 @@ impl Json<'_> {
 }
 
 impl FieldVisitor for Json<'_> {
-    fn field(&mut self, name: &str, _base: Base, v: Value<'_>) {
+    fn field(&mut self, f: FieldRef<'_>, _base: Base, v: Value<'_>) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f);
         value(self.out, v);
     }
-    fn enum_field(&mut self, name: &str, v: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f: FieldRef<'_>, v: Value<'_>, labels: &[&str]) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f);
         self.out.extend_from_slice(b"{\"value\":");
         value(self.out, v);
         self.out.extend_from_slice(b",\"labels\":[");
@@ -337,9 +441,9 @@ impl FieldVisitor for Json<'_> {
         }
         self.close_all();
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.open(name, Kind::Object);
+            self.open(f, Kind::Object);
         }
     }
     fn struct_end(&mut self) {
@@ -347,9 +451,9 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f: FieldRef<'_>, _len: u64) {
         if !self.stack.is_empty() {
-            self.open(name, Kind::Array);
+            self.open(f, Kind::Array);
         }
     }
     fn array_end(&mut self) {
@@ -357,11 +461,11 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f: FieldRef<'_>, option: FieldRef<'_>) {
         if !self.stack.is_empty() {
-            self.key(name);
+            self.key(f);
             self.out.push(b'{');
-            json_str(self.out, option.as_bytes());
+            json_str(self.out, option.option().as_bytes());
             self.out.push(b':');
             self.stack.push((Kind::Variant, 0));
         }
@@ -371,11 +475,11 @@ impl FieldVisitor for Json<'_> {
             self.close();
         }
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f: FieldRef<'_>, present: bool) {
         if self.stack.is_empty() {
             return;
         }
-        self.key(name);
+        self.key(f);
         if present {
             self.stack.push((Kind::Bare, 0));
         } else {
@@ -404,46 +508,93 @@ pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
 mod tests {
     use super::*;
 
+    use tracemux_core::layout::ClassLayout;
+    use tracemux_core::typed::{ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType};
+
+    fn class(schema: ClassSchema) -> EventClass {
+        EventClass::with_schema(1, "prov", "ev", schema)
+    }
+
+    fn field<'l>(l: &'l ClassLayout, scope: Scope, path: &[&str]) -> FieldRef<'l> {
+        l.get(l.path(scope, path))
+    }
+
     #[test]
     fn nested_values_from_a_tape() {
-        use std::sync::Arc;
-        use tracemux_core::typed::{ClassSchema, FieldTape};
         use tracemux_core::Endian;
-        let class = EventClass {
-            id: 1,
-            system: "prov".into(),
-            name: "ev".into(),
-            common_fields: vec![],
-            fields: vec![],
-            print_fmt: String::new(),
-            printer: None,
-            schema: Some(Arc::new(ClassSchema::default())),
-        };
+        let mut s = ClassSchema::default();
+        s.push(
+            Scope::PacketContext,
+            vec![FieldSchema::new("cpu_id", FieldType::u(32))],
+        );
+        s.push(
+            Scope::EventHeader,
+            vec![FieldSchema::new("id", FieldType::u(32))],
+        );
+        s.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("n", FieldType::s(32)),
+                FieldSchema::new(
+                    "s",
+                    FieldType::Struct(vec![
+                        FieldSchema::new("t", FieldType::Str),
+                        FieldSchema::new(
+                            "a",
+                            FieldType::Array {
+                                elem: Box::new(FieldType::Float { bits: 64 }),
+                                len: ArrayLen::Dynamic,
+                            },
+                        ),
+                    ]),
+                ),
+                FieldSchema::new(
+                    "v",
+                    FieldType::Variant(vec![FieldSchema::new(
+                        "f",
+                        FieldType::Struct(vec![FieldSchema::new("x", FieldType::Bool)]),
+                    )]),
+                ),
+                FieldSchema::new("o", FieldType::Optional(Box::new(FieldType::u(8)))),
+                FieldSchema::new("p", FieldType::Optional(Box::new(FieldType::Blob))),
+            ],
+        );
+        let class = class(s);
+        let l = class.layout();
+        let p = |path: &[&str]| field(l, Scope::Payload, path);
         let mut t = FieldTape::new();
         t.scope_begin(Scope::PacketContext);
-        t.field("cpu_id", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::PacketContext, &["cpu_id"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_end(Scope::PacketContext);
         t.scope_begin(Scope::EventHeader);
-        t.field("id", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::EventHeader, &["id"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_end(Scope::EventHeader);
         t.scope_begin(Scope::Payload);
-        t.field("n", Base::Hex, Value::Signed(-2));
-        t.struct_begin("s");
-        t.field("t", Base::Dec, Value::Str(b"a\"b"));
-        t.array_begin("a", 2);
-        t.field("", Base::Dec, Value::Float(0.5));
-        t.enum_field("", Value::Unsigned(3), &["X", "Y"]);
+        t.field(p(&["n"]), Base::Hex, Value::Signed(-2));
+        t.struct_begin(p(&["s"]));
+        t.field(p(&["s", "t"]), Base::Dec, Value::Str(b"a\"b"));
+        t.array_begin(p(&["s", "a"]), 2);
+        t.field(p(&["s", "a", ""]), Base::Dec, Value::Float(0.5));
+        t.enum_field(p(&["s", "a", ""]), Value::Unsigned(3), &["X", "Y"]);
         t.array_end();
         t.struct_end();
-        t.variant_begin("v", "f");
-        t.struct_begin("v");
-        t.field("x", Base::Dec, Value::Bool(true));
+        t.variant_begin(p(&["v"]), p(&["v", "f"]));
+        t.struct_begin(p(&["v", "f"]));
+        t.field(p(&["v", "f", "x"]), Base::Dec, Value::Bool(true));
         t.struct_end();
         t.variant_end();
-        t.optional_begin("o", false);
+        t.optional_begin(p(&["o"]), false);
         t.optional_end();
-        t.optional_begin("p", true);
-        t.field("p", Base::Dec, Value::Bytes(&[1, 2]));
+        t.optional_begin(p(&["p"]), true);
+        t.field(p(&["p", ""]), Base::Dec, Value::Bytes(&[1, 2]));
         t.optional_end();
         t.scope_end(Scope::Payload);
         let ev = Event {
@@ -472,18 +623,34 @@ mod tests {
     }
 
     /// Unbalanced visits (fuzz target `jsonl_model`: a scope never ended
-    /// gave `"packet_context":{,"fields":{}}`): still one JSON object.
+    /// gave `"packet_context":{,"fields":{}}`): still one JSON object; a
+    /// class-less event's fields have no names.
     #[test]
     fn unbalanced_tapes_still_make_json() {
-        use tracemux_core::typed::FieldTape;
         use tracemux_core::Endian;
-        let line = |t: &FieldTape| {
+        let mut s = ClassSchema::default();
+        s.push(
+            Scope::CommonContext,
+            vec![FieldSchema::new("a", FieldType::u(8))],
+        );
+        let opt = |o: &str, ty| FieldType::Variant(vec![FieldSchema::new(o, ty)]);
+        s.push(
+            Scope::Payload,
+            vec![
+                FieldSchema::new("v", opt("o", FieldType::u(8))),
+                FieldSchema::new("p", FieldType::Optional(Box::new(FieldType::u(8)))),
+                FieldSchema::new("w", opt("o", FieldType::u(8))),
+                FieldSchema::new("y", FieldType::u(8)),
+            ],
+        );
+        let class = class(s);
+        let line = |t: &FieldTape, class: Option<&EventClass>| {
             let ev = Event {
                 ts: 1,
                 stream: 0,
                 cpu: 0,
                 type_id: 1,
-                class: None,
+                class,
                 pid: 1,
                 data: &[],
                 ext: &[],
@@ -501,27 +668,37 @@ mod tests {
         // the crash input: a scope begun, never ended
         let mut t = FieldTape::new();
         t.scope_begin(Scope::PacketContext);
-        t.struct_begin("");
+        t.put_struct(tracemux_core::layout::FieldId::new(0));
         assert_eq!(
-            line(&t),
+            line(&t, None),
             format!("{head}\"packet_context\":{{\"\":{{}}}},\"fields\":{{}}}}\n")
         );
         // a scope left open when the next begins; a variant and an
         // optional without their value; two values in one variant
+        let l = class.layout();
+        let p = |path: &[&str]| field(l, Scope::Payload, path);
         let mut t = FieldTape::new();
         t.scope_begin(Scope::CommonContext);
-        t.field("a", Base::Dec, Value::Unsigned(1));
+        t.field(
+            field(l, Scope::CommonContext, &["a"]),
+            Base::Dec,
+            Value::Unsigned(1),
+        );
         t.scope_begin(Scope::Payload);
-        t.variant_begin("v", "o");
+        t.variant_begin(p(&["v"]), p(&["v", "o"]));
         t.variant_end();
-        t.optional_begin("p", true);
+        t.optional_begin(p(&["p"]), true);
         t.optional_end();
-        t.variant_begin("w", "o");
-        t.field("x", Base::Dec, Value::Unsigned(2));
-        t.field("y", Base::Dec, Value::Unsigned(3));
+        t.variant_begin(p(&["w"]), p(&["w", "o"]));
+        t.field(p(&["w", "o"]), Base::Dec, Value::Unsigned(2));
+        t.field(p(&["y"]), Base::Dec, Value::Unsigned(3));
         t.variant_end();
+        let head = head.replace(
+            "\"system\":null,\"event\":null,\"type_id\":1,",
+            "\"system\":\"prov\",\"event\":\"ev\",",
+        );
         assert_eq!(
-            line(&t),
+            line(&t, Some(&class)),
             format!(
                 "{head}\"common_context\":{{\"a\":1}},\"fields\":{{\"v\":{{\"o\":null}},\
                  \"p\":null,\"w\":{{\"o\":2}},\"y\":3}}}}\n"

@@ -24,6 +24,7 @@ pub struct ModelPrinter {
     style: ModelStyle,
     bt: BabeltracePrinter,
     tc: TraceCmdPrinter,
+    json: crate::jsonl::JsonWriter,
 }
 
 impl ModelPrinter {
@@ -32,12 +33,13 @@ impl ModelPrinter {
             style,
             bt: BabeltracePrinter::new(),
             tc: TraceCmdPrinter::new(meta, TimeFormat::Usecs),
+            json: crate::jsonl::JsonWriter::new(),
         }
     }
 
     pub fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
         match self.style {
-            ModelStyle::Json => crate::jsonl::write_event(out, meta, ev),
+            ModelStyle::Json => self.json.event(out, meta, ev),
             ModelStyle::Babeltrace => self.bt.write_event(out, meta, ev),
             ModelStyle::TraceCmd => {
                 self.tc.write_pretty(out, meta, ev, None);

@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 
 use crate::fmt::{dec, dec_left, dec_pad, str_right};
+use tracemux_core::layout::FieldRef;
 pub use tracemux_core::model::TimeFormat;
 use tracemux_core::model::{Effects, Event, FieldDef, Lost, PrintCtx, TraceMeta, Value};
 
@@ -712,7 +713,8 @@ impl TypedFields<'_> {
 }
 
 impl tracemux_core::model::FieldVisitor for TypedFields<'_> {
-    fn field(&mut self, name: &str, base: tracemux_core::model::Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, base: tracemux_core::model::Base, value: Value<'_>) {
+        let name = f_.name();
         if !self.in_payload {
             return;
         }
@@ -724,7 +726,8 @@ impl tracemux_core::model::FieldVisitor for TypedFields<'_> {
             (_, v) => plain_value(self.out, v),
         }
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        let name = f_.name();
         if !self.in_payload {
             return;
         }
@@ -742,7 +745,8 @@ impl tracemux_core::model::FieldVisitor for TypedFields<'_> {
     fn scope_end(&mut self, _scope: tracemux_core::typed::Scope) {
         self.in_payload = false;
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         if self.in_payload && self.array_depth == 0 {
             self.path.push(name.to_string());
         }
@@ -752,7 +756,8 @@ impl tracemux_core::model::FieldVisitor for TypedFields<'_> {
             self.path.pop();
         }
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
+        let name = f_.name();
         if !self.in_payload {
             return;
         }

@@ -55,6 +55,7 @@ use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{Expr, TableType};
 use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, Record, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -293,13 +294,16 @@ impl Fields {
 }
 
 impl FieldVisitor for Fields {
-    fn wants(&self, scope: Scope, name: &str) -> bool {
+    fn wants(&self, f_: FieldRef<'_>) -> bool {
+        let scope = f_.scope();
+        let name = f_.name();
         scope == Scope::Payload && NAMES.contains(&name)
     }
     fn scope_begin(&mut self, scope: Scope) {
         self.payload = scope == Scope::Payload;
     }
-    fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
+        let name = f_.name();
         if !self.payload || self.depth > 0 {
             return;
         }
@@ -318,13 +322,13 @@ impl FieldVisitor for Fields {
             _ => {}
         }
     }
-    fn struct_begin(&mut self, _name: &str) {
+    fn struct_begin(&mut self, _f: FieldRef<'_>) {
         self.depth += 1;
     }
     fn struct_end(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
-    fn array_begin(&mut self, _name: &str, _len: u64) {
+    fn array_begin(&mut self, _f: FieldRef<'_>, _len: u64) {
         self.depth += 1;
     }
     fn array_end(&mut self) {

@@ -20,6 +20,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, ListArray, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields};
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{Base, Value};
 use tracemux_core::typed::{FieldSchema, FieldType, FieldVisitor, IntType, Scope};
 
@@ -872,7 +873,9 @@ impl Default for Columns {
 }
 
 impl FieldVisitor for Columns {
-    fn wants(&self, scope: Scope, name: &str) -> bool {
+    fn wants(&self, f_: FieldRef<'_>) -> bool {
+        let scope = f_.scope();
+        let name = f_.name();
         match scope {
             Scope::EventHeader => false,
             Scope::Payload => {
@@ -881,13 +884,15 @@ impl FieldVisitor for Columns {
             s => self.scopes.iter().any(|(x, _)| *x == s),
         }
     }
-    fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
+        let name = f_.name();
         self.visited += 1;
         if let Some(t) = self.target(name) {
             self.leaf_value(t, value);
         }
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+    fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        let name = f_.name();
         self.visited += 1;
         if let Some(t) = self.target(name) {
             self.enum_value(t, value, labels);
@@ -916,7 +921,8 @@ impl FieldVisitor for Columns {
             }
         }
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }
@@ -937,7 +943,8 @@ impl FieldVisitor for Columns {
             self.pad(id);
         }
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
+        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }
@@ -952,7 +959,9 @@ impl FieldVisitor for Columns {
             self.close_list(id);
         }
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
+    fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
+        let name = f_.name();
+        let option = o_.option();
         if self.skipping() {
             return self.enter(None);
         }
@@ -991,7 +1000,8 @@ impl FieldVisitor for Columns {
             _ => {}
         }
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{visit_fields, Base, Event, EventClass, PrintCtx, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -111,7 +112,8 @@ impl Found {
 }
 
 impl FieldVisitor for Found {
-    fn field(&mut self, name: &str, _base: Base, value: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
+        let name = f_.name();
         if !self.payload || self.depth > 0 {
             return;
         }
@@ -135,13 +137,13 @@ impl FieldVisitor for Found {
     fn scope_begin(&mut self, scope: Scope) {
         self.payload = scope == Scope::Payload;
     }
-    fn struct_begin(&mut self, _name: &str) {
+    fn struct_begin(&mut self, _f: FieldRef<'_>) {
         self.depth += 1;
     }
     fn struct_end(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
-    fn array_begin(&mut self, _name: &str, _len: u64) {
+    fn array_begin(&mut self, _f: FieldRef<'_>, _len: u64) {
         self.depth += 1;
     }
     fn array_end(&mut self) {

@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
+use tracemux_core::layout::ClassLayout;
 use tracemux_core::model::{
     visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta, Value,
 };
@@ -280,6 +281,7 @@ pub(crate) struct Recipe {
     /// The scopes besides the payload that have a column.
     scopes: Vec<Scope>,
     json: Vec<u8>,
+    writer: tracemux_render::jsonl::JsonWriter,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -325,7 +327,7 @@ impl Recipe {
                 tape.put_slot(Slot::System, class.map(|c| c.system.as_bytes()));
                 tape.put_slot(Slot::Event, class.map(|c| c.name.as_bytes()));
                 self.json.clear();
-                tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
+                self.writer.payload(&mut self.json, meta, ev);
                 tape.put_bytes(&self.json);
             }
             RecipeBody::Lost => {}
@@ -369,10 +371,14 @@ enum Body {
 /// them.
 pub struct Rows {
     cols: Columns,
+    /// The layout of the class of a class table (empty for the others):
+    /// what recorded rows are replayed with.
+    layout: ClassLayout,
     common: Common,
     body: Body,
     schema: SchemaRef,
     json: Vec<u8>,
+    writer: tracemux_render::jsonl::JsonWriter,
 }
 
 impl Rows {
@@ -396,12 +402,14 @@ impl Rows {
 
     /// The table of the events of `class`.
     pub fn class(meta: &TraceMeta, class: &EventClass) -> Rows {
-        Rows::build(meta, |c| {
+        let mut r = Rows::build(meta, |c| {
             for s in &class.schema().scopes {
                 c.add_scope(s.scope, &s.fields);
             }
             Body::Class
-        })
+        });
+        r.layout = class.layout().clone();
+        r
     }
 
     fn build(meta: &TraceMeta, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
@@ -411,10 +419,12 @@ impl Rows {
         let schema = Arc::new(Schema::new(cols.fields()));
         Rows {
             cols,
+            layout: ClassLayout::empty(),
             common,
             body,
             schema,
             json: Vec::new(),
+            writer: Default::default(),
         }
     }
 
@@ -465,7 +475,7 @@ impl Rows {
                 }
                 if c.is_live(fields) {
                     self.json.clear();
-                    tracemux_render::jsonl::write_payload(&mut self.json, meta, ev);
+                    self.writer.payload(&mut self.json, meta, ev);
                     c.set(fields, Value::Str(&self.json));
                 }
             }
@@ -501,6 +511,7 @@ impl Rows {
             },
             scopes: self.cols.scopes().collect(),
             json: Vec::new(),
+            writer: Default::default(),
         }
     }
 
@@ -533,7 +544,7 @@ impl Rows {
         }
         replay_place(c, k, r);
         match self.body {
-            Body::Class => r.fields(c),
+            Body::Class => r.fields(&self.layout, c),
             Body::Events {
                 system,
                 event,

@@ -15,6 +15,7 @@
 //! number base of a value, which no column keeps, is recorded too).
 
 use tracemux_core::bytes::Endian;
+use tracemux_core::layout::{ClassLayout, FieldId, FieldRef};
 use tracemux_core::model::{Base, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -398,26 +399,27 @@ pub(crate) struct Recorder<'t> {
 }
 
 impl Recorder<'_> {
-    fn op_name(&mut self, op: u8, name: &str) {
+    fn op_field(&mut self, op: u8, f: FieldRef<'_>) {
         self.tape.buf.push(op);
-        self.tape.put_name(name);
+        self.tape.put_u(u64::from(f.id.raw()));
     }
 }
 
 impl FieldVisitor for Recorder<'_> {
-    fn wants(&self, scope: Scope, _name: &str) -> bool {
+    fn wants(&self, f_: FieldRef<'_>) -> bool {
+        let scope = f_.scope();
         match scope {
             Scope::EventHeader => false,
             Scope::Payload => true,
             s => self.scopes.contains(&s),
         }
     }
-    fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
-        self.op_name(op::FIELD + value_kind(&value) * 4 + base_code(base), name);
+    fn field(&mut self, f: FieldRef<'_>, base: Base, value: Value<'_>) {
+        self.op_field(op::FIELD + value_kind(&value) * 4 + base_code(base), f);
         self.tape.put_value(value);
     }
-    fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
-        self.op_name(op::ENUM + value_kind(&value), name);
+    fn enum_field(&mut self, f: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+        self.op_field(op::ENUM + value_kind(&value), f);
         self.tape.put_value(value);
         self.tape.put_u(labels.len() as u64);
         for l in labels {
@@ -434,33 +436,33 @@ impl FieldVisitor for Recorder<'_> {
             .buf
             .extend_from_slice(&[op::SCOPE_END, scope_code(scope)]);
     }
-    fn struct_begin(&mut self, name: &str) {
-        self.op_name(op::STRUCT_BEGIN, name);
+    fn struct_begin(&mut self, f: FieldRef<'_>) {
+        self.op_field(op::STRUCT_BEGIN, f);
     }
     fn struct_end(&mut self) {
         self.tape.buf.push(op::STRUCT_END);
     }
-    fn array_begin(&mut self, name: &str, len: u64) {
-        self.op_name(op::ARRAY_BEGIN, name);
+    fn array_begin(&mut self, f: FieldRef<'_>, len: u64) {
+        self.op_field(op::ARRAY_BEGIN, f);
         self.tape.put_u(len);
     }
     fn array_end(&mut self) {
         self.tape.buf.push(op::ARRAY_END);
     }
-    fn variant_begin(&mut self, name: &str, option: &str) {
-        self.op_name(op::VARIANT_BEGIN, name);
-        self.tape.put_name(option);
+    fn variant_begin(&mut self, f: FieldRef<'_>, option: FieldRef<'_>) {
+        self.op_field(op::VARIANT_BEGIN, f);
+        self.tape.put_u(u64::from(option.id.raw()));
     }
     fn variant_end(&mut self) {
         self.tape.buf.push(op::VARIANT_END);
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f: FieldRef<'_>, present: bool) {
         let o = if present {
             op::OPTIONAL_PRESENT
         } else {
             op::OPTIONAL_ABSENT
         };
-        self.op_name(o, name);
+        self.op_field(o, f);
     }
     fn optional_end(&mut self) {
         self.tape.buf.push(op::OPTIONAL_END);
@@ -563,6 +565,11 @@ impl<'a> TapeReader<'a> {
         self.names.get(k).map_or("", |n| n)
     }
 
+    fn field<'l>(&mut self, layout: &'l ClassLayout) -> FieldRef<'l> {
+        let id = u32::try_from(self.u()).unwrap_or(u32::MAX);
+        layout.get(FieldId::new(id))
+    }
+
     fn value(&mut self, kind: u8) -> Value<'a> {
         match kind {
             kind::U => Value::Unsigned(self.u()),
@@ -594,36 +601,37 @@ impl<'a> TapeReader<'a> {
         }
     }
 
-    /// Replay a row's recorded field visit into `v`, up to its end.
-    pub(crate) fn fields(&mut self, v: &mut dyn FieldVisitor) {
+    /// Replay a row's recorded field visit into `v`, up to its end, with
+    /// the fields of `layout` (the table's class's).
+    pub(crate) fn fields(&mut self, layout: &ClassLayout, v: &mut dyn FieldVisitor) {
         loop {
             let o = self.byte();
             match o {
                 op::END => return,
                 op::SCOPE_BEGIN => v.scope_begin(scope_of(self.byte())),
                 op::SCOPE_END => v.scope_end(scope_of(self.byte())),
-                op::STRUCT_BEGIN => v.struct_begin(self.name()),
+                op::STRUCT_BEGIN => v.struct_begin(self.field(layout)),
                 op::STRUCT_END => v.struct_end(),
                 op::ARRAY_BEGIN => {
-                    let n = self.name();
-                    v.array_begin(n, self.u());
+                    let f = self.field(layout);
+                    v.array_begin(f, self.u());
                 }
                 op::ARRAY_END => v.array_end(),
                 op::VARIANT_BEGIN => {
-                    let n = self.name();
-                    v.variant_begin(n, self.name());
+                    let f = self.field(layout);
+                    v.variant_begin(f, self.field(layout));
                 }
                 op::VARIANT_END => v.variant_end(),
-                op::OPTIONAL_ABSENT => v.optional_begin(self.name(), false),
-                op::OPTIONAL_PRESENT => v.optional_begin(self.name(), true),
+                op::OPTIONAL_ABSENT => v.optional_begin(self.field(layout), false),
+                op::OPTIONAL_PRESENT => v.optional_begin(self.field(layout), true),
                 op::OPTIONAL_END => v.optional_end(),
                 o if (op::FIELD..op::ENUM).contains(&o) => {
-                    let n = self.name();
+                    let n = self.field(layout);
                     let val = self.value((o - op::FIELD) / 4);
                     v.field(n, base_of(o - op::FIELD), val);
                 }
                 o if o >= op::ENUM => {
-                    let n = self.name();
+                    let n = self.field(layout);
                     let val = self.value(o - op::ENUM);
                     let count = self.u() as usize;
                     let mut labels = std::mem::take(&mut self.labels);
@@ -644,15 +652,18 @@ impl<'a> TapeReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracemux_core::named::Named;
 
     /// Writes what it is given as text, to compare visits.
     #[derive(Default)]
     struct Text(String);
     impl FieldVisitor for Text {
-        fn field(&mut self, name: &str, base: Base, value: Value<'_>) {
+        fn field(&mut self, f_: FieldRef<'_>, base: Base, value: Value<'_>) {
+            let name = f_.name();
             self.0.push_str(&format!("{name}:{base:?}={value:?};"));
         }
-        fn enum_field(&mut self, name: &str, value: Value<'_>, labels: &[&str]) {
+        fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
+            let name = f_.name();
             self.0.push_str(&format!("{name}={value:?}{labels:?};"));
         }
         fn scope_begin(&mut self, s: Scope) {
@@ -661,25 +672,30 @@ mod tests {
         fn scope_end(&mut self, s: Scope) {
             self.0.push_str(&format!("</{}>", s.name()));
         }
-        fn struct_begin(&mut self, n: &str) {
+        fn struct_begin(&mut self, f_: FieldRef<'_>) {
+            let n = f_.name();
             self.0.push_str(&format!("{n}{{"));
         }
         fn struct_end(&mut self) {
             self.0.push('}');
         }
-        fn array_begin(&mut self, n: &str, len: u64) {
+        fn array_begin(&mut self, f_: FieldRef<'_>, len: u64) {
+            let n = f_.name();
             self.0.push_str(&format!("{n}[{len}:"));
         }
         fn array_end(&mut self) {
             self.0.push(']');
         }
-        fn variant_begin(&mut self, n: &str, o: &str) {
+        fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
+            let n = f_.name();
+            let o = o_.option();
             self.0.push_str(&format!("{n}<{o}>("));
         }
         fn variant_end(&mut self) {
             self.0.push(')');
         }
-        fn optional_begin(&mut self, n: &str, present: bool) {
+        fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+            let n = f_.name();
             self.0.push_str(&format!("{n}?{present}("));
         }
         fn optional_end(&mut self) {
@@ -687,7 +703,8 @@ mod tests {
         }
     }
 
-    fn visit(v: &mut dyn FieldVisitor, k: u64) {
+    fn visit(k: u64) -> Named {
+        let mut v = Named::new();
         v.scope_begin(Scope::CommonContext);
         v.field("common_pid", Base::Dec, Value::Signed(-(k as i64)));
         v.scope_end(Scope::CommonContext);
@@ -722,10 +739,20 @@ mod tests {
         v.variant_end();
         v.struct_end();
         v.scope_end(Scope::Payload);
+        v
     }
 
     #[test]
     fn replays_what_was_recorded() {
+        let layout = ClassLayout::of(&visit(0).schema());
+        let mut h = Named::new();
+        h.scope_begin(Scope::EventHeader)
+            .field("x", Base::Dec, Value::Unsigned(0))
+            .scope_end(Scope::EventHeader)
+            .scope_begin(Scope::CommonContext)
+            .field("x", Base::Dec, Value::Unsigned(0))
+            .scope_end(Scope::CommonContext);
+        let hl = ClassLayout::of(&h.schema());
         let mut tape = Tape::default();
         let mut want = Vec::new();
         for k in 0..5u64 {
@@ -733,13 +760,13 @@ mod tests {
             tape.put_slot(Slot::Comm, (k != 2).then_some(&b"bash"[..]));
             tape.put_opt((k % 2 == 1).then_some(k));
             let mut r = tape.recorder(&[Scope::CommonContext]);
-            assert!(r.wants(Scope::CommonContext, "x"));
-            assert!(!r.wants(Scope::EventHeader, "x"));
-            visit(&mut r, k);
+            assert!(r.wants(hl.get(hl.member(Scope::CommonContext, 0))));
+            assert!(!r.wants(hl.get(hl.member(Scope::EventHeader, 0))));
+            visit(k).replay(&layout, &mut r);
             tape.end_fields();
             tape.end_row();
             let mut t = Text::default();
-            visit(&mut t, k);
+            visit(k).replay(&layout, &mut t);
             want.push(t.0);
         }
         assert_eq!(tape.rows(), 5);
@@ -755,7 +782,7 @@ mod tests {
             assert_eq!(r.slot(Slot::Comm), (k != 2).then_some(&b"bash"[..]));
             assert_eq!(r.opt(), (k % 2 == 1).then_some(k));
             let mut t = Text::default();
-            r.fields(&mut t);
+            r.fields(&layout, &mut t);
             assert_eq!(&t.0, want);
         }
         assert!(r.at_end());

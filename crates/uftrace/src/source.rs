@@ -43,6 +43,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use tracemux_core::error::{Error, ErrorKind, Result};
+use tracemux_core::layout::{ClassLayout, FieldId};
 use tracemux_core::model::{
     Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldVisitor, Format, Lost, Record,
     RecordSource, StreamInfo, TraceMeta, Value,
@@ -361,6 +362,60 @@ fn sext(v: u64, size: usize) -> i64 {
     tracemux_core::model::sign_extend(v, size)
 }
 
+/// Where the values of a function record go in the layouts of
+/// `uftrace:entry` and `uftrace:exit` (the same ids in both: `args` and
+/// `retval` each hold one value variant).
+#[derive(Debug, Clone)]
+struct FnIds {
+    tid: FieldId,
+    depth: FieldId,
+    addr: FieldId,
+    name: FieldId,
+    /// `args` (entry) or `retval` (exit).
+    values: FieldId,
+    /// The value variant, and its options in [`VALUE_OPTIONS`] order.
+    var: FieldId,
+    opts: [FieldId; VALUE_OPTIONS.len()],
+    enum_value: FieldId,
+    enum_text: FieldId,
+    struct_type: FieldId,
+    struct_data: FieldId,
+}
+
+impl FnIds {
+    fn of(l: &ClassLayout, values: &str) -> FnIds {
+        let c = |n: &str| l.path(Scope::CommonContext, &[n]);
+        let var = l.path(Scope::Payload, &[values, ""]);
+        let opt = |o: &str| l.option(var, o);
+        let mut opts = [FieldId::UNKNOWN; VALUE_OPTIONS.len()];
+        for (i, o) in VALUE_OPTIONS.iter().enumerate() {
+            opts[i] = opt(o);
+        }
+        let p = |path: &[&str]| l.path(Scope::Payload, path);
+        FnIds {
+            tid: c("tid"),
+            depth: c("depth"),
+            addr: p(&["addr"]),
+            name: p(&["name"]),
+            values: p(&[values]),
+            var,
+            opts,
+            enum_value: p(&[values, "", "enum", "value"]),
+            enum_text: p(&[values, "", "enum", "text"]),
+            struct_type: p(&[values, "", "struct", "type"]),
+            struct_data: p(&[values, "", "struct", "data"]),
+        }
+    }
+
+    /// The option named `o`.
+    fn opt(&self, o: &str) -> FieldId {
+        VALUE_OPTIONS
+            .iter()
+            .position(|x| *x == o)
+            .map_or(FieldId::UNKNOWN, |i| self.opts[i])
+    }
+}
+
 /// Entries of [`UftraceSource::symbols`].
 const SYMBOL_CACHE: usize = 4096;
 
@@ -373,6 +428,8 @@ pub struct UftraceSource<'d> {
     /// (event id, class id), sorted.
     event_classes: Vec<(u32, u32)>,
     tape: FieldTape,
+    /// Field ids of function records.
+    ids: FnIds,
     /// Symbols found in the maps, by (session, address): see
     /// [`UftraceSource::symbol`].
     symbols: Vec<Option<(usize, u64, &'d Symbol)>>,
@@ -389,7 +446,18 @@ impl<'d> UftraceSource<'d> {
     /// ([`UftraceData::damage`]) comes first.
     pub fn new(data: &'d UftraceData, strict: bool) -> Self {
         let (meta, event_classes) = trace_meta(data);
+        let ids = meta.classes.get(CLASS_ENTRY).map_or_else(
+            || FnIds::of(&ClassLayout::empty(), "args"),
+            |c| FnIds::of(c.layout(), "args"),
+        );
+        debug_assert_eq!(
+            meta.classes
+                .get(CLASS_EXIT)
+                .map(|c| FnIds::of(c.layout(), "retval").opts),
+            Some(ids.opts)
+        );
         UftraceSource {
+            ids,
             data,
             merger: Merger::new(data, &MergeOptions::default()),
             meta,
@@ -430,12 +498,21 @@ impl<'d> UftraceSource<'d> {
         }
     }
 
+    /// The common context (the same ids in every class: it comes first).
     fn common(&mut self, tid: i32, depth: u16) {
         let t = &mut self.tape;
         t.scope_begin(Scope::CommonContext);
-        t.field("tid", Base::Dec, Value::Signed(tid as i64));
-        t.field("depth", Base::Dec, Value::Unsigned(depth as u64));
+        t.put(self.ids.tid, Base::Dec, Value::Signed(tid as i64));
+        t.put(self.ids.depth, Base::Dec, Value::Unsigned(depth as u64));
         t.scope_end(Scope::CommonContext);
+    }
+
+    /// The `i`th payload field of class `cid`.
+    fn payload(&self, cid: u32, i: usize) -> FieldId {
+        self.meta
+            .classes
+            .get(cid)
+            .map_or(FieldId::UNKNOWN, |c| c.layout().member(Scope::Payload, i))
     }
 
     /// Record an entry or exit.
@@ -445,7 +522,7 @@ impl<'d> UftraceSource<'d> {
         self.common(tid, rec.depth);
         self.tape.scope_begin(Scope::Payload);
         self.tape
-            .field("addr", Base::Hex, Value::Unsigned(rec.addr));
+            .put(self.ids.addr, Base::Hex, Value::Unsigned(rec.addr));
         let name = match self.symbol(tid, rec.time, rec.addr) {
             Some(s) => s.name.as_bytes(),
             None => {
@@ -454,7 +531,7 @@ impl<'d> UftraceSource<'d> {
                 &self.scratch
             }
         };
-        self.tape.field("name", Base::Dec, Value::Str(name));
+        self.tape.put(self.ids.name, Base::Dec, Value::Str(name));
         let retval = rec.kind == Kind::Exit;
         let specs: &[ArgSpec] = if rec.more {
             data.arg_specs(tid, rec.time, rec.addr).unwrap_or(&[])
@@ -471,19 +548,19 @@ impl<'d> UftraceSource<'d> {
         if retval {
             match specs.iter().find(|s| s.is_retval()) {
                 Some(s) => {
-                    self.tape.optional_begin("retval", true);
-                    write_value(&mut self.tape, "", s, rec.data, endian, &ctx);
+                    self.tape.put_optional(self.ids.values, true);
+                    write_value(&mut self.tape, &self.ids, s, rec.data, endian, &ctx);
                 }
-                None => self.tape.optional_begin("retval", false),
+                None => self.tape.put_optional(self.ids.values, false),
             }
             self.tape.optional_end();
         } else {
             let n = specs.iter().filter(|s| !s.is_retval()).count();
-            self.tape.array_begin("args", n as u64);
+            self.tape.put_array(self.ids.values, n as u64);
             let mut pos = 0usize;
             for s in specs.iter().filter(|s| !s.is_retval()) {
                 let d = rec.data.get(pos..).unwrap_or(&[]);
-                let size = write_value(&mut self.tape, "", s, d, endian, &ctx);
+                let size = write_value(&mut self.tape, &self.ids, s, d, endian, &ctx);
                 pos += size.div_ceil(4) * 4;
             }
             self.tape.array_end();
@@ -496,22 +573,24 @@ impl<'d> UftraceSource<'d> {
         self.tape.clear();
         self.common(tid, 0);
         let cid = self.event_class(ev.event_id());
+        let f = |i| self.payload(cid, i);
+        let (f0, f1, f2) = (f(0), f(1), f(2));
         let t = &mut self.tape;
         t.scope_begin(Scope::Payload);
         if cid == CLASS_EVENT {
-            t.field("id", Base::Dec, Value::Unsigned(ev.event_id() as u64));
-            t.field("data", Base::Dec, Value::Bytes(&[]));
+            t.put(f0, Base::Dec, Value::Unsigned(ev.event_id() as u64));
+            t.put(f1, Base::Dec, Value::Bytes(&[]));
         } else {
             match ev.kind {
                 PerfKind::Switch { .. } => {}
                 PerfKind::Fork { pid, ppid } | PerfKind::Exit { pid, ppid } => {
-                    t.field("pid", Base::Dec, Value::Signed(pid as i64));
-                    t.field("ppid", Base::Dec, Value::Signed(ppid as i64));
+                    t.put(f0, Base::Dec, Value::Signed(pid as i64));
+                    t.put(f1, Base::Dec, Value::Signed(ppid as i64));
                 }
                 PerfKind::Comm { pid, exec, .. } => {
-                    t.field("pid", Base::Dec, Value::Signed(pid as i64));
-                    t.field("exec", Base::Dec, Value::Bool(exec));
-                    t.field("comm", Base::Dec, Value::Str(ev.comm().unwrap_or(&[])));
+                    t.put(f0, Base::Dec, Value::Signed(pid as i64));
+                    t.put(f1, Base::Dec, Value::Bool(exec));
+                    t.put(f2, Base::Dec, Value::Str(ev.comm().unwrap_or(&[])));
                 }
             }
         }
@@ -523,6 +602,12 @@ impl<'d> UftraceSource<'d> {
         let endian = self.data.endian();
         self.tape.clear();
         self.common(tid, rec.depth);
+        let layout = self
+            .meta
+            .classes
+            .get(cid)
+            .map_or(&tracemux_core::layout::EMPTY, |c| c.layout());
+        let f = |i| layout.member(Scope::Payload, i);
         let t = &mut self.tape;
         t.scope_begin(Scope::Payload);
         let ev = rec.addr as u32;
@@ -530,31 +615,31 @@ impl<'d> UftraceSource<'d> {
         let u64_at = |i: usize| read_uint(d.get(i * 8..).unwrap_or(&[]), 8, endian);
         let cstr = || &d[..d.iter().position(|&b| b == 0).unwrap_or(d.len())];
         if cid == CLASS_EVENT {
-            t.field("id", Base::Dec, Value::Unsigned(rec.addr));
-            t.field("data", Base::Dec, Value::Bytes(d));
+            t.put(f(0), Base::Dec, Value::Unsigned(rec.addr));
+            t.put(f(1), Base::Dec, Value::Bytes(d));
         } else if let Some(fields) = event_fields(ev) {
             match ev {
-                id::WATCH_CPU => t.field(
-                    "cpu",
+                id::WATCH_CPU => t.put(
+                    f(0),
                     Base::Dec,
                     Value::Signed(sext(read_uint(d, 4, endian), 4)),
                 ),
                 id::PERF_COMM => {
                     // (a perf event stored in a task file: comm only)
-                    t.field("pid", Base::Dec, Value::Signed(tid as i64));
-                    t.field("exec", Base::Dec, Value::Bool(false));
-                    t.field("comm", Base::Dec, Value::Str(cstr()));
+                    t.put(f(0), Base::Dec, Value::Signed(tid as i64));
+                    t.put(f(1), Base::Dec, Value::Bool(false));
+                    t.put(f(2), Base::Dec, Value::Str(cstr()));
                 }
                 id::PERF_TASK | id::PERF_EXIT => {
-                    t.field("pid", Base::Dec, Value::Signed(tid as i64));
-                    t.field("ppid", Base::Dec, Value::Signed(0));
+                    t.put(f(0), Base::Dec, Value::Signed(tid as i64));
+                    t.put(f(1), Base::Dec, Value::Signed(0));
                 }
                 _ if fields.len() == 1 && matches!(fields[0].ty, FieldType::Str) => {
-                    t.field(&fields[0].name, Base::Dec, Value::Str(cstr()))
+                    t.put(f(0), Base::Dec, Value::Str(cstr()))
                 }
                 _ => {
-                    for (i, f) in fields.iter().enumerate() {
-                        t.field(&f.name, Base::Dec, Value::Unsigned(u64_at(i)));
+                    for i in 0..fields.len() {
+                        t.put(f(i), Base::Dec, Value::Unsigned(u64_at(i)));
                     }
                 }
             }
@@ -567,7 +652,7 @@ impl<'d> UftraceSource<'d> {
 /// from the value on); returns how many bytes it took before alignment.
 fn write_value(
     t: &mut FieldTape,
-    name: &str,
+    ids: &FnIds,
     s: &ArgSpec,
     d: &[u8],
     endian: Endian,
@@ -575,8 +660,9 @@ fn write_value(
 ) -> usize {
     let mut size = s.size as usize;
     let leaf = |t: &mut FieldTape, opt: &str, base: Base, v: Value<'_>| {
-        t.variant_begin(name, opt);
-        t.field(opt, base, v);
+        let o = ids.opt(opt);
+        t.put_variant(ids.var, o);
+        t.put(o, base, v);
         t.variant_end();
     };
     match s.fmt {
@@ -584,8 +670,9 @@ fn write_value(
             let slen = read_uint(d, 2, endian) as usize;
             let b = d.get(2..(2 + slen).min(d.len())).unwrap_or(&[]);
             if slen == 4 && b == [0xff; 4] {
-                t.variant_begin(name, "null");
-                t.struct_begin("null");
+                let o = ids.opt("null");
+                t.put_variant(ids.var, o);
+                t.put_struct(o);
                 t.struct_end();
                 t.variant_end();
             } else {
@@ -642,19 +729,25 @@ fn write_value(
             let text = ctx
                 .enum_of(s.type_name.as_deref().unwrap_or(""), v)
                 .unwrap_or_else(|| v.to_string());
-            t.variant_begin(name, "enum");
-            t.struct_begin("enum");
-            t.field("value", Base::Dec, Value::Signed(v as i64));
-            t.field("text", Base::Dec, Value::Str(text.as_bytes()));
+            let o = ids.opt("enum");
+            t.put_variant(ids.var, o);
+            t.put_struct(o);
+            t.put(ids.enum_value, Base::Dec, Value::Signed(v as i64));
+            t.put(ids.enum_text, Base::Dec, Value::Str(text.as_bytes()));
             t.struct_end();
             t.variant_end();
         }
         ArgFmt::Struct => {
-            t.variant_begin(name, "struct");
-            t.struct_begin("struct");
+            let o = ids.opt("struct");
+            t.put_variant(ids.var, o);
+            t.put_struct(o);
             let ty = s.type_name.as_deref().unwrap_or("");
-            t.field("type", Base::Dec, Value::Str(ty.as_bytes()));
-            t.field("data", Base::Dec, Value::Bytes(d.get(..size).unwrap_or(d)));
+            t.put(ids.struct_type, Base::Dec, Value::Str(ty.as_bytes()));
+            t.put(
+                ids.struct_data,
+                Base::Dec,
+                Value::Bytes(d.get(..size).unwrap_or(d)),
+            );
             t.struct_end();
             t.variant_end();
         }

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{Base, Record, RecordSource, Value};
 use tracemux_core::typed::{ArrayLen, FieldType, FieldVisitor, Scope};
 use tracemux_uftrace::source::{
@@ -104,7 +105,8 @@ impl Text {
 }
 
 impl FieldVisitor for Text {
-    fn field(&mut self, name: &str, base: Base, v: Value<'_>) {
+    fn field(&mut self, f_: FieldRef<'_>, base: Base, v: Value<'_>) {
+        let name = f_.name();
         if !self.in_variant {
             self.item();
             if !name.is_empty() {
@@ -134,7 +136,8 @@ impl FieldVisitor for Text {
         self.sep.pop();
         self.out.push_str(") ");
     }
-    fn struct_begin(&mut self, name: &str) {
+    fn struct_begin(&mut self, f_: FieldRef<'_>) {
+        let name = f_.name();
         if !self.in_variant {
             self.item();
             self.out.push_str(name);
@@ -147,7 +150,8 @@ impl FieldVisitor for Text {
         self.sep.pop();
         self.out.push('}');
     }
-    fn array_begin(&mut self, name: &str, _len: u64) {
+    fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
+        let name = f_.name();
         self.item();
         self.out.push_str(name);
         self.out.push_str("=[");
@@ -157,13 +161,15 @@ impl FieldVisitor for Text {
         self.sep.pop();
         self.out.push(']');
     }
-    fn variant_begin(&mut self, _name: &str, option: &str) {
+    fn variant_begin(&mut self, _f: FieldRef<'_>, o_: FieldRef<'_>) {
+        let option = o_.option();
         self.item();
         self.out.push_str(option);
         self.out.push(':');
         self.in_variant = true;
     }
-    fn optional_begin(&mut self, name: &str, present: bool) {
+    fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
+        let name = f_.name();
         self.item();
         self.out.push_str(name);
         self.out.push_str(if present { "=" } else { "=none" });
@@ -210,7 +216,9 @@ fn collect(data: &UftraceData) -> Seen {
         last = ev.ts;
         let class = ev.class.expect("every event has a class");
         let mut t = Text::default();
-        ev.tape.expect("every event has a tape").replay(&mut t);
+        ev.tape
+            .expect("every event has a tape")
+            .replay(class.layout(), &mut t);
         if class.system == "linux" {
             let name = format!("linux:{}", class.name);
             *seen.perf.entry(name).or_insert(0) += 1;

@@ -8,6 +8,7 @@
 //! values (0, empty string, empty sequence, first option), values beyond
 //! the schema are dropped, so the bytes always match the metadata.
 
+use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{Base, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
@@ -309,13 +310,13 @@ impl Ser<'_> {
 }
 
 impl FieldVisitor for Ser<'_> {
-    fn field(&mut self, _name: &str, _base: Base, value: Value<'_>) {
+    fn field(&mut self, _f: FieldRef<'_>, _base: Base, value: Value<'_>) {
         if let Some(n) = self.slot() {
             self.leaf(n, &value);
         }
     }
 
-    fn enum_field(&mut self, _name: &str, value: Value<'_>, _labels: &[&str]) {
+    fn enum_field(&mut self, _f: FieldRef<'_>, value: Value<'_>, _labels: &[&str]) {
         if let Some(n) = self.slot() {
             self.leaf(n, &value);
         }
@@ -359,7 +360,7 @@ impl FieldVisitor for Ser<'_> {
         self.advance_root(end);
     }
 
-    fn struct_begin(&mut self, _name: &str) {
+    fn struct_begin(&mut self, _f: FieldRef<'_>) {
         if self.nested_skip() {
             return;
         }
@@ -375,7 +376,7 @@ impl FieldVisitor for Ser<'_> {
         self.nested_end();
     }
 
-    fn array_begin(&mut self, _name: &str, len: u64) {
+    fn array_begin(&mut self, _f: FieldRef<'_>, len: u64) {
         let Some(n) = self.wrapped_slot(|k| matches!(k, Kind::Array(_) | Kind::ArrayExt)) else {
             return;
         };
@@ -401,7 +402,8 @@ impl FieldVisitor for Ser<'_> {
         self.nested_end();
     }
 
-    fn variant_begin(&mut self, _name: &str, option: &str) {
+    fn variant_begin(&mut self, _f: FieldRef<'_>, o_: FieldRef<'_>) {
+        let option = o_.option();
         let Some(n) = self.wrapped_slot(|k| k == Kind::Variant) else {
             return;
         };
@@ -422,7 +424,7 @@ impl FieldVisitor for Ser<'_> {
         self.nested_end();
     }
 
-    fn optional_begin(&mut self, _name: &str, present: bool) {
+    fn optional_begin(&mut self, _f: FieldRef<'_>, present: bool) {
         let Some(n) = self.wrapped_slot(|k| k == Kind::Optional) else {
             return;
         };
