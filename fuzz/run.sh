@@ -38,7 +38,7 @@ fi
 # Inputs longer than this are cut by libFuzzer.
 max_len() {
     case $1 in
-        tracedat | convert | ctf_stream | uftrace_records | uftrace_info | uftrace_kernel | ltt) echo 262144 ;;
+        tracedat | convert | ctf_stream | uftrace_records | uftrace_info | uftrace_kernel | ltt | perf) echo 262144 ;;
         *) echo 65536 ;;
     esac
 }
@@ -124,6 +124,9 @@ format:
 
 print fmt: "prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d %s", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & ((((0x0000 | 0x0001 | 0x0002) + 1) << 1) - 1)) ? __print_flags(REC->prev_state & ((((0x0000 | 0x0001 | 0x0002) + 1) << 1) - 1), "|", { 0x0001, "S" }, { 0x0002, "D" }) : "R", REC->prev_state & (((0x0000 | 0x0001 | 0x0002) + 1) << 1) ? "+" : "", REC->next_comm, REC->next_pid, REC->next_prio, __get_str(name)
 TXT
+            ;;
+        perf)
+            for f in "$FIX"/perf/*/perf.data; do seed_file "$d" "$f"; done
             ;;
         ltt)
             # 4 bytes of split points, then facilities_0, cpu_0, cpu_2

@@ -11,6 +11,7 @@ mod model;
 mod native;
 mod out;
 mod parallel;
+mod perf;
 mod report;
 mod report_args;
 mod select;
@@ -42,6 +43,9 @@ EXAMPLES:
   tracemux report -f time,tid uftrace.data
                                           a uftrace recording, exactly as uftrace replay prints it
   tracemux stats -s call uftrace.data     uftrace report; --graph=FUNC for uftrace graph
+  tracemux report perf.data               a perf.data, exactly as perf script prints it
+  tracemux report -F comm,tid,time,ip,sym --symfs DIR perf.data
+                                          perf script's field lists and symbol options
   tracemux report TRACE --help            the options that apply to TRACE's format";
 
 /// Read, print and convert Linux trace files.
@@ -108,6 +112,10 @@ fn main() -> ExitCode {
         },
         native::Style::Ltt => match native::parse::<ltt::LttCli>(argv) {
             Ok(c) => ltt::run(c),
+            Err(code) => return code,
+        },
+        native::Style::Perf => match native::parse::<perf::PerfCli>(argv) {
+            Ok(c) => perf::run(c),
             Err(code) => return code,
         },
         _ => {

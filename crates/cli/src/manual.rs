@@ -107,6 +107,11 @@ fn formats_text(cli: Command) -> String {
             "babeltrace2-like options",
             crate::ltt::LttCli::command(),
         ),
+        (
+            Format::Perf,
+            "perf's options",
+            crate::perf::PerfCli::command(),
+        ),
     ];
     let mut s = String::from(
         "The options of report, info, dump and stats depend on the format of the\n\
@@ -202,7 +207,13 @@ mod tests {
     #[test]
     fn every_format_named() {
         let t = formats_text(cli());
-        for f in [Format::TraceDat, Format::Ctf, Format::Uftrace, Format::Ltt] {
+        for f in [
+            Format::TraceDat,
+            Format::Ctf,
+            Format::Uftrace,
+            Format::Ltt,
+            Format::Perf,
+        ] {
             assert!(t.contains(&format!("\n{}: ", f.describe(None))), "{t}");
         }
         assert!(t.contains("  tracemux convert: Convert\n"), "{t}");

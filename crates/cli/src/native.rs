@@ -21,6 +21,8 @@ pub enum Style {
     Uftrace,
     /// Legacy LTT (babeltrace2-like).
     Ltt,
+    /// perf's (perf.data).
+    Perf,
 }
 
 /// The subcommands whose options depend on the trace.
@@ -59,6 +61,7 @@ pub fn detect(argv: &[OsString]) -> Style {
             Ok(Kind::Ctf { .. }) => Style::Babeltrace,
             Ok(Kind::Uftrace) => Style::Uftrace,
             Ok(Kind::Ltt) => Style::Ltt,
+            Ok(Kind::Perf) => Style::Perf,
             // trace.dat, or an error the trace-cmd path reports
             _ => Style::TraceCmd,
         };

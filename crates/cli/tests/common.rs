@@ -153,6 +153,10 @@ pub enum FixtureKind {
     Ctf,
     Uftrace,
     Ltt,
+    /// perf.data with samples only.
+    Perf,
+    /// perf.data with tracepoints (its tracing data): a kernel trace.
+    PerfTp,
 }
 
 /// Bytes from annotated hex text (`#` comments, `BYTE*COUNT` runs).
@@ -233,6 +237,19 @@ pub fn every_fixture(scratch: &Path) -> Vec<(String, PathBuf, FixtureKind)> {
         std::fs::write(dir.join(f), parse_hex(&text)).unwrap();
     }
     v.push(("ltt-hand-built".into(), dir, FixtureKind::Ltt));
+    for d in tracemux_testkit::sorted_entries(&root.join("perf")) {
+        if d.join("perf.data").is_file() {
+            let n = format!("perf-{}", d.file_name().unwrap().to_string_lossy());
+            let b = std::fs::read(d.join("perf.data")).unwrap();
+            let tp = b.windows(10).any(|w| w == b"\x17\x08Dtracing");
+            let k = if tp {
+                FixtureKind::PerfTp
+            } else {
+                FixtureKind::Perf
+            };
+            v.push((n, d.join("perf.data"), k));
+        }
+    }
     v
 }
 

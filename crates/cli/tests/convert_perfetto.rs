@@ -637,7 +637,7 @@ fn check_perfetto(
     let mut descs: HashMap<u32, DescriptorProto> = HashMap::new();
     let mut stacks: HashMap<i64, Vec<Value>> = HashMap::new();
     let mut ftrace_seq = None;
-    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
+    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf | Kind::PerfTp);
     let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
     let mut lost_out: BTreeMap<u32, usize> = BTreeMap::new();
     let mut seq_tid: HashMap<u32, i64> = HashMap::new();
@@ -978,7 +978,7 @@ fn check_chrome(name: &str, kind: Kind, src: &[Value], text: &str) -> Result<usi
     if raw_ts.len() != evs.len() {
         return Err(format!("{name}: one event per line expected"));
     }
-    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf);
+    let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf | Kind::PerfTp);
     let mut got = Vec::new();
     let mut stacks: HashMap<(i64, i64), i64> = HashMap::new();
     let mut unmatched = 0;
@@ -1061,7 +1061,7 @@ fn check_chrome(name: &str, kind: Kind, src: &[Value], text: &str) -> Result<usi
             ),
             _ => (event_title(e), false),
         };
-        let ctx = !matches!(kind, Kind::TraceDat | Kind::Uftrace);
+        let ctx = !matches!(kind, Kind::TraceDat | Kind::Uftrace | Kind::PerfTp);
         let m = src_fields(e, ctx, drop);
         let pid = e["pid"].as_i64().unwrap();
         want.push((

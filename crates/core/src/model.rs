@@ -21,6 +21,8 @@ pub enum Format {
     Ctf,
     Uftrace,
     Ltt,
+    /// perf.data (`perf record`).
+    Perf,
 }
 
 impl Format {
@@ -33,6 +35,7 @@ impl Format {
             Format::Ctf => "CTF",
             Format::Uftrace => "uftrace data",
             Format::Ltt => "LTT",
+            Format::Perf => "perf.data",
         }
     }
 
@@ -48,6 +51,7 @@ impl Format {
             Format::Ctf => "CTF",
             Format::Uftrace => "uftrace data",
             Format::Ltt => "legacy LTT",
+            Format::Perf => "perf.data",
         };
         let Some(v) = version else {
             return name.to_string();

@@ -17,6 +17,8 @@ pub enum Kind {
     },
     Uftrace,
     Ltt,
+    /// perf.data, file or pipe mode (`PERFILE2`).
+    Perf,
 }
 
 impl Kind {
@@ -27,6 +29,7 @@ impl Kind {
             Kind::Ctf { .. } => Format::Ctf,
             Kind::Uftrace => Format::Uftrace,
             Kind::Ltt => Format::Ltt,
+            Kind::Perf => Format::Perf,
         }
     }
 
@@ -134,6 +137,9 @@ pub fn sniff(path: &Path) -> Result<Kind> {
     if b.starts_with(b"Ftrace!\0") {
         return Ok(Kind::Uftrace);
     }
+    if tracemux_perf::sniff(&b) {
+        return Ok(Kind::Perf);
+    }
     if is_ltt(&b) {
         return Ok(Kind::Ltt);
     }
@@ -141,7 +147,7 @@ pub fn sniff(path: &Path) -> Result<Kind> {
         bail!("{}: empty file", path.display());
     }
     bail!(
-        "{}: unknown file format (not a trace.dat, CTF, uftrace or LTT trace)",
+        "{}: unknown file format (not a trace.dat, CTF, uftrace, LTT or perf.data trace)",
         path.display()
     )
 }

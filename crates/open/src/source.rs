@@ -72,6 +72,18 @@ pub fn with_source<T>(
             }
             f(&mut src)
         }
+        Kind::Perf => {
+            let data = map(first)?;
+            let p = tracemux_perf::PerfData::open(&data, strict)
+                .map_err(|e| anyhow!("{}: {}", first.display(), e))?;
+            let mut src = PerfReleasing {
+                src: tracemux_perf::source::PerfSource::new(&p, strict),
+                map: &data,
+                done: 0,
+                n: 0,
+            };
+            f(&mut src)
+        }
         Kind::Uftrace => {
             let data = open_uftrace(first, tracemux_uftrace::Demangle::Simple, strict)?;
             f(&mut tracemux_uftrace::source::UftraceSource::new(
@@ -128,5 +140,30 @@ impl RecordSource for Releasing<'_, '_> {
             self.rel.release(self.map, &self.r.consumed());
         }
         self.r.next_record()
+    }
+}
+
+/// A perf.data source that hands the pages it has read back to the system.
+struct PerfReleasing<'m, 'p, 'd> {
+    src: tracemux_perf::source::PerfSource<'p, 'd>,
+    map: &'m Mapped,
+    done: u64,
+    n: u32,
+}
+
+impl RecordSource for PerfReleasing<'_, '_, '_> {
+    fn meta(&self) -> &TraceMeta {
+        self.src.meta()
+    }
+    fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
+        self.n = self.n.wrapping_add(1);
+        if self.n % 8192 == 0 {
+            let to = self.src.consumed_to();
+            if to > self.done + (2 << 20) {
+                self.map.release(self.done, to);
+                self.done = to;
+            }
+        }
+        self.src.next_record()
     }
 }
