@@ -23,12 +23,14 @@ pub mod digits;
 pub mod error;
 pub mod ident;
 pub mod json;
+pub mod known;
 pub mod layout;
 pub mod localtime;
 pub mod merge;
 pub mod model;
 pub mod named;
 pub mod tables;
+pub mod tasks;
 pub mod threads;
 pub mod typed;
 

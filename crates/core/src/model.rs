@@ -737,6 +737,10 @@ pub struct TraceMeta {
     pub streams: Vec<StreamInfo>,
     pub classes: ClassTable,
     pub tasks: TaskTable,
+    /// Thread groups the trace states (thread id -> process id: uftrace's
+    /// `task.txt`, perf's records); what events say is tracked by
+    /// [`crate::tasks::TaskTracker`].
+    pub tgids: std::collections::HashMap<i32, i32>,
     pub symbols: SymbolTable,
     pub printk: PrintkTable,
     /// `uname -a` style description of the traced system, if recorded.

@@ -125,6 +125,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
         streams: (0..cpus).map(|cpu| StreamInfo { buffer: 0, cpu }).collect(),
         classes,
         tasks: task_table,
+        tgids: Default::default(),
         symbols: t.map(|t| t.kallsyms.clone()).unwrap_or_default(),
         printk: t.map(|t| t.printk.clone()).unwrap_or_default(),
         uname: f

@@ -507,6 +507,43 @@ impl Columns {
         }
     }
 
+    /// The structure column of `scope` (not the payload), if the table has
+    /// one (and it was not projected away).
+    pub(crate) fn scope_column(&self, scope: Scope) -> Option<NodeId> {
+        self.scopes
+            .iter()
+            .find(|(s, _)| *s == scope)
+            .map(|&(_, c)| c)
+    }
+
+    /// The members of structure column `id`.
+    pub(crate) fn members(&self, id: NodeId) -> &[NodeId] {
+        match &self.nodes[id].kind {
+            Kind::Struct { children, .. } => children,
+            _ => &[],
+        }
+    }
+
+    /// The column of each payload field, in order (`None`: projected
+    /// away), or `None` when some field has no column at all.
+    pub(crate) fn payload_columns(&self, fields: usize) -> Option<Vec<Option<NodeId>>> {
+        (self.payload.len() == fields).then(|| self.payload.iter().map(|&(_, c)| c).collect())
+    }
+
+    /// Value `v` into column `id` of the current row (a field the flat
+    /// path reads: counted as visited).
+    #[inline]
+    pub(crate) fn put(&mut self, id: NodeId, v: Value<'_>) {
+        self.visited += 1;
+        self.leaf_value(id, v);
+    }
+
+    /// Open structure column `id` for the current row.
+    #[inline]
+    pub(crate) fn open(&mut self, id: NodeId) {
+        self.open_struct(id);
+    }
+
     fn child(&self, parent: NodeId, name: &str) -> Option<NodeId> {
         match &self.nodes[parent].kind {
             Kind::Struct { children, .. } => children

@@ -5,7 +5,6 @@
 //!
 //! - [`columns`]: column builders shaped by a class's typed schema and
 //!   filled by a [`tracemux_core::typed::FieldVisitor`].
-//! - [`comm`]: task names tracked over time from the scheduler's events.
 //! - [`rows`]: the tables of a trace, their columns, and how a record
 //!   becomes a row (shared by the writer and the scanner).
 //! - [`writer`]: the Parquet dataset of one trace (one file per event class,
@@ -14,10 +13,8 @@
 //!   filters and a limit (for SQL engines and DataFrame libraries).
 
 pub mod columns;
-pub mod comm;
 pub mod rows;
 pub mod scan;
-mod tape;
 pub mod writer;
 
 pub use rows::{table_defs, tables, TableDef, TableKind};

@@ -24,15 +24,14 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::{Schema, SchemaRef};
-use tracemux_core::layout::ClassLayout;
 use tracemux_core::model::{
     visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta, Value,
 };
 use tracemux_core::typed::{FieldType, Scope};
 
+use tracemux_core::tasks::TaskTracker;
+
 use crate::columns::{Columns, NodeId};
-use crate::comm::Comms;
-use crate::tape::{Slot, Tape, TapeReader};
 use crate::{Error, Result};
 
 /// What a table holds.
@@ -138,54 +137,42 @@ pub fn table_name(system: &str, event: &str) -> String {
 }
 
 /// Which class table an event's class is: its index in
-/// [`TraceMeta::classes`] (found by address, else by id and name), or past
+/// [`TraceMeta::classes`] (its [`tracemux_core::layout::ClassId`]), or past
 /// them for a class the metadata does not list (named then).
 pub(crate) struct ClassIndex {
-    by_addr: HashMap<usize, usize>,
     names: Vec<String>,
     used: HashMap<String, u32>,
+    /// Tables of classes the metadata does not list, by their id.
+    extra: tracemux_core::layout::ClassMap<usize>,
+    listed: usize,
 }
 
 impl ClassIndex {
     pub(crate) fn new(meta: &TraceMeta) -> ClassIndex {
-        let by_addr = meta
-            .classes
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c as *const EventClass as usize, i))
-            .collect();
         let mut used = HashMap::new();
         let names = meta
             .classes
             .iter()
             .map(|c| unique(&mut used, table_name(&c.system, &c.name)))
-            .collect();
+            .collect::<Vec<_>>();
         ClassIndex {
-            by_addr,
+            listed: names.len(),
             names,
             used,
+            extra: Default::default(),
         }
     }
 
     pub(crate) fn of(&mut self, meta: &TraceMeta, class: &EventClass) -> usize {
-        let key = class as *const EventClass as usize;
-        if let Some(&i) = self.by_addr.get(&key) {
+        let i = class.index.index();
+        if i < self.listed && meta.classes.at(class.index).is_some() {
             return i;
         }
-        let i = match meta
-            .classes
-            .iter()
-            .position(|c| c.id == class.id && c.system == class.system && c.name == class.name)
-        {
-            Some(i) => i,
-            None => {
-                let name = unique(&mut self.used, table_name(&class.system, &class.name));
-                self.names.push(name);
-                self.names.len() - 1
-            }
-        };
-        self.by_addr.insert(key, i);
-        i
+        let (names, used) = (&mut self.names, &mut self.used);
+        *self.extra.get_or_insert_with(class.index, || {
+            names.push(unique(used, table_name(&class.system, &class.name)));
+            names.len() - 1
+        })
     }
 
     pub(crate) fn name(&self, i: usize) -> &str {
@@ -225,7 +212,7 @@ impl Common {
         }
     }
 
-    fn set(&self, c: &mut Columns, meta: &TraceMeta, comms: &Comms, ev: &Event<'_>) {
+    fn set(&self, c: &mut Columns, meta: &TraceMeta, tasks: &TaskTracker, ev: &Event<'_>) {
         c.set(self.ts, Value::Signed(ev.ts as i64));
         if let (Some(id), Some(raw)) = (self.ts_raw, ev.raw_ts) {
             c.set(id, Value::Unsigned(raw));
@@ -233,7 +220,7 @@ impl Common {
         c.set(self.cpu, Value::Unsigned(u64::from(ev.cpu)));
         c.set(self.pid, Value::Signed(i64::from(ev.pid)));
         if c.is_live(self.comm) {
-            if let Some(name) = comms.get(meta, ev.pid) {
+            if let Some(name) = tasks.comm(meta, ev.pid) {
                 c.set_str(self.comm, name);
             }
         }
@@ -259,101 +246,6 @@ fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
         .map_or("", |b| b.name.as_str())
 }
 
-fn replay_place(c: &mut Columns, k: &Common, r: &mut TapeReader<'_>) {
-    if let Some(id) = k.buffer {
-        if let Some(b) = r.slot(Slot::Buffer) {
-            c.set(id, Value::Str(b));
-        }
-    }
-    if let Some(id) = k.stream {
-        c.set(id, Value::Unsigned(r.u()));
-    }
-}
-
-/// What a table records of a record on its [`Tape`] (what [`Rows::event`]
-/// and [`Rows::lost`] take from it), for [`Rows::replay`] on another
-/// thread.
-pub(crate) struct Recipe {
-    raw_ts: bool,
-    buffer: bool,
-    stream: bool,
-    body: RecipeBody,
-    /// The scopes besides the payload that have a column.
-    scopes: Vec<Scope>,
-    json: Vec<u8>,
-    writer: tracemux_render::jsonl::JsonWriter,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum RecipeBody {
-    Class,
-    Events,
-    Lost,
-}
-
-impl Recipe {
-    /// Record event `ev` as a row.
-    pub(crate) fn event(
-        &mut self,
-        tape: &mut Tape,
-        meta: &TraceMeta,
-        comms: &Comms,
-        ev: &Event<'_>,
-    ) {
-        tape.put_ts(ev.ts as i64);
-        if self.body == RecipeBody::Lost {
-            // a lost table has no event rows: kept as a marker without a
-            // count, which is what the scanner's `Rows::event` shows of it
-            tape.put_u(u64::from(ev.cpu));
-            self.place(tape, meta, ev.stream);
-            tape.put_opt(None);
-            return tape.end_row();
-        }
-        if self.raw_ts {
-            tape.put_opt(ev.raw_ts);
-        }
-        tape.put_u(u64::from(ev.cpu));
-        tape.put_s(i64::from(ev.pid));
-        tape.put_slot(Slot::Comm, comms.get(meta, ev.pid).map(str::as_bytes));
-        self.place(tape, meta, ev.stream);
-        match self.body {
-            RecipeBody::Class => {
-                let ctx = PrintCtx::of(meta, ev);
-                visit_fields(ev, &ctx, &mut tape.recorder(&self.scopes));
-                tape.end_fields();
-            }
-            RecipeBody::Events => {
-                let class = ev.class;
-                tape.put_slot(Slot::System, class.map(|c| c.system.as_bytes()));
-                tape.put_slot(Slot::Event, class.map(|c| c.name.as_bytes()));
-                self.json.clear();
-                self.writer.payload(&mut self.json, meta, ev);
-                tape.put_bytes(&self.json);
-            }
-            RecipeBody::Lost => {}
-        }
-        tape.end_row();
-    }
-
-    /// Record lost-event marker `l` as a row (of the `lost` table).
-    pub(crate) fn lost(&mut self, tape: &mut Tape, meta: &TraceMeta, l: &Lost) {
-        tape.put_ts(l.ts as i64);
-        tape.put_u(u64::from(l.cpu));
-        self.place(tape, meta, l.stream);
-        tape.put_opt(l.count);
-        tape.end_row();
-    }
-
-    fn place(&self, tape: &mut Tape, meta: &TraceMeta, stream: u32) {
-        if self.buffer {
-            tape.put_slot(Slot::Buffer, Some(buffer_name(meta, stream).as_bytes()));
-        }
-        if self.stream {
-            tape.put_u(u64::from(stream));
-        }
-    }
-}
-
 /// A table's own columns after the common ones.
 enum Body {
     Class,
@@ -371,9 +263,9 @@ enum Body {
 /// them.
 pub struct Rows {
     cols: Columns,
-    /// The layout of the class of a class table (empty for the others):
-    /// what recorded rows are replayed with.
-    layout: ClassLayout,
+    /// For a class of fixed layout (trace.dat's formats): the columns its
+    /// fields go to, read straight from the record (no visit).
+    flat: Option<Flat>,
     common: Common,
     body: Body,
     schema: SchemaRef,
@@ -408,7 +300,7 @@ impl Rows {
             }
             Body::Class
         });
-        r.layout = class.layout().clone();
+        r.flat = Flat::of(&r.cols, class);
         r
     }
 
@@ -419,7 +311,7 @@ impl Rows {
         let schema = Arc::new(Schema::new(cols.fields()));
         Rows {
             cols,
-            layout: ClassLayout::empty(),
+            flat: None,
             common,
             body,
             schema,
@@ -448,22 +340,26 @@ impl Rows {
         &self.cols
     }
 
-    /// Whether the table shows task names (and so needs [`Comms`]).
+    /// Whether the table shows task names (and so needs a
+    /// [`TaskTracker`]).
     pub fn wants_comm(&self) -> bool {
         self.cols.is_live(self.common.comm)
     }
 
     /// Add event `ev` as a row (class tables: its fields as columns;
     /// `events`: its class and payload as JSON).
-    pub fn event(&mut self, meta: &TraceMeta, comms: &Comms, ev: &Event<'_>) {
+    pub fn event(&mut self, meta: &TraceMeta, tasks: &TaskTracker, ev: &Event<'_>) {
         let c = &mut self.cols;
         c.begin_row();
-        self.common.set(c, meta, comms, ev);
+        self.common.set(c, meta, tasks, ev);
         match self.body {
-            Body::Class => {
-                let ctx = PrintCtx::of(meta, ev);
-                visit_fields(ev, &ctx, c);
-            }
+            Body::Class => match (&self.flat, ev.class) {
+                (Some(f), Some(class)) if ev.tape.is_none() => f.row(c, class, ev),
+                _ => {
+                    let ctx = PrintCtx::of(meta, ev);
+                    visit_fields(ev, &ctx, c);
+                }
+            },
             Body::Events {
                 system,
                 event,
@@ -497,72 +393,6 @@ impl Rows {
         c.end_row();
     }
 
-    /// How this table's rows are recorded on a [`Tape`] (and read back by
-    /// [`Rows::replay`]).
-    pub(crate) fn recipe(&self) -> Recipe {
-        Recipe {
-            raw_ts: self.common.ts_raw.is_some(),
-            buffer: self.common.buffer.is_some(),
-            stream: self.common.stream.is_some(),
-            body: match self.body {
-                Body::Class => RecipeBody::Class,
-                Body::Events { .. } => RecipeBody::Events,
-                Body::Lost { .. } => RecipeBody::Lost,
-            },
-            scopes: self.cols.scopes().collect(),
-            json: Vec::new(),
-            writer: Default::default(),
-        }
-    }
-
-    /// Add the next row recorded on a tape by this table's [`Recipe`]:
-    /// the row [`Rows::event`] (or [`Rows::lost`]) would have built from
-    /// the record.
-    pub(crate) fn replay(&mut self, r: &mut TapeReader<'_>) {
-        let c = &mut self.cols;
-        let k = &self.common;
-        c.begin_row();
-        c.set(k.ts, Value::Signed(r.ts()));
-        if let Body::Lost { count } = self.body {
-            c.set(k.cpu, Value::Unsigned(r.u()));
-            replay_place(c, k, r);
-            if let Some(n) = r.opt() {
-                c.set(count, Value::Unsigned(n));
-            }
-            c.end_row();
-            return;
-        }
-        if let Some(id) = k.ts_raw {
-            if let Some(raw) = r.opt() {
-                c.set(id, Value::Unsigned(raw));
-            }
-        }
-        c.set(k.cpu, Value::Unsigned(r.u()));
-        c.set(k.pid, Value::Signed(r.s()));
-        if let Some(name) = r.slot(Slot::Comm) {
-            c.set(k.comm, Value::Str(name));
-        }
-        replay_place(c, k, r);
-        match self.body {
-            Body::Class => r.fields(&self.layout, c),
-            Body::Events {
-                system,
-                event,
-                fields,
-            } => {
-                if let Some(s) = r.slot(Slot::System) {
-                    c.set(system, Value::Str(s));
-                }
-                if let Some(e) = r.slot(Slot::Event) {
-                    c.set(event, Value::Str(e));
-                }
-                c.set(fields, Value::Str(r.bytes()));
-            }
-            Body::Lost { .. } => {}
-        }
-        c.end_row();
-    }
-
     /// Take the rows built so far as a batch of table `name`.
     pub fn batch(&mut self, name: &str) -> Result<RecordBatch> {
         let rows = self.cols.rows();
@@ -574,5 +404,55 @@ impl Rows {
                 source: e,
             }
         })
+    }
+}
+
+/// Where the fields of a class of fixed layout go: the column of each
+/// common field (in the `common_context` structure) and of each payload
+/// field, in the order of the class's field definitions.
+struct Flat {
+    common: Option<(NodeId, Vec<NodeId>)>,
+    payload: Vec<Option<NodeId>>,
+}
+
+impl Flat {
+    /// The flat path of `class`'s table, when its events are read from
+    /// their records (no schema of their own, no decoder of their own).
+    fn of(cols: &Columns, class: &EventClass) -> Option<Flat> {
+        if class.schema.is_some() {
+            return None;
+        }
+        let payload = cols.payload_columns(class.fields.len())?;
+        let common = match cols.scope_column(Scope::CommonContext) {
+            Some(id) => {
+                let m = cols.members(id);
+                if m.len() != class.common_fields.len() {
+                    return None;
+                }
+                Some((id, m.to_vec()))
+            }
+            None => None,
+        };
+        Some(Flat { common, payload })
+    }
+
+    /// The fields of `ev`'s record into the current row, as a visit of
+    /// them would put them.
+    fn row(&self, c: &mut Columns, class: &EventClass, ev: &Event<'_>) {
+        let val = |f: &tracemux_core::model::FieldDef| {
+            f.value(ev.data, ev.endian).unwrap_or(Value::Bytes(&[]))
+        };
+        // (a column projected away gets nothing)
+        if let Some((id, members)) = self.common.as_ref().filter(|(id, _)| c.is_live(*id)) {
+            c.open(*id);
+            for (f, &m) in class.common_fields.iter().zip(members) {
+                c.put(m, val(f));
+            }
+        }
+        for (f, m) in class.fields.iter().zip(&self.payload) {
+            if let Some(m) = m.filter(|&m| c.is_live(m)) {
+                c.put(m, val(f));
+            }
+        }
     }
 }

@@ -36,10 +36,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use tracemux_core::model::{Event, Record, RecordSource, TraceMeta};
 
-use crate::comm::{self, Comms};
 use crate::rows::{table_defs, ClassIndex, Rows, TableKind};
 pub use crate::rows::{tables, TableDef};
 use crate::{Error, Result};
+use tracemux_core::tasks::TaskTracker;
 
 /// What to scan: a table, its columns, filters and a limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,9 +84,8 @@ pub struct Scan {
     kind: TableKind,
     rows: Rows,
     classes: ClassIndex,
-    /// Comm rule per class index (`None`: not looked up yet).
-    rules: Vec<Option<Option<comm::Rule>>>,
-    comms: Comms,
+    /// Task names over time (for the `comm` column).
+    tasks: TaskTracker,
     /// Whether task names are needed (the `comm` column is built).
     learn: bool,
     spec: ScanSpec,
@@ -120,8 +119,7 @@ impl Scan {
             kind: def.kind,
             rows,
             classes: ClassIndex::new(meta),
-            rules: vec![None; meta.classes.len()],
-            comms: Comms::default(),
+            tasks: TaskTracker::new(),
             learn,
             spec: ScanSpec {
                 batch_rows: spec.batch_rows.max(1),
@@ -181,24 +179,19 @@ impl Scan {
     }
 
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) {
-        let class = ev.class.map(|c| (self.classes.of(meta, c), c));
+        let class = ev.class.map(|c| self.classes.of(meta, c));
         let mine = match self.kind {
             TableKind::Events => true,
-            TableKind::Class(i) => class.is_some_and(|(k, _)| k == i),
+            TableKind::Class(i) => class == Some(i),
             TableKind::Lost => false,
         };
-        if let (true, Some((k, c))) = (self.learn, class) {
-            if k >= self.rules.len() {
-                self.rules.resize(k + 1, None);
-            }
-            if let Some(rule) = *self.rules[k].get_or_insert_with(|| comm::rule(c)) {
-                self.comms.learn(meta, ev, rule);
-            }
+        if self.learn && class.is_some() {
+            self.tasks.learn(meta, ev);
         }
         if !mine || !self.keep(ev.ts, ev.cpu, Some(ev.pid)) {
             return;
         }
-        self.rows.event(meta, &self.comms, ev);
+        self.rows.event(meta, &self.tasks, ev);
         self.given += 1;
     }
 

@@ -19,14 +19,14 @@
 //! a time). The table picked is the one holding most against the square
 //! root of all it has had, which keeps row groups few for the memory.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use arrow_schema::SchemaRef;
+use arrow_array::RecordBatch;
+use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
@@ -34,24 +34,12 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use serde_json::{json, Map, Value as Json};
 use tracemux_core::model::{Event, EventClass, Lost, TraceMeta};
+use tracemux_core::tasks::TaskTracker;
 
-use crate::comm::{self, Comms};
-use crate::rows::{ClassIndex, Recipe, Rows, TableKind};
-use crate::tape::{Packer, Taken, Tape, TapeReader, Unpacker};
+use crate::rows::{ClassIndex, Rows, TableKind};
 use crate::{Error, Result};
 
 pub use crate::rows::table_name;
-
-/// The table a row was recorded on.
-#[derive(Clone, Copy)]
-enum Recorded {
-    /// Class table `i`.
-    Class(usize),
-    /// The long `events` table.
-    Long,
-    /// `lost`.
-    Lost,
-}
 
 /// Where the files go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,18 +55,13 @@ pub struct WriteOptions {
     pub layout: Layout,
     /// zstd level of the column chunks.
     pub zstd_level: i32,
-    /// Rows built at a time from a tape before they go to the Parquet
-    /// writer.
+    /// Rows of a row group, at most: a table's rows go to the encoder as
+    /// a row group when it has built this many (or, before, when the
+    /// rows of all tables hold [`WriteOptions::memory_budget`] and it
+    /// holds the most).
     pub batch_rows: usize,
-    /// Rows per row group (at most).
-    pub row_group_rows: usize,
-    /// Encoded bytes of a row group (at most, roughly: a row group is
-    /// closed when it has grown past them).
-    pub row_group_bytes: usize,
-    /// Bytes the recorded rows of all tables may hold (compressed, and
-    /// those on their way to the encoder) before the largest table's are
-    /// written as a row group; a quarter more for the latest rows of each
-    /// table before they are compressed.
+    /// Bytes the rows being built may hold in all tables before the
+    /// largest table's go to the encoder.
     pub memory_budget: usize,
     /// Write the long `events` table.
     pub events_table: bool,
@@ -91,71 +74,79 @@ impl Default for WriteOptions {
         WriteOptions {
             layout: Layout::Flat,
             zstd_level: 3,
-            batch_rows: 8192,
-            row_group_rows: 1 << 20,
-            row_group_bytes: 4 << 20,
-            memory_budget: 5 << 20,
+            batch_rows: 1 << 16,
+            memory_budget: 8 << 20,
             events_table: true,
             source: Vec::new(),
         }
     }
 }
 
-/// One table being recorded: its rows on a tape, and what `meta.json`
-/// says of it. Its Parquet file is written by the [`Encoder`] thread.
+/// One table: its rows being built (the builders of its columns, on the
+/// thread that reads the trace), and what `meta.json` says of it. Its
+/// Parquet file is written by the [`Encoder`] thread.
 struct Table {
     /// The table's number at the encoder.
     id: usize,
     name: String,
     path: PathBuf,
-    /// How its rows are recorded.
-    recipe: Recipe,
-    tape: Tape,
-    /// Its columns; the builders go to the encoder with the first tape.
-    builders: Option<Rows>,
+    rows: Rows,
     /// The encoder has its file.
     opened: bool,
     schema: SchemaRef,
-    rows: u64,
+    /// Rows written so far.
+    total: u64,
+    /// About how many bytes a row takes in the builders.
+    row_bytes: usize,
     system: Option<String>,
     event: Option<String>,
     /// The last `ts` written and whether they came in order.
     last_ts: i64,
     sorted: bool,
-    /// Compressed bytes of the rows written so far.
-    volume: u64,
+}
+
+/// About how many bytes a value of `t` takes in an Arrow builder.
+fn value_bytes(t: &DataType) -> usize {
+    match t {
+        DataType::Boolean | DataType::Int8 | DataType::UInt8 => 1,
+        DataType::Int16 | DataType::UInt16 => 2,
+        DataType::Int32 | DataType::UInt32 | DataType::Float32 => 4,
+        DataType::Int64 | DataType::UInt64 | DataType::Float64 => 8,
+        DataType::Dictionary(..) => 4,
+        DataType::Struct(f) => f.iter().map(|f| value_bytes(f.data_type())).sum::<usize>() + 1,
+        DataType::List(f) => 4 + 4 * value_bytes(f.data_type()),
+        _ => 24,
+    }
 }
 
 impl Table {
     fn new(id: usize, name: String, path: PathBuf, rows: Rows) -> Table {
+        let schema = rows.schema().clone();
+        let row_bytes = schema
+            .fields()
+            .iter()
+            .map(|f| value_bytes(f.data_type()))
+            .sum::<usize>()
+            .max(1);
         Table {
             id,
             name,
             path,
-            recipe: rows.recipe(),
-            tape: Tape::default(),
-            schema: rows.schema().clone(),
-            builders: Some(rows),
+            rows,
             opened: false,
-            rows: 0,
+            schema,
+            total: 0,
+            row_bytes,
             system: None,
             event: None,
             last_ts: i64::MIN,
             sorted: true,
-            volume: 0,
         }
     }
 
-    /// Which table to write when the tapes are over the budget: the one
-    /// whose held rows are largest against the square root of all it has
-    /// had. Tables that get many rows then write larger row groups than
-    /// those that get few, which is what makes the fewest row groups in a
-    /// given memory (a table written at size `s` every `s` bytes of its
-    /// `R` makes `R/s` row groups and holds `s/2` on average: for a total
-    /// held, the count is least with `s` in proportion to `sqrt(R)`).
-    fn flush_score(&self) -> f64 {
-        let held = self.tape.packed() as f64;
-        held / ((self.volume as f64 + held).sqrt() + 1.0)
+    /// About how many bytes the rows being built hold.
+    fn held(&self) -> usize {
+        self.rows.rows() * self.row_bytes
     }
 
     fn check_order(&mut self, ts: u64) {
@@ -164,64 +155,58 @@ impl Table {
             self.sorted = false;
         }
         self.last_ts = ts;
-        self.rows += 1;
+        self.total += 1;
     }
 
-    /// The rows recorded so far for the encoder, to be written as a row
-    /// group (an empty tape too, the first time: every table gets its
-    /// file).
-    fn job(&mut self) -> Option<Job> {
+    /// The rows built so far, as a batch for the encoder (and, the first
+    /// time, the table's file: every table gets one, even without rows).
+    fn job(&mut self) -> Result<Option<Job>> {
         let first = (!self.opened).then(|| (self.path.clone(), self.schema.clone()));
         self.opened = true;
-        if self.tape.rows() == 0 && first.is_none() {
-            return None;
+        if self.rows.rows() == 0 && first.is_none() {
+            return Ok(None);
         }
-        Some(Job {
+        let batch = match self.rows.rows() {
+            0 => None,
+            _ => Some(self.rows.batch(&self.name)?),
+        };
+        Ok(Some(Job {
             id: self.id,
             first,
-            builders: self.builders.take(),
-            tape: self.tape.take(),
-        })
+            batch,
+        }))
     }
 }
 
-/// A table's recorded rows for the encoder: a row group (or several, when
-/// they encode to more than [`WriteOptions::row_group_bytes`]). With the
-/// table's first tape, its file's path and schema, and the builders of its
-/// columns.
+/// Rows of a table for the encoder; with the table's first rows, its
+/// file's path and schema.
 struct Job {
     id: usize,
     first: Option<(PathBuf, SchemaRef)>,
-    builders: Option<Rows>,
-    tape: Taken,
+    batch: Option<RecordBatch>,
 }
 
-/// Values the encoder counted while building rows (see [`Columns`]).
-#[derive(Default)]
-struct Counts {
-    mismatches: u64,
-    unknown: u64,
-}
-
-/// The Parquet writers of every table, on a thread of their own: building
-/// the columns of a tape's rows, encoding and compressing them run beside
-/// the decoding and recording of the next events. It gets one tape at a
-/// time (the channel holds none): memory stays flat when it is the slower
-/// side.
+/// The Parquet writers of every table, on a thread of their own: encoding
+/// and compressing a table's rows runs beside the reading of the next
+/// events. A batch's encoded pages stay in its writer's row group until
+/// the row group is written: when it holds [`WriteOptions::row_group_bytes`],
+/// or, when the row groups of all tables hold more than
+/// [`WriteOptions::memory_budget`], the largest one. Few, large row groups
+/// in flat memory.
 struct Encoder {
     tx: Option<SyncSender<Job>>,
-    thread: Option<JoinHandle<Result<Counts>>>,
+    thread: Option<JoinHandle<Result<()>>>,
 }
 
 impl Encoder {
     fn start(opts: &WriteOptions) -> Result<Encoder> {
-        let props = properties(opts)?;
-        let batch_rows = opts.batch_rows.max(1);
-        let rg_bytes = opts.row_group_bytes;
-        let (tx, rx) = sync_channel::<Job>(0);
+        // (an invalid zstd level is refused here, not at the first table)
+        properties(opts, &arrow_schema::Schema::empty())?;
+        let props = opts.clone();
+        let (tx, rx) = sync_channel::<Job>(1);
         let thread = std::thread::Builder::new()
             .name("parquet-encoder".into())
-            .spawn(move || encode(rx, props, batch_rows, rg_bytes))
+            .spawn(move || encode(rx, props))
             .map_err(|e| io(Path::new("parquet encoder thread"), e))?;
         Ok(Encoder {
             tx: Some(tx),
@@ -237,11 +222,11 @@ impl Encoder {
             return Ok(());
         }
         // the thread stopped: on an error, which `finish` returns
-        self.finish().map(|_| ())
+        self.finish()
     }
 
     /// Close every file; the first error of the encoder.
-    fn finish(&mut self) -> Result<Counts> {
+    fn finish(&mut self) -> Result<()> {
         self.tx = None;
         match self.thread.take().map(|t| t.join()) {
             None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
@@ -263,22 +248,15 @@ impl Drop for Encoder {
     }
 }
 
-/// The encoder thread: build each tape's rows, `batch_rows` at a time,
-/// and write them to its table's file as a row group (a new one past
-/// `rg_bytes`); at the end (the sender gone), close every file.
-fn encode(
-    rx: Receiver<Job>,
-    props: WriterProperties,
-    batch_rows: usize,
-    rg_bytes: usize,
-) -> Result<Counts> {
+/// The encoder thread: write each batch to its table's file, close a row
+/// group at `rg_bytes` and the largest when all hold more than `budget`;
+/// at the end (the sender gone), close every file.
+fn encode(rx: Receiver<Job>, opts: WriteOptions) -> Result<()> {
     struct Open {
         path: PathBuf,
-        rows: Option<Rows>,
         writer: ArrowWriter<BufWriter<File>>,
     }
     let mut open: Vec<Option<Open>> = Vec::new();
-    let mut unpacker = Unpacker::new();
     for job in rx {
         if open.len() <= job.id {
             open.resize_with(job.id + 1, || None);
@@ -288,17 +266,11 @@ fn encode(
                 std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
             }
             let f = File::create(&path).map_err(|e| io(&path, e))?;
-            let writer = ArrowWriter::try_new(
-                BufWriter::with_capacity(4 << 10, f),
-                schema,
-                Some(props.clone()),
-            )
-            .map_err(|e| pq(&path, e))?;
-            open[job.id] = Some(Open {
-                path,
-                rows: None,
-                writer,
-            });
+            let props = properties(&opts, &schema)?;
+            let writer =
+                ArrowWriter::try_new(BufWriter::with_capacity(8 << 10, f), schema, Some(props))
+                    .map_err(|e| pq(&path, e))?;
+            open[job.id] = Some(Open { path, writer });
         }
         let Some(t) = open[job.id].as_mut() else {
             return Err(Error::Encoder(format!(
@@ -306,65 +278,23 @@ fn encode(
                 job.id
             )));
         };
-        let tape = job.tape;
-        if job.builders.is_some() {
-            t.rows = job.builders;
+        if let Some(b) = job.batch {
+            // a batch is a row group: one is encoded at a time (the
+            // column encoders of a row group, with their compression
+            // contexts, are what would grow with the tables open)
+            t.writer.write(&b).map_err(|e| pq(&t.path, e))?;
+            drop(b);
+            t.writer.flush().map_err(|e| pq(&t.path, e))?;
         }
-        let Some(rows) = t.rows.as_mut() else {
-            return Err(Error::Encoder(format!(
-                "parquet table {} has no columns",
-                job.id
-            )));
-        };
-        let Taken {
-            chunks,
-            tail,
-            names,
-        } = tape;
-        let (path, writer) = (&t.path, &mut t.writer);
-        let mut write = |rows: &mut Rows, last: bool| -> Result<()> {
-            if rows.rows() > 0 {
-                let batch = rows.batch(&path.display().to_string())?;
-                writer.write(&batch).map_err(|e| pq(path, e))?;
-            }
-            if last || writer.in_progress_size() >= rg_bytes {
-                writer.flush().map_err(|e| pq(path, e))?;
-            }
-            Ok(())
-        };
-        for c in chunks {
-            // each chunk is freed once its rows are built
-            let mut r = TapeReader::new(unpacker.unpack(&c), &names);
-            while !r.at_end() {
-                rows.replay(&mut r);
-                if rows.rows() >= batch_rows {
-                    write(rows, false)?;
-                }
-            }
-        }
-        let mut r = TapeReader::new(&tail, &names);
-        while !r.at_end() {
-            rows.replay(&mut r);
-            if rows.rows() >= batch_rows {
-                write(rows, false)?;
-            }
-        }
-        drop(tail);
-        write(rows, true)?;
     }
-    let mut counts = Counts::default();
     for t in open.into_iter().flatten() {
-        if let Some(rows) = &t.rows {
-            counts.mismatches += rows.columns().mismatches;
-            counts.unknown += rows.columns().unknown;
-        }
         let f = t.writer.into_inner().map_err(|e| pq(&t.path, e))?;
         f.into_inner()
             .map_err(|e| io(&t.path, e.into_error()))?
             .sync_all()
             .ok();
     }
-    Ok(counts)
+    Ok(())
 }
 
 fn io(p: &Path, e: std::io::Error) -> Error {
@@ -381,34 +311,62 @@ fn pq(p: &Path, e: parquet::errors::ParquetError) -> Error {
     }
 }
 
-fn properties(opts: &WriteOptions) -> Result<WriterProperties> {
+/// The paths of the text columns of `fields` (nested ones too), under
+/// `prefix`.
+fn text_columns(fields: &arrow_schema::Fields, prefix: &[String], out: &mut Vec<ColumnPath>) {
+    for f in fields {
+        let mut path = prefix.to_vec();
+        path.push(f.name().clone());
+        match f.data_type() {
+            DataType::Utf8 | DataType::Dictionary(..) => out.push(ColumnPath::new(path)),
+            DataType::Struct(kids) => text_columns(kids, &path, out),
+            DataType::List(item) => {
+                path.push("list".into());
+                text_columns(&vec![item.clone()].into(), &path, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How a table of `schema` is written: dictionaries for its text
+/// columns only (a dictionary encoder per column of every open table is
+/// what a wide trace's memory would go to; zstd compresses repeated
+/// numbers well without one), the JSON payloads of `events` excepted.
+fn properties(opts: &WriteOptions, schema: &arrow_schema::Schema) -> Result<WriterProperties> {
     let level = ZstdLevel::try_new(opts.zstd_level).map_err(|e| pq(Path::new("zstd level"), e))?;
     let ts = ColumnPath::from("ts");
-    Ok(WriterProperties::builder()
-        .set_created_by(format!("tracemux {}", env!("CARGO_PKG_VERSION")))
-        .set_compression(Compression::ZSTD(level))
-        .set_max_row_group_row_count(Some(opts.row_group_rows.max(1)))
-        // pages and dictionaries are buffered per column of every open
-        // table: small ones keep a wide trace's memory flat
-        .set_data_page_size_limit(128 << 10)
-        .set_dictionary_page_size_limit(128 << 10)
-        // statistics per column chunk (min/max per row group); per page
-        // (the column index) only for `ts`, where time ranges skip pages:
-        // a file keeps the page indexes of all its row groups in memory
-        // until it closes
-        .set_statistics_enabled(EnabledStatistics::Chunk)
-        .set_column_statistics_enabled(ts.clone(), EnabledStatistics::Page)
-        .set_column_dictionary_enabled(ColumnPath::from("fields"), false)
-        .set_column_dictionary_enabled(ts.clone(), false)
-        .set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED)
-        // events come in time order (the model's contract); `meta.json`
-        // says if a table's did not
-        .set_sorting_columns(Some(vec![SortingColumn {
-            column_idx: 0,
-            descending: false,
-            nulls_first: false,
-        }]))
-        .build())
+    let mut text = Vec::new();
+    text_columns(schema.fields(), &[], &mut text);
+    let mut b = WriterProperties::builder().set_dictionary_enabled(false);
+    for c in text {
+        if c.string() != "fields" {
+            b = b.set_column_dictionary_enabled(c, true);
+        }
+    }
+    Ok(
+        b.set_created_by(format!("tracemux {}", env!("CARGO_PKG_VERSION")))
+            .set_compression(Compression::ZSTD(level))
+            .set_max_row_group_row_count(Some(opts.batch_rows.max(1)))
+            // the values of a page are held until it is cut, for every column
+            .set_data_page_size_limit(128 << 10)
+            .set_dictionary_page_size_limit(128 << 10)
+            // statistics per column chunk (min/max per row group); per page
+            // (the column index) only for `ts`, where time ranges skip pages:
+            // a file keeps the page indexes of all its row groups in memory
+            // until it closes
+            .set_statistics_enabled(EnabledStatistics::Chunk)
+            .set_column_statistics_enabled(ts.clone(), EnabledStatistics::Page)
+            .set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED)
+            // events come in time order (the model's contract); `meta.json`
+            // says if a table's did not
+            .set_sorting_columns(Some(vec![SortingColumn {
+                column_idx: 0,
+                descending: false,
+                nulls_first: false,
+            }]))
+            .build(),
+    )
 }
 
 /// Writes the tables of one trace.
@@ -417,40 +375,25 @@ pub struct TablesWriter {
     opts: WriteOptions,
     classes: ClassIndex,
     /// Class (its index in the [`ClassIndex`]) to its table in `tables`.
-    by_class: HashMap<usize, usize>,
+    by_class: Vec<Option<usize>>,
     tables: Vec<Table>,
-    /// Per table: the comm rule of its class.
-    rules: Vec<Option<comm::Rule>>,
     long: Option<Table>,
     lost: Table,
     encoder: Encoder,
-    packer: Packer,
-    /// Bytes the tapes of all tables hold: their latest rows, their
-    /// compressed chunks.
-    raw: usize,
-    packed: usize,
-    comms: Comms,
+    /// About how many bytes the rows being built hold, in all tables.
+    held: usize,
+    tasks: TaskTracker,
     events: u64,
     unknown_class: u64,
     lost_markers: u64,
     lost_events: u64,
     damage: Vec<String>,
     damage_count: u64,
+    /// Values of another shape than their column, and values without a
+    /// column, over the tables written.
+    mismatches: u64,
+    unknown: u64,
 }
-
-fn all_tables<'a>(
-    tables: &'a mut [Table],
-    long: &'a mut Option<Table>,
-    lost: &'a mut Table,
-) -> impl Iterator<Item = &'a mut Table> {
-    tables
-        .iter_mut()
-        .chain(long.as_mut())
-        .chain(std::iter::once(lost))
-}
-
-/// Rows recorded on a table's tape are compressed by this many bytes.
-const CHUNK_BYTES: usize = 128 << 10;
 
 /// The encoder's numbers of `events` and `lost`; class tables follow.
 const LONG_ID: usize = 0;
@@ -478,22 +421,21 @@ impl TablesWriter {
             dir: dir.to_path_buf(),
             encoder: Encoder::start(&opts)?,
             opts,
-            packer: Packer::new(),
-            raw: 0,
-            packed: 0,
+            held: 0,
             classes: ClassIndex::new(meta),
-            by_class: HashMap::new(),
+            by_class: Vec::new(),
             tables: Vec::new(),
-            rules: Vec::new(),
             long,
             lost,
-            comms: Comms::default(),
+            tasks: TaskTracker::new(),
             events: 0,
             unknown_class: 0,
             lost_markers: 0,
             lost_events: 0,
             damage: Vec::new(),
             damage_count: 0,
+            mismatches: 0,
+            unknown: 0,
         })
     }
 
@@ -510,8 +452,8 @@ impl TablesWriter {
     /// The table of `class`, created at its first event.
     fn table_of(&mut self, meta: &TraceMeta, class: &EventClass) -> usize {
         let k = self.classes.of(meta, class);
-        if let Some(&t) = self.by_class.get(&k) {
-            return t;
+        if let Some(Some(t)) = self.by_class.get(k) {
+            return *t;
         }
         let name = self.classes.name(k).to_string();
         let path = Self::path(&self.dir, &self.opts, &name);
@@ -520,37 +462,46 @@ impl TablesWriter {
         t.system = Some(class.system.clone());
         t.event = Some(class.name.clone());
         self.tables.push(t);
-        self.rules.push(comm::rule(class));
-        self.by_class.insert(k, self.tables.len() - 1);
+        if self.by_class.len() <= k {
+            self.by_class.resize(k + 1, None);
+        }
+        self.by_class[k] = Some(self.tables.len() - 1);
         self.tables.len() - 1
     }
 
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
         self.events += 1;
         let table = ev.class.map(|c| self.table_of(meta, c));
-        // what the event says about task names holds from the event on
-        // (a `sched_switch` names the task it leaves, the row's own)
-        if let Some(rule) = table.and_then(|i| self.rules[i]) {
-            self.comms.learn(meta, ev, rule);
+        // what the event says about tasks holds from the event on (a
+        // `sched_switch` names the task it leaves, the row's own)
+        if table.is_some() {
+            self.tasks.learn(meta, ev);
         }
+        let batch_rows = self.opts.batch_rows.max(1);
         if let Some(i) = table {
             let t = &mut self.tables[i];
             t.check_order(ev.ts);
-            let before = t.tape.capacity();
-            t.recipe.event(&mut t.tape, meta, &self.comms, ev);
-            self.raw += t.tape.capacity() - before;
-            self.recorded(Recorded::Class(i))?;
+            t.rows.event(meta, &self.tasks, ev);
+            self.held += t.row_bytes;
+            if t.rows.rows() >= batch_rows {
+                self.held = self.held.saturating_sub(t.held());
+                let job = t.job()?;
+                self.encoder.send(job)?;
+            }
         } else {
             self.unknown_class += 1;
         }
         if let Some(t) = &mut self.long {
             t.check_order(ev.ts);
-            let before = t.tape.capacity();
-            t.recipe.event(&mut t.tape, meta, &self.comms, ev);
-            self.raw += t.tape.capacity() - before;
-            self.recorded(Recorded::Long)?;
+            t.rows.event(meta, &self.tasks, ev);
+            self.held += t.row_bytes;
+            if t.rows.rows() >= batch_rows {
+                self.held = self.held.saturating_sub(t.held());
+                let job = t.job()?;
+                self.encoder.send(job)?;
+            }
         }
-        Ok(())
+        self.keep_budget()
     }
 
     pub fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()> {
@@ -558,73 +509,27 @@ impl TablesWriter {
         self.lost_events += l.count.unwrap_or(0);
         let t = &mut self.lost;
         t.check_order(l.ts);
-        let before = t.tape.capacity();
-        t.recipe.lost(&mut t.tape, meta, l);
-        self.raw += t.tape.capacity() - before;
-        self.recorded(Recorded::Lost)
-    }
-
-    /// A row was recorded on a table: compress its latest rows when they
-    /// fill a chunk, write its rows when they fill a row group, and keep
-    /// the budget.
-    fn recorded(&mut self, on: Recorded) -> Result<()> {
-        let t = match on {
-            Recorded::Class(i) => &mut self.tables[i],
-            Recorded::Lost => &mut self.lost,
-            Recorded::Long => match &mut self.long {
-                Some(t) => t,
-                None => return Ok(()),
-            },
-        };
-        if t.tape.len() >= CHUNK_BYTES {
-            self.raw -= t.tape.capacity();
-            self.packed += t.tape.pack(&mut self.packer);
-        }
-        if t.tape.rows() >= self.opts.row_group_rows {
-            self.packed -= t.tape.packed();
-            self.raw -= t.tape.capacity();
-            self.encoder.send(t.job())?;
-        }
+        t.rows.lost(meta, l);
+        self.held += t.row_bytes;
         self.keep_budget()
     }
 
-    /// Keep the tapes within the budget: compress the largest latest rows
-    /// while they hold more than a quarter of it; while the compressed
-    /// rows hold more than the budget, write the table that holds the most
-    /// (handing it over waits while the encoder writes another: it frees
-    /// what it has written as it goes).
+    /// While the rows being built hold more than a quarter of the budget,
+    /// hand the table holding the most to the encoder.
     fn keep_budget(&mut self) -> Result<()> {
-        let budget = self.opts.memory_budget;
-        while self.raw > budget / 4 {
-            let Some(t) = all_tables(&mut self.tables, &mut self.long, &mut self.lost)
-                .max_by_key(|t| t.tape.capacity())
-            else {
+        while self.held > self.opts.memory_budget {
+            let t = self
+                .tables
+                .iter_mut()
+                .chain(self.long.as_mut())
+                .chain(std::iter::once(&mut self.lost))
+                .max_by_key(|t| t.held());
+            let Some(t) = t.filter(|t| t.held() > 0) else {
+                self.held = 0;
                 break;
             };
-            let n = t.tape.capacity();
-            if n == 0 {
-                self.raw = 0;
-                break;
-            }
-            let packed = t.tape.pack(&mut self.packer);
-            self.raw = self.raw.saturating_sub(n);
-            self.packed += packed;
-        }
-        while self.packed > budget {
-            let Some(t) = all_tables(&mut self.tables, &mut self.long, &mut self.lost)
-                .max_by(|a, b| a.flush_score().total_cmp(&b.flush_score()))
-            else {
-                break;
-            };
-            if t.tape.packed() == 0 {
-                self.packed = 0;
-                break;
-            }
-            let (p, r) = (t.tape.packed(), t.tape.capacity());
-            t.volume += p as u64;
-            let job = t.job();
-            self.packed -= p;
-            self.raw -= r;
+            self.held = self.held.saturating_sub(t.held());
+            let job = t.job()?;
             self.encoder.send(job)?;
         }
         Ok(())
@@ -648,7 +553,10 @@ impl TablesWriter {
             .chain(self.long.as_mut())
             .chain(std::iter::once(&mut self.lost));
         for t in all {
-            self.encoder.send(t.job())?;
+            self.mismatches += t.rows.columns().mismatches;
+            self.unknown += t.rows.columns().unknown;
+            let job = t.job()?;
+            self.encoder.send(job)?;
             if !t.sorted {
                 unsorted.push(t.name.clone());
             }
@@ -660,7 +568,7 @@ impl TablesWriter {
                 .to_string();
             let mut d = json!({
                 "file": file,
-                "rows": t.rows,
+                "rows": t.total,
                 "columns": t.schema.fields().iter().map(|f| json!({
                     "name": f.name(),
                     "type": f.data_type().to_string(),
@@ -672,8 +580,8 @@ impl TablesWriter {
             }
             tables.insert(t.name.clone(), d);
         }
-        let counts = self.encoder.finish()?;
-        let (mismatches, unknown) = (counts.mismatches, counts.unknown);
+        self.encoder.finish()?;
+        let (mismatches, unknown) = (self.mismatches, self.unknown);
         let desc = json!({
             "tracemux": env!("CARGO_PKG_VERSION"),
             "source": self.opts.source,
@@ -705,7 +613,7 @@ impl TablesWriter {
             "lost": {"markers": self.lost_markers, "events": self.lost_events},
             "damage": {"count": self.damage_count, "first": self.damage},
             "values": {"of_another_shape": mismatches, "without_column": unknown},
-            "comm_changes": self.comms.renames,
+            "comm_changes": self.tasks.renames,
             "unsorted_tables": unsorted,
             "tables": tables,
         });
