@@ -353,13 +353,16 @@ fn a_damaged_cpu_number_sizes_no_allocation() {
                 std::fs::write(&input, &b).unwrap();
                 let i = input.to_str().unwrap();
                 for to in [
-                    "perfetto", "chrome", "parquet", "jsonl", "ctf", "ctf2", "tracedat",
+                    "perfetto", "chrome", "parquet", "jsonl", "ctf", "ctf2", "tracedat", "v6",
                 ] {
                     let out = tmp.join(format!("out-{to}"));
-                    let o = run(
-                        &["convert", "-q", "--to", to, "-o", out.to_str().unwrap(), i],
-                        &tmp,
-                    );
+                    let o = out.to_str().unwrap();
+                    let mut args = vec!["convert", "-q", "--to", to, "-o", o, i];
+                    if to == "v6" {
+                        args[3] = "tracedat";
+                        args.extend(["--file-version", "6"]);
+                    }
+                    let o = run(&args, &tmp);
                     runs += 1;
                     let what = format!("{fixture} cpu #{k} = {bad:#x}: convert --to {to}");
                     match o {
@@ -383,7 +386,7 @@ fn a_damaged_cpu_number_sizes_no_allocation() {
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    assert!(runs >= 56);
+    assert!(runs >= 64);
     assert!(
         fails.is_empty(),
         "{} of {runs} runs failed:\n{}",
