@@ -17,8 +17,10 @@
 //!   `timestamp_begin`, `timestamp_end` (first and last event of the
 //!   packet), `content_size`, `packet_size`, `packet_seq_num`,
 //!   `events_discarded` (the running count of events the source reported
-//!   lost on that stream: a loss ends the packet, so the count appears in
-//!   the context of the next one, where babeltrace2 reports it), `cpu_id`.
+//!   lost on that stream), `cpu_id`. A loss ends the packet before it and
+//!   is written as babeltrace2 places it (see [`CtfWriter::lost`]): an
+//!   empty packet whose `events_discarded` rises, or a gap in
+//!   `packet_seq_num` for a loss of unknown size.
 //! * Event header: `id` (32 bits, the source's class id) and `timestamp`
 //!   (64 bits, mapped to the clock: no wrapping).
 //! * One clock: the source's first clock ([`TraceMeta::clocks`]), else one
@@ -556,40 +558,68 @@ impl CtfWriter {
         Ok(())
     }
 
-    /// Events lost on a stream: counted in the next packet's context.
+    /// Events lost on a stream, before `l.ts` (the time of the stream's
+    /// next event). babeltrace2 places a loss by the packets around it: a
+    /// rise of `events_discarded` between the ends of two packets, a gap
+    /// in `packet_seq_num` between the end of one and the beginning of the
+    /// next, and none in or before a stream's first packet. So the events
+    /// before the loss end their packet, a stream that has no packet yet
+    /// gets an empty one at `l.ts`, and then
+    /// * a loss of `n` events is an empty packet at `l.ts` whose
+    ///   `events_discarded` is `n` more: "discarded n events between [the
+    ///   last event before] and [l.ts]";
+    /// * a loss of unknown size (trace-cmd's `[EVENTS DROPPED]`, discarded
+    ///   packets, a damaged part of the source) a gap in the packet
+    ///   sequence numbers: "discarded 1 packet between [the last event
+    ///   before] and [the next event]".
     pub fn lost(&mut self, l: &Lost) -> Result<(), Error> {
-        let si = self.stream_index(l.stream, l.cpu);
-        let Some(n) = l.count else {
-            // a loss of unknown size (discarded packets, a damaged part of
-            // the source): a gap in the packet sequence numbers, which
-            // babeltrace2 reports as discarded packets
-            if self.streams[si].first_ts.is_some() {
-                self.flush(si)?;
-            }
-            self.streams[si].seq += 1;
-            self.summary.discarded_packets += 1;
-            return Ok(());
-        };
-        if n == 0 {
+        if l.count == Some(0) {
             return Ok(());
         }
-        self.summary.discarded += n;
+        let si = self.stream_index(l.stream, l.cpu);
         if self.streams[si].first_ts.is_some() {
             self.flush(si)?;
         }
-        let st = &mut self.streams[si];
-        st.discarded += n;
+        if self.streams[si].file.is_none() {
+            self.empty_packet(si, l.ts)?;
+        }
+        match l.count {
+            None => {
+                self.streams[si].seq += 1;
+                self.summary.discarded_packets += 1;
+            }
+            Some(n) => {
+                self.summary.discarded += n;
+                let st = &mut self.streams[si];
+                st.discarded = st.discarded.saturating_add(n);
+                self.empty_packet(si, l.ts)?;
+            }
+        }
         Ok(())
+    }
+
+    /// A packet with no events at `ts` (or at the stream's last time, when
+    /// that is later) on stream `si`, whose events are all written.
+    fn empty_packet(&mut self, si: usize, ts: u64) -> Result<(), Error> {
+        let st = &mut self.streams[si];
+        st.last_ts = st.last_ts.max(ts);
+        self.write_packet(si)
     }
 
     /// Write the packet of stream `si` (if it has events or a new
     /// discarded count).
     fn flush(&mut self, si: usize) -> Result<(), Error> {
-        let uuid = self.tc.uuid.unwrap_or_default();
-        let st = &mut self.streams[si];
+        let st = &self.streams[si];
         if st.first_ts.is_none() && st.discarded == st.written_discarded {
             return Ok(());
         }
+        self.write_packet(si)
+    }
+
+    /// Write the packet of stream `si`, even with no events.
+    fn write_packet(&mut self, si: usize) -> Result<(), Error> {
+        let uuid = self.tc.uuid.unwrap_or_default();
+        let st = &mut self.streams[si];
         if st.file.is_none() {
             let p = self.dir.join(&st.name);
             let f = File::create(&p).map_err(|e| io(&p, e))?;
