@@ -117,6 +117,11 @@ struct StreamOut {
     discarded: u64,
     /// `discarded` as of the last packet written.
     written_discarded: u64,
+    /// A loss not written yet (its count, its time): written when the
+    /// stream's next event comes, at the earlier of the two times (a CTF
+    /// source's loss is timed at the end of its packet, past the events
+    /// that follow it), or at the end.
+    pending_loss: Option<(Option<u64>, u64)>,
 }
 
 impl StreamOut {
@@ -132,6 +137,7 @@ impl StreamOut {
             seq: 0,
             discarded: 0,
             written_discarded: 0,
+            pending_loss: None,
         }
     }
 }
@@ -157,6 +163,11 @@ pub struct CtfWriter {
     /// Whether packets say their CPU (`cpu_id`): always, but for a CTF
     /// source whose packets did not (its events have no CPU to show).
     with_cpu: bool,
+    /// Losses written where babeltrace2 places them at the source's loss
+    /// (see [`CtfWriter::lost`]); not for CTF sources, whose losses are
+    /// timed by their packets (there the count goes into the next
+    /// packet's context, as before).
+    place_losses: bool,
     /// Whether the source is a CTF trace (whose classes say whether they
     /// have a payload structure at all; other formats always get one).
     source_ctf: bool,
@@ -368,6 +379,7 @@ impl CtfWriter {
             clock_offset: offset_ns.max(0) as u64,
             with_cpu,
             source_ctf: meta.format == Some(tracemux_core::model::Format::Ctf),
+            place_losses: meta.format != Some(tracemux_core::model::Format::Ctf),
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
@@ -494,6 +506,9 @@ impl CtfWriter {
     /// Append one event.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<(), Error> {
         let si = self.stream_index(ev.stream, ev.cpu);
+        if let Some((count, ts)) = self.streams[si].pending_loss.take() {
+            self.write_loss(si, count, ts.min(ev.ts))?;
+        }
         let (id, unknown) = match ev.class {
             Some(c) if self.classes.contains_key(&c.id) => (u64::from(c.id), false),
             Some(c) => {
@@ -580,10 +595,33 @@ impl CtfWriter {
         if self.streams[si].first_ts.is_some() {
             self.flush(si)?;
         }
-        if self.streams[si].file.is_none() {
-            self.empty_packet(si, l.ts)?;
+        if !self.place_losses {
+            match l.count {
+                None => {
+                    self.streams[si].seq += 1;
+                    self.summary.discarded_packets += 1;
+                }
+                Some(n) => {
+                    self.summary.discarded += n;
+                    let st = &mut self.streams[si];
+                    st.discarded = st.discarded.saturating_add(n);
+                }
+            }
+            return Ok(());
         }
-        match l.count {
+        if let Some((count, ts)) = self.streams[si].pending_loss.take() {
+            self.write_loss(si, count, ts.min(l.ts))?;
+        }
+        self.streams[si].pending_loss = Some((l.count, l.ts));
+        Ok(())
+    }
+
+    /// The loss [`CtfWriter::lost`] held back, at `ts`.
+    fn write_loss(&mut self, si: usize, count: Option<u64>, ts: u64) -> Result<(), Error> {
+        if self.streams[si].file.is_none() {
+            self.empty_packet(si, ts)?;
+        }
+        match count {
             None => {
                 self.streams[si].seq += 1;
                 self.summary.discarded_packets += 1;
@@ -592,7 +630,7 @@ impl CtfWriter {
                 self.summary.discarded += n;
                 let st = &mut self.streams[si];
                 st.discarded = st.discarded.saturating_add(n);
-                self.empty_packet(si, l.ts)?;
+                self.empty_packet(si, ts)?;
             }
         }
         Ok(())
@@ -664,6 +702,13 @@ impl CtfWriter {
     pub fn finish(mut self) -> Result<WriteSummary, Error> {
         for i in 0..self.streams.len() {
             self.flush(i)?;
+            if let Some((count, ts)) = self.streams[i].pending_loss.take() {
+                self.write_loss(i, count, ts)?;
+                if count.is_none() {
+                    // (a gap shows only before a packet)
+                    self.empty_packet(i, ts)?;
+                }
+            }
             let p = self.dir.join(&self.streams[i].name);
             if let Some(mut f) = self.streams[i].file.take() {
                 f.flush().map_err(|e| io(&p, e))?;
