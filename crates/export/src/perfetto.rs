@@ -29,6 +29,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::io::Write;
 
 use prost::Message;
+use tracemux_core::idmap::IdMap;
 use tracemux_core::layout::{ClassLayout, ClassMap, FieldRef};
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
 use tracemux_core::tasks::TaskTracker;
@@ -226,7 +227,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     out: Packets<W>,
     opts: PerfettoOptions,
     kernel: bool,
-    cpu_sched: Vec<CpuSched>,
+    cpu_sched: IdMap<CpuSched>,
     ksyms: HashMap<u64, Ksym>,
     /// Generic event classes by address: `None` when they cannot be
     /// described (too many fields).
@@ -250,7 +251,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// The trace's own task names and thread groups (for the end).
     task_meta: TraceMeta,
     tree: Tree,
-    pending: Vec<Option<Pending>>,
+    pending: IdMap<Option<Pending>>,
     /// What to do with each class's events, by class id (with the class's
     /// address: merged traces may share ids).
     plans: Vec<Option<(usize, Plan)>>,
@@ -319,7 +320,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             out: Packets::start(out, opts.compress)?,
             opts,
             kernel: is_kernel_trace(meta),
-            cpu_sched: Vec::new(),
+            cpu_sched: IdMap::new(),
             ksyms: HashMap::new(),
             dense: HashMap::new(),
             dense_buf: Vec::new(),
@@ -336,7 +337,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 ..TraceMeta::default()
             },
             tree: Tree::default(),
-            pending: Vec::new(),
+            pending: IdMap::new(),
             plans: Vec::new(),
             seqs: HashMap::new(),
             new_names: Vec::new(),
@@ -413,16 +414,16 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if !self.kernel {
             return self.lost_instant(meta, l);
         }
-        let s = l.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        if let Some(p) = &self.pending[s] {
+        let s = l.stream;
+        if let Some(Some(p)) = self.pending.get(s) {
             if p.len() > 0 || p.lost {
                 self.flush_bundle(s)?;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(l.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(l.cpu));
         p.lost = true;
         Ok(())
     }
@@ -508,7 +509,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// Write what is pending and flush; returns what was written.
     pub fn finish(mut self) -> std::io::Result<(W, PerfettoStats)> {
-        for s in 0..self.pending.len() {
+        for s in self.pending.ids() {
             self.flush_bundle(s)?;
         }
         self.learned_groups()?;
@@ -558,7 +559,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         )
     }
 
-    fn flush_bundle(&mut self, s: usize) -> std::io::Result<()> {
+    fn flush_bundle(&mut self, s: u32) -> std::io::Result<()> {
         let Some(p) = self.pending.get_mut(s).and_then(|p| p.as_mut()) else {
             return Ok(());
         };
@@ -745,14 +746,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             self.stats.generic_events += 1;
         }
         self.stats.ftrace_events += 1;
-        let s = ev.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        let cpu = ev.cpu as usize;
-        if self.cpu_sched.len() <= cpu {
-            self.cpu_sched.resize_with(cpu + 1, CpuSched::default);
-        }
+        let s = ev.stream;
         // funcgraph: the function's name interned on the bundles' sequence
         let func = match &mut built.event.event {
             Some(FtraceKind::FuncgraphEntry(e)) => e.func.as_mut(),
@@ -774,7 +768,10 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 *f = k.iid;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(ev.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(ev.cpu));
         p.cpu = ev.cpu;
         if let Some(a) = new_symbol {
             p.symbols.push(a);
@@ -782,7 +779,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if let Some((key, false)) = built.descriptor {
             p.descriptors.push(key);
         }
-        let st = &mut self.cpu_sched[cpu];
+        let st = self.cpu_sched.slot(ev.cpu);
         let fe = &built.event;
         let compacted = self.opts.compact_sched
             && fe

@@ -297,6 +297,11 @@ fn buffer_pages<'b>(f: &TraceFile, b: &'b BufferData) -> Result<Vec<CpuPages<'b>
 
 // ---- v6 -----------------------------------------------------------------
 
+/// The most CPUs a version 6 CPU table is written for (Linux builds for
+/// at most 8192, `CONFIG_NR_CPUS`): a larger count or CPU number comes from
+/// damage, and would size the table (16 bytes a CPU) and its bookkeeping.
+pub const MAX_V6_CPUS: u32 = 1 << 16;
+
 /// `flyrecord` + CPU table + clock trailer + CPU data of one buffer.
 fn v6_flyrecord(
     f: &TraceFile,
@@ -307,6 +312,13 @@ fn v6_flyrecord(
     let ps = f.page_size as u64;
     if b.page_size.is_some_and(|p| p != f.page_size) {
         return Err(WriteError("v6 buffers use the file's page size".into()));
+    }
+    if f.cpus > MAX_V6_CPUS {
+        return Err(WriteError(format!(
+            "a version 6 file has a table entry for every CPU below its CPU count; {} CPUs is \
+             past the {MAX_V6_CPUS} written (a damaged CPU number or count?)",
+            f.cpus
+        )));
     }
     let mut pages: Vec<Vec<Pages>> = (0..f.cpus).map(|_| Vec::new()).collect();
     for (cpu, p) in buffer_pages(f, b)? {
