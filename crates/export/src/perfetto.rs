@@ -35,6 +35,7 @@ use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
 
 use crate::packets::Packets;
+use crate::perf_samples::PerfSamples;
 use crate::proto::*;
 use crate::tree::{Kind, Tree};
 use crate::typed_events::{record_value, value_int, Fields, Layout, Typed};
@@ -91,6 +92,8 @@ pub struct PerfettoStats {
     pub track_events: u64,
     /// Packet sequences (threads and streams) of track events.
     pub sequences: u32,
+    /// perf samples written as `PerfSample`s.
+    pub perf_samples: u64,
 }
 
 struct Pending {
@@ -225,6 +228,8 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// Names newly interned by the event being built.
     new_names: Vec<EventName>,
     new_ann_names: Vec<DebugAnnotationName>,
+    /// perf samples as `PerfSample`s (perf.data only).
+    perf: Option<PerfSamples>,
     stats: PerfettoStats,
 }
 
@@ -287,6 +292,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             seqs: HashMap::new(),
             new_names: Vec::new(),
             new_ann_names: Vec::new(),
+            perf: (meta.format == Some(Format::Perf)).then(PerfSamples::new),
             stats: PerfettoStats::default(),
         };
         w.packet(
@@ -297,12 +303,36 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             1,
         )?;
         let mut tree = ProcessTree::default();
+        let perf = meta.format == Some(Format::Perf);
         for (tid, comm) in meta.tasks.sorted() {
+            let tgid = if perf {
+                meta.tgids.get(&tid).copied()
+            } else {
+                w.uftrace_pid
+            };
             tree.threads.push(Thread {
                 tid: Some(tid),
                 name: Some(comm.to_string()),
-                tgid: w.uftrace_pid,
+                tgid,
             });
+        }
+        if perf {
+            // perf's processes: the thread groups its records name
+            let mut pids: Vec<i32> = meta.tgids.values().copied().filter(|&p| p > 0).collect();
+            pids.sort_unstable();
+            pids.dedup();
+            for pid in pids {
+                tree.processes.push(Process {
+                    pid: Some(pid),
+                    ppid: None,
+                    cmdline: meta
+                        .tasks
+                        .get(pid)
+                        .map(|c| vec![c.to_string()])
+                        .unwrap_or_default(),
+                    cmdline_is_comm: Some(true),
+                });
+            }
         }
         if let Some(pid) = w.uftrace_pid {
             tree.processes.push(Process {
@@ -336,6 +366,12 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        if let Some(p) = self.perf.as_mut() {
+            if let Some(pk) = p.packet(ev) {
+                self.stats.perf_samples += 1;
+                return self.packet(pk, 1);
+            }
+        }
         let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
         if self.kernel && !uftrace {
             self.ftrace(meta, ev)
