@@ -37,6 +37,7 @@ use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
 
 use crate::packets::Packets;
+use crate::perf_samples::PerfSamples;
 use crate::proto::*;
 use crate::tree::{Kind, Tree};
 use crate::typed_events::{record_value, value_int, Fields, Layout, Typed};
@@ -93,6 +94,8 @@ pub struct PerfettoStats {
     pub track_events: u64,
     /// Packet sequences (threads and streams) of track events.
     pub sequences: u32,
+    /// perf samples written as `PerfSample`s.
+    pub perf_samples: u64,
 }
 
 struct Pending {
@@ -259,6 +262,8 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// Names newly interned by the event being built.
     new_names: Vec<EventName>,
     new_ann_names: Vec<DebugAnnotationName>,
+    /// perf samples as `PerfSample`s (perf.data only).
+    perf: Option<PerfSamples>,
     stats: PerfettoStats,
 }
 
@@ -342,6 +347,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             seqs: HashMap::new(),
             new_names: Vec::new(),
             new_ann_names: Vec::new(),
+            perf: (meta.format == Some(Format::Perf)).then(PerfSamples::new),
             stats: PerfettoStats::default(),
         };
         w.packet(
@@ -362,7 +368,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // the processes: the recording's (uftrace), then every other
         // thread group the trace's task table says
         let mut groups: Vec<i32> = w.uftrace_pid.into_iter().collect();
-        let mut said: Vec<i32> = meta.tgids.values().copied().collect();
+        let mut said: Vec<i32> = meta.tgids.values().copied().filter(|&p| p > 0).collect();
         said.sort_unstable();
         said.dedup();
         groups.extend(said.into_iter().filter(|g| Some(*g) != w.uftrace_pid));
@@ -389,6 +395,12 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        if let Some(p) = self.perf.as_mut() {
+            if let Some(pk) = p.packet(ev) {
+                self.stats.perf_samples += 1;
+                return self.packet(pk, 1);
+            }
+        }
         if let Some(c) = ev.class {
             if self.tasks.learns_from(c) {
                 self.tasks.learn(meta, ev);
