@@ -82,6 +82,8 @@ struct LStream {
     /// then: its trace's first clock).
     clock: Option<ClockClass>,
     classed: bool,
+    /// The time (ns) its last beacon said it is quiet up to.
+    quiet: Option<i64>,
     /// Bytes received before the packets being decoded (`Event::file_pos`
     /// as in the stream's file on disk).
     received: u64,
@@ -332,6 +334,7 @@ impl<S: PacketSource> LiveRecords<S> {
                 prev: None,
                 clock,
                 classed: false,
+                quiet: None,
                 received: 0,
                 cap: Capture::default(),
             });
@@ -554,7 +557,14 @@ impl<S: PacketSource> LiveRecords<S> {
                 st.started = true;
                 return Ok(Some(Msg::of(MsgKind::StreamBegin, None)));
             }
-            if let Some(m) = st.queue.pop_front() {
+            if let Some(mut m) = st.queue.pop_front() {
+                // babeltrace2's lttng-live: discarded data that begins
+                // before the stream's last beacon begins at the beacon
+                if matches!(m.kind, MsgKind::Discarded | MsgKind::DiscardedPackets) {
+                    if let (Some(q), Some(ts)) = (st.quiet, m.ts) {
+                        m.ts = Some(ts.max(q));
+                    }
+                }
                 return Ok(Some(m));
             }
             if let Some(e) = st.damage.take() {
@@ -564,11 +574,12 @@ impl<S: PacketSource> LiveRecords<S> {
             match self.src.next(k) {
                 LiveItem::Packet { bytes, trace } => self.decode(k, &bytes, &trace),
                 LiveItem::Inactive(c) => {
-                    let st = &self.streams[k];
+                    let st = &mut self.streams[k];
                     let ts = st
                         .clock
                         .as_ref()
                         .and_then(|cc| crate::fs::ns_from_origin(cc, c));
+                    st.quiet = ts.or(st.quiet);
                     return Ok(Some(Msg::of(MsgKind::Inactivity, ts)));
                 }
                 LiveItem::End => {
