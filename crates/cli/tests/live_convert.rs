@@ -87,7 +87,10 @@ fn scripts() -> Vec<(&'static str, relay::Script)> {
 }
 
 fn check(fixture: &str, to: &str, k: usize, tmp: &Path) {
-    let dir = tracemux_testkit::fixtures().join("ctf").join(fixture).join("trace");
+    let dir = tracemux_testkit::fixtures()
+        .join("ctf")
+        .join(fixture)
+        .join("trace");
     // (discarded data after a beacon begins at the beacon, as in
     // babeltrace2's live reader: see `lost_after_beacons`)
     let skip = usize::from(fixture.contains("discard") && k % 3 == 0);
@@ -98,9 +101,17 @@ fn check(fixture: &str, to: &str, k: usize, tmp: &Path) {
     let url = format!("net://127.0.0.1:{port}/host/testhost/s");
     let o = convert(&url, to, &live);
     let case = format!("{fixture} --to {to} ({what})");
-    assert!(o.status.success(), "{case}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{case}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let o = convert(dir.to_str().unwrap(), to, &disk);
-    assert!(o.status.success(), "{case}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{case}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     match to {
         "jsonl" | "perfetto" | "chrome" => {
             let (a, b) = (std::fs::read(&live).unwrap(), std::fs::read(&disk).unwrap());
@@ -109,7 +120,8 @@ fn check(fixture: &str, to: &str, k: usize, tmp: &Path) {
         }
         "parquet" => {
             let (a, b) = (files(&live), files(&disk));
-            let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+            let names =
+                |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
             assert_eq!(names(&a), names(&b), "{case}");
             for ((p, x), (_, y)) in a.iter().zip(&b) {
                 let (x, y) = if p.ends_with("meta.json") {
@@ -183,7 +195,11 @@ fn lost_after_beacons() {
     };
     let port = relay::serve(&dir, script);
     let (live, disk) = (tmp.join("live.jsonl"), tmp.join("disk.jsonl"));
-    let o = convert(&format!("net://127.0.0.1:{port}/host/testhost/s"), "jsonl", &live);
+    let o = convert(
+        &format!("net://127.0.0.1:{port}/host/testhost/s"),
+        "jsonl",
+        &live,
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = convert(dir.to_str().unwrap(), "jsonl", &disk);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -193,4 +209,91 @@ fn lost_after_beacons() {
     assert_eq!(ea, eb);
     assert_eq!(la, lb);
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Ctrl-C (SIGINT) while a session goes on ends the conversion cleanly:
+/// exit 0 and a complete output of everything received (here every
+/// packet of the fixture: the relayd says when it sent the last one, then
+/// keeps the session open with beacons).
+#[test]
+fn ctrl_c_ends_with_a_complete_output() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let tmp = std::env::temp_dir().join(format!("tracemux-live-int-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let dir = tracemux_testkit::fixtures().join("ctf/lttng-ust-uid/trace");
+    for to in ["jsonl", "parquet", "ctf"] {
+        let drained = Arc::new(AtomicBool::new(false));
+        let script = relay::Script {
+            endless: Some(drained.clone()),
+            ..relay::Script::default()
+        };
+        let port = relay::serve(&dir, script);
+        let (live, disk) = (
+            tmp.join(format!("live.{to}")),
+            tmp.join(format!("disk.{to}")),
+        );
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tracemux"))
+            .args(["convert", "-q", "--force", "--to", to, "-o"])
+            .arg(&live)
+            .arg(format!("net://127.0.0.1:{port}/host/testhost/s"))
+            .env("TZ", "UTC")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while !drained.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            drained.load(Ordering::SeqCst),
+            "--to {to}: the relayd was not drained"
+        );
+        // still running: the session has not ended
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "--to {to}: ended by itself"
+        );
+        assert!(!live.exists(), "--to {to}: output in place before the end");
+        interrupt(&child);
+        let t1 = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t1.elapsed() > Duration::from_secs(10) {
+                let _ = child.kill();
+                panic!("--to {to}: still running 10 s after SIGINT");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(status.success(), "--to {to}: {status}: {err}");
+        let o = convert(dir.to_str().unwrap(), to, &disk);
+        assert!(o.status.success());
+        match to {
+            "jsonl" => assert_eq!(std::fs::read(&live).unwrap(), std::fs::read(&disk).unwrap()),
+            "ctf" => assert_eq!(text(&live), text(&disk)),
+            _ => {
+                let (a, b) = (files(&live), files(&disk));
+                assert_eq!(a.len(), b.len());
+                for ((p, x), (_, y)) in a.iter().zip(&b) {
+                    if !p.ends_with("meta.json") {
+                        assert!(x == y, "{}", p.display());
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// SIGINT to `child` (a process this test started), by its pid.
+#[allow(unsafe_code)]
+fn interrupt(child: &std::process::Child) {
+    // SAFETY: kill(2) with a pid and a signal number; no memory is shared
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
 }
