@@ -114,6 +114,9 @@ pub struct LiveRecords<S: PacketSource> {
     ready: Option<Ready>,
     /// The stream whose head the last record was.
     current: Option<usize>,
+    /// Spent decoded events, kept boxed: a stream's head is a `Box<Ev>`
+    /// that moves between the stream and this list without copying.
+    #[allow(clippy::vec_box)]
     spare: Vec<Box<Ev>>,
     failed: bool,
     done: bool,
