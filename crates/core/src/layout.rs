@@ -411,6 +411,12 @@ impl<T> ClassMap<T> {
         self.slots.get(id.index()).and_then(|s| s.as_ref())
     }
 
+    /// What was made for `id`, if anything, to change.
+    #[inline]
+    pub fn get_mut(&mut self, id: ClassId) -> Option<&mut T> {
+        self.slots.get_mut(id.index()).and_then(|s| s.as_mut())
+    }
+
     /// Everything made, with the ids it was made for.
     pub fn iter(&self) -> impl Iterator<Item = (ClassId, &T)> {
         self.slots

@@ -30,7 +30,7 @@ use std::io::Write;
 
 use prost::Message;
 use tracemux_core::idmap::IdMap;
-use tracemux_core::layout::{ClassLayout, ClassMap, FieldRef};
+use tracemux_core::layout::{ClassId, ClassLayout, ClassMap, FieldRef};
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
 use tracemux_core::tasks::TaskTracker;
 use tracemux_core::typed::{FieldTape, Scope, TapeStep};
@@ -110,7 +110,7 @@ struct Pending {
     /// Kernel symbols this bundle uses (addresses).
     symbols: Vec<u64>,
     /// Described generic events this bundle uses (class keys).
-    descriptors: Vec<usize>,
+    descriptors: Vec<ClassId>,
 }
 
 impl Pending {
@@ -176,7 +176,7 @@ struct Plan {
 /// it is of: `(class key, descriptor written)`.
 struct Built {
     event: FtraceEvent,
-    descriptor: Option<(usize, bool)>,
+    descriptor: Option<(ClassId, bool)>,
 }
 
 /// A kernel symbol: its interned id, and whether a packet defined it yet.
@@ -234,7 +234,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     ksyms: HashMap<u64, Ksym>,
     /// Generic event classes by address: `None` when they cannot be
     /// described (too many fields).
-    dense: HashMap<usize, Option<Dense>>,
+    dense: HashMap<ClassId, Option<Dense>>,
     dense_buf: Vec<u8>,
     /// The encoded debug annotations of the track event being built.
     ann_buf: Vec<u8>,
@@ -257,7 +257,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     pending: IdMap<Option<Pending>>,
     /// What to do with each class's events, by class id (with the class's
     /// address: merged traces may share ids).
-    plans: Vec<Option<(usize, Plan)>>,
+    plans: ClassMap<Plan>,
     seqs: HashMap<TrackKey, Seq>,
     /// Names newly interned by the event being built.
     new_names: Vec<EventName>,
@@ -343,7 +343,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             },
             tree: Tree::default(),
             pending: IdMap::new(),
-            plans: Vec::new(),
+            plans: ClassMap::new(),
             seqs: HashMap::new(),
             new_names: Vec::new(),
             new_ann_names: Vec::new(),
@@ -643,25 +643,13 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
     /// What the writer does with the events of class `c`, found at its
     /// first event.
     fn plan(&mut self, c: &EventClass) -> Plan {
-        let key = c as *const EventClass as usize;
-        let i = c.id as usize;
-        if let Some(Some((k, plan))) = self.plans.get(i) {
-            if *k == key {
-                return *plan;
+        *self.plans.get_or_insert_with(c.index, || {
+            let typed = Typed::of(c);
+            Plan {
+                typed,
+                layout: Layout::of(c, typed),
             }
-        }
-        let typed = Typed::of(c);
-        let plan = Plan {
-            typed,
-            layout: Layout::of(c, typed),
-        };
-        if i < 1 << 16 {
-            if self.plans.len() <= i {
-                self.plans.resize(i + 1, None);
-            }
-            self.plans[i] = Some((key, plan));
-        }
-        plan
+        })
     }
 
     /// An event of a bundle read straight from its record (classes of a
@@ -1404,13 +1392,15 @@ pub fn inflate(z: &[u8]) -> std::io::Result<Vec<u8>> {
 /// integers as `uint64`, signed as `int64`, strings and anything else (as
 /// JSON text) as `string`.
 fn dense_event(
-    classes: &mut HashMap<usize, Option<Dense>>,
+    classes: &mut HashMap<ClassId, Option<Dense>>,
     ev: &Event<'_>,
     t: &Tree,
     buf: &mut Vec<u8>,
-) -> Option<(usize, u32, bool)> {
+) -> Option<(ClassId, u32, bool)> {
     let c = ev.class?;
-    let key = c as *const _ as usize;
+    // a class in no table has no id to keep its descriptor by: written as
+    // a generic event
+    let key = Some(c.index).filter(|&i| i != ClassId::UNLISTED)?;
     let n = classes.len() as u32;
     let d = classes
         .entry(key)
@@ -1506,13 +1496,13 @@ fn put_bytes(out: &mut Vec<u8>, num: u32, b: &[u8]) {
 /// (no descriptor yet, or a value that is not a number or text of the
 /// descriptor's type).
 fn dense_record(
-    classes: &HashMap<usize, Option<Dense>>,
+    classes: &HashMap<ClassId, Option<Dense>>,
     c: &EventClass,
     data: &[u8],
     endian: Endian,
     buf: &mut Vec<u8>,
-) -> Option<(usize, u32, bool)> {
-    let key = c as *const _ as usize;
+) -> Option<(ClassId, u32, bool)> {
+    let key = c.index;
     let d = classes.get(&key)?.as_ref()?;
     // the descriptor was made from the tree of this class, one field per
     // definition
