@@ -46,9 +46,26 @@ impl ClassId {
     }
 }
 
+/// Lookups of a field by name in a class layout ([`ClassLayout::find`])
+/// made by this process.
+static NAME_LOOKUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times this process looked a field up by its name in a class
+/// layout: what a test counts to show that the sinks resolve names once
+/// per class, not per event.
+pub fn name_lookups() -> u64 {
+    NAME_LOOKUPS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A field's place in its class's [`ClassLayout`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldId(u32);
+
+impl Default for FieldId {
+    fn default() -> Self {
+        FieldId::UNKNOWN
+    }
+}
 
 impl FieldId {
     /// What no layout holds: a field a producer could not place. It reads
@@ -277,8 +294,9 @@ impl ClassLayout {
     }
 
     /// The field of `scope` named `name` (to resolve once per class, never
-    /// per event).
+    /// per event: [`name_lookups`] counts the calls).
     pub fn find(&self, scope: Scope, name: &str) -> Option<FieldId> {
+        NAME_LOOKUPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.members(scope)
             .iter()
             .copied()

@@ -20,11 +20,12 @@
 use std::io::Write;
 
 use tracemux_core::idmap::IdMap;
-use tracemux_core::model::{Event, Lost, TraceMeta};
+use tracemux_core::layout::{ClassMap, FieldId};
+use tracemux_core::model::{Event, EventClass, Lost, TraceMeta};
 use tracemux_core::typed::Scope;
 
 use crate::perfetto::{is_kernel_trace, uftrace_pid};
-use crate::tree::{write_out, Tree};
+use crate::tree::{resolve, write_out, Tree};
 use tracemux_core::json::json_str;
 
 /// The pseudo-process holding one thread per CPU (CPU slices from
@@ -52,13 +53,103 @@ pub struct ChromeWriter<W: Write> {
     /// was named.
     cpus: IdMap<(bool, bool)>,
     streams_named: IdMap<()>,
+    /// What each class's events are written as, by class id.
+    classes: ClassMap<ChromeClass>,
+    title: Vec<u8>,
+    cat: String,
     last_ts: u64,
     first: bool,
     stats: ChromeStats,
 }
 
 fn ts(out: &mut Vec<u8>, ns: u64) {
-    out.extend_from_slice(format!("{}.{:03}", ns / 1000, ns % 1000).as_bytes());
+    let _ = write!(out, "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+/// How the events of a class are written, and where the fields read are
+/// in their trees: made once per class.
+struct ChromeClass {
+    /// Phase: `B`/`E` for uftrace entries and exits, `i` for the others.
+    ph: &'static str,
+    /// The event's name (for an entry, its function's, from the event).
+    title: Vec<u8>,
+    cat: String,
+    /// uftrace's `name` (the title, not an argument).
+    name: FieldId,
+    /// LTTng's `vpid` context, or a `pid` one.
+    process: FieldId,
+    /// Whether its contexts are written among the arguments.
+    typed_schema: bool,
+    /// A `sched_switch`: its next task.
+    switch: Option<(FieldId, FieldId)>,
+}
+
+impl ChromeClass {
+    fn of(c: &EventClass) -> ChromeClass {
+        let (sys, name) = (c.system.as_str(), c.name.as_str());
+        let ph = match (sys, name) {
+            ("uftrace", "entry") => "B",
+            ("uftrace", "exit") => "E",
+            _ => "i",
+        };
+        let title = if ph != "i" {
+            Vec::new()
+        } else if sys.is_empty() {
+            name.as_bytes().to_vec()
+        } else {
+            format!("{sys}:{name}").into_bytes()
+        };
+        ChromeClass {
+            ph,
+            title,
+            cat: if sys.is_empty() { "event" } else { sys }.to_string(),
+            name: if ph != "i" {
+                resolve(c, Scope::Payload, &["name"])
+            } else {
+                FieldId::UNKNOWN
+            },
+            process: resolve(c, Scope::CommonContext, &["vpid", "pid"]),
+            typed_schema: c.schema.is_some(),
+            switch: (name == "sched_switch").then(|| {
+                (
+                    resolve(c, Scope::Payload, &["next_tid", "next_pid"]),
+                    resolve(c, Scope::Payload, &["next_comm"]),
+                )
+            }),
+        }
+    }
+
+    fn reads(&self) -> Reads {
+        Reads {
+            ph: self.ph,
+            name: self.name,
+            process: self.process,
+            typed_schema: self.typed_schema,
+            switch: self.switch,
+        }
+    }
+}
+
+/// What [`ChromeWriter::event`] needs of a class besides its title.
+#[derive(Clone, Copy)]
+struct Reads {
+    ph: &'static str,
+    name: FieldId,
+    process: FieldId,
+    typed_schema: bool,
+    switch: Option<(FieldId, FieldId)>,
+}
+
+impl Default for Reads {
+    fn default() -> Self {
+        Reads {
+            ph: "i",
+            name: FieldId::UNKNOWN,
+            process: FieldId::UNKNOWN,
+            typed_schema: false,
+            switch: None,
+        }
+    }
 }
 
 impl<W: Write> ChromeWriter<W> {
@@ -73,6 +164,9 @@ impl<W: Write> ChromeWriter<W> {
             uftrace_pid,
             cpus: IdMap::new(),
             streams_named: IdMap::new(),
+            classes: ClassMap::new(),
+            title: Vec::new(),
+            cat: String::new(),
             last_ts: 0,
             first: true,
             stats: ChromeStats::default(),
@@ -125,8 +219,7 @@ impl<W: Write> ChromeWriter<W> {
         self.buf.extend_from_slice(ph.as_bytes());
         self.buf.extend_from_slice(b"\",\"ts\":");
         ts(&mut self.buf, t);
-        self.buf
-            .extend_from_slice(format!(",\"pid\":{pid},\"tid\":{tid},\"cpu\":{cpu}").as_bytes());
+        let _ = write!(self.buf, ",\"pid\":{pid},\"tid\":{tid},\"cpu\":{cpu}");
     }
 
     fn drain(&mut self) -> std::io::Result<()> {
@@ -140,9 +233,25 @@ impl<W: Write> ChromeWriter<W> {
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         self.tree.collect(meta, ev);
         self.last_ts = self.last_ts.max(ev.ts);
-        let (sys, name) = ev
-            .class
-            .map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
+        let mut title = std::mem::take(&mut self.title);
+        let mut cat = std::mem::take(&mut self.cat);
+        title.clear();
+        cat.clear();
+        let k = match ev.class {
+            Some(c) => {
+                let k = self
+                    .classes
+                    .get_or_insert_with(c.index, || ChromeClass::of(c));
+                title.extend_from_slice(&k.title);
+                cat.push_str(&k.cat);
+                k.reads()
+            }
+            None => {
+                let _ = write!(title, "type {}", ev.type_id);
+                cat.push_str("event");
+                Reads::default()
+            }
+        };
         // Which thread: the task (its process for uftrace and CTF), else
         // the stream.
         let (pid, tid) = if ev.pid >= 0 {
@@ -150,9 +259,7 @@ impl<W: Write> ChromeWriter<W> {
             let pid = self
                 .uftrace_pid
                 .or_else(|| {
-                    ["vpid", "pid"]
-                        .iter()
-                        .find_map(|n| t.find(Scope::CommonContext, n))
+                    t.at(Scope::CommonContext, k.process)
                         .and_then(|i| t.int(i))
                         .map(|v| v as i32)
                 })
@@ -167,25 +274,15 @@ impl<W: Write> ChromeWriter<W> {
             (STREAM_PID, i64::from(ev.stream))
         };
         let t = &self.tree;
-        let mut title = Vec::new();
-        let (ph, skip_name) = match (sys, name) {
-            ("uftrace", "entry") => ("B", true),
-            ("uftrace", "exit") => ("E", true),
-            _ => ("i", false),
-        };
+        let (ph, skip_name) = (k.ph, k.ph != "i");
         if skip_name {
-            if let Some(i) = t.find(Scope::Payload, "name") {
+            if let Some(i) = t.at(Scope::Payload, k.name) {
                 title.extend_from_slice(t.bytes(i));
             }
-        } else if ev.class.is_none() {
-            title.extend_from_slice(format!("type {}", ev.type_id).as_bytes());
-        } else if sys.is_empty() {
-            title.extend_from_slice(name.as_bytes());
-        } else {
-            title.extend_from_slice(format!("{sys}:{name}").as_bytes());
         }
-        let cat = if sys.is_empty() { "event" } else { sys };
-        self.head(&title, cat, ph, (ev.ts, pid, tid, ev.cpu));
+        self.head(&title, &cat, ph, (ev.ts, pid, tid, ev.cpu));
+        self.title = title;
+        self.cat = cat;
         if ph == "i" {
             self.buf.extend_from_slice(b",\"s\":\"t\"");
         }
@@ -193,7 +290,7 @@ impl<W: Write> ChromeWriter<W> {
         let t = &self.tree;
         let mut n = 0;
         for i in t.top(Scope::Payload) {
-            if skip_name && t.name(i) == "name" {
+            if skip_name && t.nodes[i].field == k.name {
                 continue;
             }
             if n > 0 {
@@ -204,8 +301,7 @@ impl<W: Write> ChromeWriter<W> {
             self.buf.push(b':');
             t.json(i, &mut self.buf);
         }
-        let typed_schema = ev.class.is_some_and(|c| c.schema.is_some());
-        if typed_schema && self.uftrace_pid.is_none() {
+        if k.typed_schema && self.uftrace_pid.is_none() {
             for scope in [Scope::CommonContext, Scope::SpecificContext] {
                 let mut m = 0;
                 for i in t.top(scope) {
@@ -230,22 +326,22 @@ impl<W: Write> ChromeWriter<W> {
             }
         }
         self.buf.extend_from_slice(b"}}");
-        if self.kernel && name == "sched_switch" {
-            self.cpu_slice(ev)?;
+        if let Some(next) = k.switch.filter(|_| self.kernel) {
+            self.cpu_slice(ev, next)?;
         }
         self.drain()
     }
 
     /// The CPU's slice of the task that `sched_switch` puts on it.
-    fn cpu_slice(&mut self, ev: &Event<'_>) -> std::io::Result<()> {
+    /// (`next`: the fields of the next task's tid and comm.)
+    fn cpu_slice(&mut self, ev: &Event<'_>, next: (FieldId, FieldId)) -> std::io::Result<()> {
         let t = &self.tree;
-        let next_pid = ["next_tid", "next_pid"]
-            .iter()
-            .find_map(|n| t.find(Scope::Payload, n))
+        let next_pid = t
+            .at(Scope::Payload, next.0)
             .and_then(|i| t.int(i))
             .unwrap_or(0);
         let next_comm = t
-            .find(Scope::Payload, "next_comm")
+            .at(Scope::Payload, next.1)
             .map(|i| t.bytes(i).to_vec())
             .unwrap_or_default();
         let c = ev.cpu;

@@ -30,7 +30,7 @@ use std::io::Write;
 
 use prost::Message;
 use tracemux_core::idmap::IdMap;
-use tracemux_core::layout::{ClassId, ClassLayout, ClassMap, FieldRef};
+use tracemux_core::layout::{ClassId, ClassLayout, ClassMap, FieldId, FieldRef};
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
 use tracemux_core::tasks::TaskTracker;
 use tracemux_core::typed::{FieldTape, Scope, TapeStep};
@@ -39,8 +39,8 @@ use tracemux_core::Endian;
 use crate::packets::Packets;
 use crate::perf_samples::PerfSamples;
 use crate::proto::*;
-use crate::tree::{Kind, Tree};
-use crate::typed_events::{record_value, value_int, Fields, Layout, Typed};
+use crate::tree::{resolve, Kind, Tree};
+use crate::typed_events::{record_value, value_int, Fields, Layout, TreeSlots, Typed};
 
 /// Events per `FtraceEventBundle` before it is written.
 pub const BUNDLE_EVENTS: usize = 1000;
@@ -170,6 +170,37 @@ struct Plan {
     typed: Option<Typed>,
     /// Where their fields are, for a class of a fixed layout.
     layout: Option<Layout>,
+    /// Where the typed message's fields are in an event's tree.
+    slots: Option<TreeSlots>,
+    /// The other fields read from the tree.
+    fields: ClassFields,
+}
+
+/// The fields the writer reads from the trees of a class's events besides
+/// its typed message's, resolved by name once per class.
+#[derive(Debug, Clone, Copy, Default)]
+struct ClassFields {
+    /// `common_pid` or `perf_tid` (events without a task).
+    pid: FieldId,
+    /// `common_flags`.
+    flags: FieldId,
+    /// A uftrace entry's function name and address.
+    name: FieldId,
+    addr: FieldId,
+    /// LTTng's `vpid` context, or a `pid` one.
+    process: FieldId,
+}
+
+impl ClassFields {
+    fn of(c: &EventClass) -> ClassFields {
+        ClassFields {
+            pid: resolve(c, Scope::Payload, &["common_pid", "perf_tid"]),
+            flags: resolve(c, Scope::CommonContext, &["common_flags"]),
+            name: resolve(c, Scope::Payload, &["name"]),
+            addr: resolve(c, Scope::Payload, &["addr"]),
+            process: resolve(c, Scope::CommonContext, &["vpid", "pid"]),
+        }
+    }
 }
 
 /// One event of a bundle before it is placed, and the described class
@@ -516,7 +547,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         self.tree.clear();
         let ev_cpu = cpu;
         let key = TrackKey::Stream(stream);
-        self.describe(meta, key, ev_cpu)
+        self.describe(meta, key, ev_cpu, FieldId::UNKNOWN)
     }
 
     /// Write what is pending and flush; returns what was written.
@@ -648,6 +679,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             Plan {
                 typed,
                 layout: Layout::of(c, typed),
+                slots: typed.map(|t| TreeSlots::of(c, t)),
+                fields: ClassFields::of(c),
             }
         })
     }
@@ -688,19 +721,19 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
     }
 
     /// An event of a bundle from the tree of its values.
-    fn read_tree(&mut self, meta: &TraceMeta, ev: &Event<'_>, typed: Option<Typed>) -> Built {
+    fn read_tree(&mut self, meta: &TraceMeta, ev: &Event<'_>, plan: Option<Plan>) -> Built {
         self.tree.collect(meta, ev);
         let t = &self.tree;
+        let fields = plan.map(|p| p.fields).unwrap_or_default();
         let pid = if ev.pid >= 0 {
             Some(ev.pid as u32)
         } else {
-            ["common_pid", "perf_tid"]
-                .iter()
-                .find_map(|n| t.find(Scope::Payload, n).and_then(|i| t.int(i)))
+            t.at(Scope::Payload, fields.pid)
+                .and_then(|i| t.int(i))
                 .map(|v| v as u32)
         };
         let common_flags = t
-            .find(Scope::CommonContext, "common_flags")
+            .at(Scope::CommonContext, fields.flags)
             .and_then(|i| t.int(i))
             .map(|v| v as u32);
         let mut b = Built {
@@ -713,8 +746,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             },
             descriptor: None,
         };
-        match typed {
-            Some(ty) => b.event.event = Some(ty.message(&Fields::tree(t, ty))),
+        match plan.and_then(|p| p.typed.zip(p.slots)) {
+            Some((ty, slots)) => b.event.event = Some(ty.message(&Fields::tree(t, &slots))),
             None => {
                 let d = if self.opts.describe_generic {
                     dense_event(&mut self.dense, ev, t, &mut self.dense_buf)
@@ -738,7 +771,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let mut built = match plan {
             Some((c, plan)) => match self.read_record(ev, c, plan) {
                 Some(b) => b,
-                None => self.read_tree(meta, ev, plan.typed),
+                None => self.read_tree(meta, ev, Some(plan)),
             },
             None => self.read_tree(meta, ev, None),
         };
@@ -823,6 +856,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             Some(c) => *self.kinds.get_or_insert_with(c.index, || TrackKind::of(c)),
             None => TrackKind::Other,
         };
+        let fields = class.map(|c| self.plan(c).fields).unwrap_or_default();
         // most uftrace entries and exits need no value tree (and their
         // sequence's description none either: the recording says the pid)
         let call = match kind {
@@ -850,7 +884,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             collected = true;
         }
         if !described {
-            self.describe(meta, key, ev.cpu)?;
+            self.describe(meta, key, ev.cpu, fields.process)?;
         }
         let t = &self.tree;
         let title = &mut self.title;
@@ -859,7 +893,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             TrackKind::Entry => {
                 let name = match &call {
                     Some(c) => Some(c.name),
-                    None => t.find(Scope::Payload, "name").map(|i| t.bytes(i)),
+                    None => t.at(Scope::Payload, fields.name).map(|i| t.bytes(i)),
                 };
                 if let Some(n) = name {
                     title.push_str(&String::from_utf8_lossy(n));
@@ -923,7 +957,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let addr = match &call {
             Some(c) => Some(c.addr),
             None if skip_name => t
-                .find(Scope::Payload, "addr")
+                .at(Scope::Payload, fields.addr)
                 .and_then(|i| t.int(i))
                 .map(|a| a as u64),
             None => None,
@@ -1024,7 +1058,15 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
     /// A packet sequence for a thread or stream: its first packet clears
     /// the incremental state, describes its track and makes it the default
     /// track of the sequence's events.
-    fn describe(&mut self, meta: &TraceMeta, key: TrackKey, cpu: u32) -> std::io::Result<()> {
+    /// (`process`: the field of the event in the tree that says its
+    /// process.)
+    fn describe(
+        &mut self,
+        meta: &TraceMeta,
+        key: TrackKey,
+        cpu: u32,
+        process: FieldId,
+    ) -> std::io::Result<()> {
         let id = self.seqs.len() as u32 + 1;
         let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
         let desc = match key {
@@ -1033,8 +1075,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 let pid = self
                     .uftrace_pid
                     .or_else(|| {
-                        t.find(Scope::CommonContext, "vpid")
-                            .or_else(|| t.find(Scope::CommonContext, "pid"))
+                        t.at(Scope::CommonContext, process)
                             .and_then(|i| t.int(i))
                             .map(|v| v as i32)
                     })

@@ -1,14 +1,17 @@
 //! The values of one event as a small tree, collected from a
 //! [`FieldVisitor`] into reusable buffers (no allocation per event once they
-//! have grown). The writers look fields up by name (typed Perfetto
-//! messages), turn them into debug annotations, or write them as JSON in the
+//! have grown). Each node keeps the [`FieldId`] it was visited with: the
+//! writers resolve the fields they read once per class (by name, in the
+//! class's layout) and find them by id ([`Tree::at`]); they turn them into
+//! debug annotations, or write them as JSON in the
 //! shape of `report --json` (objects for structures, arrays, `{"OPTION": v}`
 //! for variants, `null` for an absent optional, `{"value","labels"}` for
 //! enumerations; byte blobs as arrays of numbers).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use tracemux_core::json::json_str;
-use tracemux_core::layout::FieldRef;
-use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, TraceMeta, Value};
+use tracemux_core::layout::{FieldId, FieldRef};
+use tracemux_core::model::{visit_fields, Base, Event, EventClass, PrintCtx, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
 /// What a node holds.
@@ -39,6 +42,9 @@ pub struct Node {
     /// 0 for a field of a scope.
     pub depth: u16,
     name: (u32, u32),
+    /// The field it is ([`FieldId::UNKNOWN`] for an array's element, an
+    /// enumeration's value and labels).
+    pub field: FieldId,
     pub kind: Kind,
     pub end: u32,
 }
@@ -62,8 +68,32 @@ pub struct Tree {
     text: Vec<u8>,
     open: Vec<usize>,
     scope: Option<Scope>,
-    /// The name of a present optional: its value comes next.
+    /// The name and id of a present optional: its value comes next.
     optional_name: Option<(u32, u32)>,
+    optional_field: FieldId,
+    /// The field the next node is.
+    cur: FieldId,
+}
+
+/// Lookups of a field by its name in an event's tree ([`Tree::find`]) made
+/// by this process: what a test counts to show that the writers resolve
+/// names per class, not per event.
+static NAME_LOOKUPS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times [`Tree::find`] has looked a field up by name.
+pub fn name_lookups() -> u64 {
+    NAME_LOOKUPS.load(Ordering::Relaxed)
+}
+
+/// The first of `names` that class `c` has at the top of `scope`
+/// ([`FieldId::UNKNOWN`] when it has none): what a writer resolves once
+/// per class, to find the field in each event's tree with [`Tree::at`].
+pub fn resolve(c: &EventClass, scope: Scope, names: &[&str]) -> FieldId {
+    let l = c.layout();
+    names
+        .iter()
+        .find_map(|n| l.find(scope, n))
+        .unwrap_or(FieldId::UNKNOWN)
 }
 
 impl Tree {
@@ -89,6 +119,7 @@ impl Tree {
         self.open.clear();
         self.scope = None;
         self.optional_name = None;
+        self.cur = FieldId::UNKNOWN;
     }
     fn span(&mut self, b: &[u8]) -> (u32, u32) {
         let s = self.text.len() as u32;
@@ -119,15 +150,17 @@ impl Tree {
         String::from_utf8_lossy(self.bytes(i)).into_owned()
     }
     fn push(&mut self, name: &str, kind: Kind) -> usize {
-        let name = match self.optional_name.take() {
-            Some(n) => n,
-            None => self.span(name.as_bytes()),
+        let (name, field) = match self.optional_name.take() {
+            Some(n) => (n, self.optional_field),
+            None => (self.span(name.as_bytes()), self.cur),
         };
+        self.cur = FieldId::UNKNOWN;
         let i = self.nodes.len();
         self.nodes.push(Node {
             scope: self.scope.unwrap_or(Scope::Payload),
             depth: self.open.len() as u16,
             name,
+            field,
             kind,
             end: i as u32 + 1,
         });
@@ -202,9 +235,20 @@ impl Tree {
             None
         })
     }
-    /// The top-level field `name` of `scope`.
+    /// The top-level field `name` of `scope`, looked up by its name (for
+    /// events of no class; the writers resolve a class's fields once and
+    /// use [`Tree::at`]).
     pub fn find(&self, scope: Scope, name: &str) -> Option<usize> {
+        NAME_LOOKUPS.fetch_add(1, Ordering::Relaxed);
         self.top(scope).find(|&i| self.name_is(i, name))
+    }
+    /// The top-level field `id` of `scope` (`None` for
+    /// [`FieldId::UNKNOWN`]).
+    pub fn at(&self, scope: Scope, id: FieldId) -> Option<usize> {
+        if id == FieldId::UNKNOWN {
+            return None;
+        }
+        self.top(scope).find(|&i| self.nodes[i].field == id)
     }
     /// The children of a container node.
     pub fn children(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
@@ -294,10 +338,12 @@ impl Tree {
 impl FieldVisitor for Tree {
     fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
         let name = f_.name();
+        self.cur = f_.id;
         self.leaf(name, value);
     }
     fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
         let name = f_.name();
+        self.cur = f_.id;
         self.begin(name, Kind::Enum);
         self.leaf("value", value);
         for l in labels {
@@ -317,6 +363,7 @@ impl FieldVisitor for Tree {
     }
     fn struct_begin(&mut self, f_: FieldRef<'_>) {
         let name = f_.name();
+        self.cur = f_.id;
         self.begin(name, Kind::Obj);
     }
     fn struct_end(&mut self) {
@@ -324,6 +371,7 @@ impl FieldVisitor for Tree {
     }
     fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
         let name = f_.name();
+        self.cur = f_.id;
         self.begin(name, Kind::Arr);
     }
     fn array_end(&mut self) {
@@ -333,6 +381,7 @@ impl FieldVisitor for Tree {
         let name = f_.name();
         let option = o_.option();
         let (a, b) = self.span(option.as_bytes());
+        self.cur = f_.id;
         self.begin(name, Kind::Variant(a, b));
     }
     fn variant_end(&mut self) {
@@ -343,7 +392,9 @@ impl FieldVisitor for Tree {
         if present {
             // Its value is named after the optional.
             self.optional_name = Some(self.span(name.as_bytes()));
+            self.optional_field = f_.id;
         } else {
+            self.cur = f_.id;
             self.push(name, Kind::Null);
         }
     }

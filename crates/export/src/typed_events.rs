@@ -12,7 +12,8 @@ use tracemux_core::typed::Scope;
 use tracemux_core::Endian;
 
 use crate::proto::*;
-use crate::tree::{Kind, Tree};
+use crate::tree::{resolve, Kind, Tree};
+use tracemux_core::layout::FieldId;
 
 /// The events Perfetto has a message for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -347,10 +348,27 @@ impl Layout {
     }
 }
 
+/// Where a class's fields are in the trees of its events: each slot of
+/// its typed message, resolved by name once per class.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TreeSlots {
+    slots: [FieldId; SLOTS],
+}
+
+impl TreeSlots {
+    pub(crate) fn of(c: &EventClass, typed: Typed) -> TreeSlots {
+        let mut slots = [FieldId::UNKNOWN; SLOTS];
+        for (slot, names) in slots.iter_mut().zip(typed.names()) {
+            *slot = resolve(c, Scope::Payload, names);
+        }
+        TreeSlots { slots }
+    }
+}
+
 /// The fields of one event, as the typed messages read them.
 pub(crate) enum Fields<'a> {
-    /// The tree of its values, and the names of the message's slots.
-    Tree(&'a Tree, Names),
+    /// The tree of its values, and where the message's slots are in it.
+    Tree(&'a Tree, &'a TreeSlots),
     /// Its record, read through its class's field definitions.
     Record {
         defs: &'a [FieldDef],
@@ -385,8 +403,8 @@ pub(crate) fn value_int(v: Value<'_>) -> Option<i128> {
 
 impl<'a> Fields<'a> {
     /// The fields of the tree `t` for `typed`'s message.
-    pub(crate) fn tree(t: &'a Tree, typed: Typed) -> Self {
-        Fields::Tree(t, typed.names())
+    pub(crate) fn tree(t: &'a Tree, slots: &'a TreeSlots) -> Self {
+        Fields::Tree(t, slots)
     }
 
     /// The fields of record `data` of a fixed-layout class.
@@ -404,11 +422,8 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn node(t: &Tree, names: Names, slot: usize) -> Option<usize> {
-        names
-            .get(slot)?
-            .iter()
-            .find_map(|n| t.find(Scope::Payload, n))
+    fn node(t: &Tree, slots: &TreeSlots, slot: usize) -> Option<usize> {
+        t.at(Scope::Payload, *slots.slots.get(slot)?)
     }
 
     fn value(&self, slot: usize) -> Option<Value<'a>> {
@@ -425,7 +440,7 @@ impl<'a> Fields<'a> {
 
     fn int(&self, slot: usize) -> Option<i128> {
         match self {
-            Fields::Tree(t, names) => Self::node(t, names, slot).and_then(|i| t.int(i)),
+            Fields::Tree(t, slots) => Self::node(t, slots, slot).and_then(|i| t.int(i)),
             Fields::Record { .. } => value_int(self.value(slot)?),
         }
     }
@@ -443,7 +458,7 @@ impl<'a> Fields<'a> {
     }
     fn str(&self, slot: usize) -> Option<String> {
         match self {
-            Fields::Tree(t, names) => Self::node(t, names, slot)
+            Fields::Tree(t, slots) => Self::node(t, slots, slot)
                 .filter(|&i| matches!(t.nodes[i].kind, Kind::Str(..)))
                 .map(|i| t.text(i)),
             Fields::Record { .. } => match self.value(slot)? {
@@ -455,7 +470,7 @@ impl<'a> Fields<'a> {
     /// An array of integers (bytes: each byte); empty when absent.
     fn ints(&self, slot: usize) -> Args {
         match self {
-            Fields::Tree(t, names) => match Self::node(t, names, slot) {
+            Fields::Tree(t, slots) => match Self::node(t, slots, slot) {
                 Some(i) if t.nodes[i].kind == Kind::Arr => t
                     .children(i)
                     .filter_map(|c| t.int(c))
