@@ -14,8 +14,9 @@ use crate::out::Outcome;
 
 #[derive(Args, Debug, Clone)]
 pub struct ConvertArgs {
-    /// The trace(s) to convert (several CTF traces are merged by time;
-    /// with `--to parquet`, several traces are partitions of one dataset).
+    /// The trace(s) to convert: several of any formats are one timeline
+    /// merged by time (each event says its input); with `--to parquet`,
+    /// several traces of one format are partitions of one dataset.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Where to write: a directory for CTF and Parquet, a file for the
@@ -82,6 +83,11 @@ pub struct ConvertArgs {
     /// processor read them).
     #[arg(long)]
     pub compress: bool,
+    /// Several inputs as one timeline: NS (ns, may be negative) added to
+    /// INPUT's timestamps to put them on the first input's clock, instead
+    /// of what the clocks say or what is estimated (repeatable).
+    #[arg(long = "clock-offset", value_name = "INPUT=NS", value_parser = crate::report_args::clock_offset)]
+    pub clock_offsets: Vec<(String, i64)>,
 }
 
 impl ConvertArgs {
@@ -103,6 +109,7 @@ impl ConvertArgs {
             full_sched: self.full_sched,
             named_generic: self.named_generic,
             compress: self.compress,
+            clock_offsets: self.clock_offsets.clone(),
         }
     }
 }

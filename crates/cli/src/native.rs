@@ -23,6 +23,8 @@ pub enum Style {
     Ltt,
     /// perf's (perf.data).
     Perf,
+    /// Several traces of any formats as one timeline (`timeline.rs`).
+    Timeline,
 }
 
 /// The subcommands whose options depend on the trace.
@@ -36,6 +38,9 @@ pub fn detect(argv: &[OsString]) -> Style {
     };
     if !PER_FORMAT.contains(&sub) {
         return Style::TraceCmd;
+    }
+    if sub != "dump" && is_timeline(&argv[2..]) {
+        return Style::Timeline;
     }
     for a in &argv[2..] {
         let bytes = a.as_encoded_bytes();
@@ -67,6 +72,41 @@ pub fn detect(argv: &[OsString]) -> Style {
         };
     }
     Style::TraceCmd
+}
+
+/// Whether the arguments name several existing traces that are not all
+/// CTF (several CTF traces merge as babeltrace2 merges them), or give
+/// `--clock-offset`: a timeline of several inputs.
+fn is_timeline(args: &[OsString]) -> bool {
+    if args.iter().any(|a| {
+        a.to_str()
+            .is_some_and(|s| s == "--clock-offset" || s.starts_with("--clock-offset="))
+    }) {
+        return true;
+    }
+    let mut paths = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let bytes = a.as_encoded_bytes();
+        if bytes.first() == Some(&b'-') {
+            // trace-cmd's `-i FILE` names a trace too; other options'
+            // values do not name existing files
+            skip = bytes == b"--style";
+            continue;
+        }
+        let p = Path::new(a);
+        if p.exists() {
+            paths.push(p.to_path_buf());
+        }
+    }
+    let traces: Vec<Kind> = paths.iter().filter_map(|p| sniff(p).ok()).collect();
+    traces.len() >= 2
+        && traces.len() == paths.len()
+        && traces.iter().any(|k| !matches!(k, Kind::Ctf { .. }))
+        && !traces.iter().all(|k| matches!(k, Kind::TraceDat))
 }
 
 /// Parse `argv` with the clap parser `P`; on `--help`/errors print and

@@ -141,6 +141,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
             ..ClockInfo::default()
         }],
         env,
+        ..TraceMeta::default()
     }
 }
 
