@@ -127,11 +127,10 @@ fn count(
                     c.events += 1;
                     c.first.get_or_insert(ev.ts);
                     c.last = Some(ev.ts);
-                    let name = ev
-                        .class
-                        .map_or_else(|| format!("type {}", ev.type_id), |c| {
-                            format!("{}:{}", c.system, c.name)
-                        });
+                    let name = ev.class.map_or_else(
+                        || format!("type {}", ev.type_id),
+                        |c| format!("{}:{}", c.system, c.name),
+                    );
                     *c.classes.entry(name).or_default() += 1;
                 }
                 Record::Lost(l) => {
@@ -159,11 +158,13 @@ fn stats(a: &CommonArgs) -> Result<Outcome> {
         for (i, c) in counts.iter().enumerate() {
             let name = meta.inputs.get(i).map_or("", |x| x.name.as_str());
             out.buf().extend_from_slice(
-                format!("Input {name}\n  events {}\n  lost events {}\n", c.events, c.lost)
-                    .as_bytes(),
+                format!(
+                    "Input {name}\n  events {}\n  lost events {}\n",
+                    c.events, c.lost
+                )
+                .as_bytes(),
             );
-            out.buf()
-                .extend_from_slice(b"        events  event\n");
+            out.buf().extend_from_slice(b"        events  event\n");
             for (k, v) in &c.classes {
                 out.buf()
                     .extend_from_slice(format!("  {v:>12}  {k}\n").as_bytes());
@@ -198,7 +199,8 @@ fn info(a: &CommonArgs) -> Result<Outcome> {
             s.push_str(&format!("\nInput {i}: {}\n", inp.name));
             s.push_str(&format!(
                 "  format                {}\n",
-                inp.format.map_or("unknown".to_string(), |f| f.describe(None))
+                inp.format
+                    .map_or("unknown".to_string(), |f| f.describe(None))
             ));
             s.push_str(&format!(
                 "  clock                 {} ({}{})\n",

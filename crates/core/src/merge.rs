@@ -178,7 +178,10 @@ impl<'s> Timeline<'s> {
             meta.long_size = meta.long_size.max(m.long_size);
             meta.endian = meta.endian.or(m.endian);
             meta.uname = meta.uname.take().or_else(|| m.uname.clone());
-            meta.tracer_version = meta.tracer_version.take().or_else(|| m.tracer_version.clone());
+            meta.tracer_version = meta
+                .tracer_version
+                .take()
+                .or_else(|| m.tracer_version.clone());
             for c in &m.clocks {
                 if !meta.clocks.contains(c) {
                     meta.clocks.push(c.clone());

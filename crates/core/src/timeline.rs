@@ -64,7 +64,11 @@ impl ClockDomain {
         let (name, base, source) = match meta.format {
             Some(Format::TraceDat) => {
                 let clock = meta.buffers.first().map_or("local", |b| b.clock.as_str());
-                (clock.to_string(), 0, format!("trace.dat trace_clock {clock}"))
+                (
+                    clock.to_string(),
+                    0,
+                    format!("trace.dat trace_clock {clock}"),
+                )
             }
             Some(Format::Ctf) => match first {
                 Some(c) => (
@@ -88,7 +92,11 @@ impl ClockDomain {
                 (c.to_string(), 0, format!("uftrace clock {c}"))
             }
             Some(Format::Perf) => match env("clockid") {
-                Some(id) => (perf_clockid(id).to_string(), 0, format!("perf.data clockid {id}")),
+                Some(id) => (
+                    perf_clockid(id).to_string(),
+                    0,
+                    format!("perf.data clockid {id}"),
+                ),
                 None => ("perf".into(), 0, "perf.data perf_clock".into()),
             },
             Some(Format::Ltt) => ("ltt".into(), 0, "LTT cycle counter".into()),
@@ -170,9 +178,10 @@ pub enum Alignment {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
     pub against: usize,
-    /// How: `sched-out/in pairs` or `running intervals`.
+    /// How: `sched-out pairs`, `sched-in pairs` or `running intervals`.
     pub method: &'static str,
-    /// The offset (ns to add to this input's timestamps to get the other's).
+    /// The offset of the clocks (ns to add to this input's clock to get
+    /// the other's, the bases the files state taken out).
     pub offset_ns: i64,
     /// Pairs that agree (matched switches; events placed in running
     /// intervals), and how many were tried.
@@ -319,7 +328,7 @@ impl Samples {
 
 /// Offsets are looked for within this distance (ns).
 const WINDOW: i64 = 3600 * 1_000_000_000;
-/// Matched sched-out/in pairs agree within this (ns).
+/// Matched sched-out (or sched-in) pairs agree within this (ns).
 const PAIR_TOLERANCE: i64 = 20_000;
 /// Fewer agreeing pairs than this is no estimate.
 const MIN_PAIRS: u64 = 3;
@@ -328,20 +337,32 @@ const MAX_CANDIDATES: usize = 4 << 20;
 
 /// The offset `d` (ns) such that `kernel`'s time ≈ `user`'s time + d,
 /// from events both see; `None` when they share too few.
-pub fn estimate(kernel: &Samples, user: &Samples) -> Option<(&'static str, i64, u64, u64, u64)> {
+///
+/// `pre` (ns) is added to the user's times before looking: the difference
+/// of the two clocks' stated bases (a CTF clock's offset to the epoch), so
+/// that only what the clocks do not say is looked for; it is part of the
+/// offset returned.
+pub fn estimate(
+    kernel: &Samples,
+    user: &Samples,
+    pre: i64,
+) -> Option<(&'static str, i64, u64, u64, u64)> {
     if !kernel.is_kernel() {
         return None;
     }
-    if let Some(e) = by_switch_pairs(kernel, user) {
-        return Some(e);
-    }
-    by_containment(kernel, user)
+    by_switch_pairs(kernel, user, pre)
+        .or_else(|| by_containment(kernel, user, pre))
+        .map(|(m, d, p, t, s)| (m, d + pre, p, t, s))
 }
 
 /// uftrace's own sched-out/in records against the kernel's switches of the
 /// same threads: the densest cluster of pair offsets, then each user record
 /// matched to the nearest kernel switch; the median of the matched offsets.
-fn by_switch_pairs(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, u64, u64)> {
+fn by_switch_pairs(
+    k: &Samples,
+    u: &Samples,
+    pre: i64,
+) -> Option<(&'static str, i64, u64, u64, u64)> {
     let mut k_out: HashMap<i32, Vec<u64>> = HashMap::new();
     let mut k_in: HashMap<i32, Vec<u64>> = HashMap::new();
     for &(ts, prev, next) in &k.switches {
@@ -352,16 +373,31 @@ fn by_switch_pairs(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, 
             k_in.entry(next).or_default().push(ts);
         }
     }
-    let sides = [(&u.outs, &k_out), (&u.ins, &k_in)];
+    // the switch out first: the kernel's tracepoint and perf's record of
+    // it (which uftrace keeps) are a few instructions apart, where a
+    // thread switched in reaches perf's record later and less evenly
+    pairs(&[(&u.outs, &k_out)], pre, "sched-out pairs")
+        .or_else(|| pairs(&[(&u.ins, &k_in)], pre, "sched-in pairs"))
+}
+
+type Side<'a> = (&'a HashMap<i32, Vec<u64>>, &'a HashMap<i32, Vec<u64>>);
+
+/// Pairs of (user record, kernel switch) of the same threads.
+fn pairs(
+    sides: &[Side<'_>],
+    pre: i64,
+    method: &'static str,
+) -> Option<(&'static str, i64, u64, u64, u64)> {
     // candidate offsets of every pair within the window (bounded)
     let mut diffs: Vec<i64> = Vec::new();
-    'all: for (us, ks) in sides {
+    'all: for &(us, ks) in sides {
         for (tid, uts) in us {
             let Some(kts) = ks.get(tid) else { continue };
-            for &x in uts {
-                let lo = kts.partition_point(|&t| (t as i64) < x as i64 - WINDOW);
+            for &x0 in uts {
+                let x = x0 as i64 + pre;
+                let lo = kts.partition_point(|&t| (t as i64) < x - WINDOW);
                 for &t in &kts[lo..] {
-                    let d = t as i64 - x as i64;
+                    let d = t as i64 - x;
                     if d > WINDOW {
                         break;
                     }
@@ -377,18 +413,19 @@ fn by_switch_pairs(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, 
     // each user record with the kernel switch nearest to it at `center`
     let mut got: Vec<i64> = Vec::new();
     let mut tried = 0u64;
-    for (us, ks) in sides {
+    for &(us, ks) in sides {
         for (tid, uts) in us {
             let Some(kts) = ks.get(tid) else { continue };
-            for &x in uts {
+            for &x0 in uts {
+                let x = x0 as i64 + pre;
                 tried += 1;
-                let want = x as i64 + center;
+                let want = x + center;
                 let i = kts.partition_point(|&t| (t as i64) < want);
                 let near = [i.checked_sub(1), Some(i)]
                     .into_iter()
                     .flatten()
                     .filter_map(|j| kts.get(j))
-                    .map(|&t| t as i64 - x as i64)
+                    .map(|&t| t as i64 - x)
                     .min_by_key(|d| (d - center).abs());
                 if let Some(d) = near.filter(|d| (d - center).abs() <= PAIR_TOLERANCE) {
                     got.push(d);
@@ -402,7 +439,7 @@ fn by_switch_pairs(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, 
     got.sort_unstable();
     let med = got[got.len() / 2];
     let spread = (got[got.len() - 1] - got[0]) as u64;
-    Some(("sched-out/in pairs", med, got.len() as u64, tried, spread))
+    Some((method, med, got.len() as u64, tried, spread))
 }
 
 /// The centre of the window of width `w` holding the most of `v`.
@@ -429,7 +466,11 @@ fn densest(v: &mut [i64], w: i64) -> Option<i64> {
 /// an interval where the kernel ran that thread: for each event and each
 /// running interval of its thread, the range of offsets placing it inside;
 /// a sweep finds the range covered most. Its middle is the estimate.
-fn by_containment(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, u64, u64)> {
+fn by_containment(
+    k: &Samples,
+    u: &Samples,
+    pre: i64,
+) -> Option<(&'static str, i64, u64, u64, u64)> {
     let running = k.running();
     let total: usize = u
         .user
@@ -448,13 +489,13 @@ fn by_containment(k: &Samples, u: &Samples) -> Option<(&'static str, i64, u64, u
     let mut n = 0usize;
     for (tid, uts) in &u.user {
         let Some(iv) = running.get(tid) else { continue };
-        for &x in uts {
+        for &x0 in uts {
+            let x = x0 as i64 + pre;
             n += 1;
             if n % step != 0 {
                 continue;
             }
             tried += 1;
-            let x = x as i64;
             let lo = iv.partition_point(|&(_, b)| (b as i64) < x - WINDOW);
             for &(a, b) in &iv[lo..] {
                 let (a, b) = (a as i64 - x, b as i64 - x);
@@ -533,9 +574,9 @@ pub fn align(
             if placed[i].is_some() {
                 continue;
             }
-            if let Some(j) = (0..n).find(|&j| {
-                placed[j].is_some() && domains[j].same_clock(&domains[i])
-            }) {
+            if let Some(j) =
+                (0..n).find(|&j| placed[j].is_some() && domains[j].same_clock(&domains[i]))
+            {
                 let sj = placed[j].as_ref().map_or(0, |p| p.0);
                 let shift = sj + domains[j].base_ns - domains[i].base_ns;
                 placed[i] = Some((shift, Alignment::SameClock { with: j }));
@@ -568,9 +609,10 @@ pub fn align(
                     continue;
                 };
                 // kernel j, user i: kernel ≈ user + d, so shift_i = d + shift_j
-                let found = match estimate(sjs, si) {
+                let pre = domains[j].base_ns - domains[i].base_ns;
+                let found = match estimate(sjs, si, pre) {
                     Some((m, d, p, t, s)) => Some((m, d + sj, d, p, t, s)),
-                    None => estimate(si, sjs).map(|(m, d, p, t, s)| (m, sj - d, -d, p, t, s)),
+                    None => estimate(si, sjs, -pre).map(|(m, d, p, t, s)| (m, sj - d, -d, p, t, s)),
                 };
                 if let Some((method, shift, off, pairs, tried, spread)) = found {
                     placed[i] = Some((
@@ -641,7 +683,10 @@ mod tests {
             k.switches.push((a, 0, 7));
             k.switches.push((a + 50_000, 7, 0));
             let ua = (a as i64 - off) as u64;
-            u.user.entry(7).or_default().extend([ua + 3_000, ua + 45_000]);
+            u.user
+                .entry(7)
+                .or_default()
+                .extend([ua + 3_000, ua + 45_000]);
             if sched {
                 u.ins.entry(7).or_default().push(ua + 1);
                 u.outs.entry(7).or_default().push(ua + 50_000 - 2);
@@ -654,17 +699,17 @@ mod tests {
     #[test]
     fn switch_pairs_give_the_offset() {
         let (k, u) = pair(30_580_000, true);
-        let (m, d, p, t, s) = estimate(&k, &u).unwrap();
-        assert_eq!(m, "sched-out/in pairs");
+        let (m, d, p, t, s) = estimate(&k, &u, 0).unwrap();
+        assert_eq!(m, "sched-out pairs");
         assert!((d - 30_580_000).abs() <= 2, "{d}");
-        assert_eq!((p, t), (80, 80));
+        assert_eq!((p, t), (40, 40));
         assert!(s <= 4);
     }
 
     #[test]
     fn containment_brackets_the_offset() {
         let (k, u) = pair(-12_345_678, false);
-        let (m, d, p, _, s) = estimate(&k, &u).unwrap();
+        let (m, d, p, _, s) = estimate(&k, &u, 0).unwrap();
         assert_eq!(m, "running intervals");
         assert_eq!(p, 80);
         // the events sit 3 µs after the switch in and 5 µs before the out
@@ -699,6 +744,9 @@ mod tests {
         })
         .unwrap();
         assert!((got[1].0 - 1_000_000).abs() <= 2);
-        assert!(matches!(got[1].1, Alignment::Estimated(Estimate { against: 0, .. })));
+        assert!(matches!(
+            got[1].1,
+            Alignment::Estimated(Estimate { against: 0, .. })
+        ));
     }
 }

@@ -598,7 +598,10 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             };
             let mut anns = vec![
                 s("input", inp.name.clone()),
-                s("clock", format!("{} ({})", inp.clock.clock, inp.clock.source)),
+                s(
+                    "clock",
+                    format!("{} ({})", inp.clock.clock, inp.clock.source),
+                ),
                 int("shift_ns", inp.shift_ns),
             ];
             match &inp.alignment {

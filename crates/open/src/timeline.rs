@@ -56,7 +56,9 @@ fn domain_of(p: &Path, opts: &OpenOptions<'_>) -> Result<ClockDomain> {
         clock_offsets: &[],
         ..*opts
     };
-    let d = one(&[p.to_path_buf()], &quiet, |src| Ok(ClockDomain::of(src.meta())))?;
+    let d = one(&[p.to_path_buf()], &quiet, |src| {
+        Ok(ClockDomain::of(src.meta()))
+    })?;
     if matches!(sniff(p)?, Kind::TraceDat) {
         return Ok(d.corrected(&tracedat_corrections(p, opts.strict)?));
     }
