@@ -41,7 +41,7 @@ use tracemux_core::typed::{
 };
 use tracemux_core::Error;
 
-use crate::decode::{IntValue, Kind, Node, Program, Visitor};
+use crate::decode::{IntValue, Kind, Node, Program, TaskField, Visitor};
 use crate::fs::{self, Loader, Trace};
 use crate::ir::{
     ClockClass, DisplayBase, EnvValue, FieldClass, Length, Mapping, Scope, StructClass,
@@ -236,10 +236,9 @@ impl Rec<'_> {
 
     fn int_value(&mut self, n: &Node, v: IntValue, base: DisplayBase, maps: &[Mapping]) {
         let c = &mut *self.c;
-        if c.depth == 1 {
-            let nm = n.name.as_deref().unwrap_or("");
+        if c.depth == 1 && n.task != TaskField::None {
             match c.target {
-                Some(Target::Packet) if nm == "cpu_id" => {
+                Some(Target::Packet) if n.task == TaskField::CpuId => {
                     c.cpu = Some(v.as_i128() as u64);
                 }
                 Some(Target::Event)
@@ -248,10 +247,10 @@ impl Rec<'_> {
                         Some(Scope::EventCommonContext | Scope::EventSpecificContext)
                     ) =>
                 {
-                    let pref = match nm {
-                        "vtid" => Some(0),
-                        "tid" => Some(1),
-                        "pid" => Some(2),
+                    let pref = match n.task {
+                        TaskField::Vtid => Some(0),
+                        TaskField::Tid => Some(1),
+                        TaskField::Pid => Some(2),
                         _ => None,
                     };
                     if let Some(p) = pref {

@@ -29,8 +29,10 @@ use foldhash::{HashMap, HashMapExt};
 use std::io::Write;
 
 use prost::Message;
-use tracemux_core::layout::ClassLayout;
+use tracemux_core::idmap::IdMap;
+use tracemux_core::layout::{ClassLayout, ClassMap, FieldRef};
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
+use tracemux_core::tasks::TaskTracker;
 use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
 
@@ -180,6 +182,27 @@ struct Ksym {
     name: Vec<u8>,
     written: bool,
 }
+/// What a class's events are on a track: uftrace's entries and exits
+/// (slices), uftrace's other events, or any other event (instants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrackKind {
+    Entry,
+    Exit,
+    Uftrace,
+    Other,
+}
+
+impl TrackKind {
+    fn of(c: &EventClass) -> TrackKind {
+        match (c.system.as_str(), c.name.as_str()) {
+            ("uftrace", "entry") => TrackKind::Entry,
+            ("uftrace", "exit") => TrackKind::Exit,
+            ("uftrace", _) => TrackKind::Uftrace,
+            _ => TrackKind::Other,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TrackKey {
     Thread(i32),
@@ -190,6 +213,10 @@ struct Seq {
     id: u32,
     names: HashMap<String, u64>,
     ann_names: HashMap<String, u64>,
+    /// [`Interner::fields`] of each class seen on the sequence.
+    field_iids: ClassMap<Vec<u64>>,
+    /// The iid of the name of each class's instants on the sequence.
+    class_names: ClassMap<u64>,
     /// uftrace: the `addr` of the open entries of the thread.
     stack: Vec<u64>,
 }
@@ -200,7 +227,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     out: Packets<W>,
     opts: PerfettoOptions,
     kernel: bool,
-    cpu_sched: Vec<CpuSched>,
+    cpu_sched: IdMap<CpuSched>,
     ksyms: HashMap<u64, Ksym>,
     /// Generic event classes by address: `None` when they cannot be
     /// described (too many fields).
@@ -225,8 +252,15 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// A timeline's clock snapshot and alignment are written (before the
     /// first event).
     timeline_written: bool,
+    /// Thread groups the events say (`task_newtask`, `sched_process_exec`,
+    /// LTTng's `vtid`/`vpid` contexts): a process tree of them at the end.
+    tasks: TaskTracker,
+    /// How each class's events are written on a track.
+    kinds: ClassMap<TrackKind>,
+    /// The trace's own task names and thread groups (for the end).
+    task_meta: TraceMeta,
     tree: Tree,
-    pending: Vec<Option<Pending>>,
+    pending: IdMap<Option<Pending>>,
     /// What to do with each class's events, by class id (with the class's
     /// address: merged traces may share ids).
     plans: Vec<Option<(usize, Plan)>>,
@@ -239,6 +273,20 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
 
 /// The process of a uftrace recording (its first task), whose threads its
 /// tasks are; `None` for other traces.
+/// Process `pid` of a process tree: its command line is its name.
+fn process(meta: &TraceMeta, pid: i32) -> Process {
+    Process {
+        pid: Some(pid),
+        ppid: None,
+        cmdline: meta
+            .tasks
+            .get(pid)
+            .map(|c| vec![c.to_string()])
+            .unwrap_or_default(),
+        cmdline_is_comm: Some(true),
+    }
+}
+
 pub(crate) fn uftrace_pid(meta: &TraceMeta) -> Option<i32> {
     if meta.format == Some(Format::Uftrace) {
         meta.tasks.sorted().first().map(|t| t.0)
@@ -281,7 +329,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             out: Packets::start(out, opts.compress)?,
             opts,
             kernel: meta.inputs.is_empty() && is_kernel_trace(meta),
-            cpu_sched: Vec::new(),
+            cpu_sched: IdMap::new(),
             ksyms: HashMap::new(),
             dense: HashMap::new(),
             dense_buf: Vec::new(),
@@ -302,8 +350,15 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 .collect(),
             cur_uftrace: uftrace_pid,
             timeline_written: meta.inputs.is_empty(),
+            tasks: TaskTracker::new(),
+            kinds: ClassMap::new(),
+            task_meta: TraceMeta {
+                tasks: meta.tasks.clone(),
+                tgids: meta.tgids.clone(),
+                ..TraceMeta::default()
+            },
             tree: Tree::default(),
-            pending: Vec::new(),
+            pending: IdMap::new(),
             plans: Vec::new(),
             seqs: HashMap::new(),
             new_names: Vec::new(),
@@ -322,41 +377,18 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             tree.threads.push(Thread {
                 tid: Some(tid),
                 name: Some(comm.to_string()),
-                tgid: if meta.inputs.is_empty() {
-                    w.uftrace_pid
-                } else {
-                    meta.tgids.get(&tid).copied()
-                },
+                tgid: meta.tgids.get(&tid).copied().or(w.uftrace_pid),
             });
         }
-        if !meta.inputs.is_empty() {
-            let mut pids: Vec<i32> = meta.tgids.values().copied().collect();
-            pids.sort_unstable();
-            pids.dedup();
-            for pid in pids {
-                tree.processes.push(Process {
-                    pid: Some(pid),
-                    ppid: None,
-                    cmdline: meta
-                        .tasks
-                        .get(pid)
-                        .map(|c| vec![c.to_string()])
-                        .unwrap_or_default(),
-                    cmdline_is_comm: Some(true),
-                });
-            }
-        }
-        if let Some(pid) = w.uftrace_pid {
-            tree.processes.push(Process {
-                pid: Some(pid),
-                ppid: None,
-                cmdline: meta
-                    .tasks
-                    .get(pid)
-                    .map(|c| vec![c.to_string()])
-                    .unwrap_or_default(),
-                cmdline_is_comm: Some(true),
-            });
+        // the processes: the recording's (uftrace), then every other
+        // thread group the trace's task table says
+        let mut groups: Vec<i32> = w.uftrace_pid.into_iter().collect();
+        let mut said: Vec<i32> = meta.tgids.values().copied().collect();
+        said.sort_unstable();
+        said.dedup();
+        groups.extend(said.into_iter().filter(|g| Some(*g) != w.uftrace_pid));
+        for pid in groups {
+            tree.processes.push(process(meta, pid));
         }
         if !tree.threads.is_empty() {
             w.packet(
@@ -381,7 +413,17 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if !self.timeline_written {
             self.timeline(meta, ev.ts)?;
         }
-        let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
+        if let Some(c) = ev.class {
+            if self.tasks.learns_from(c) {
+                self.tasks.learn(meta, ev);
+            }
+        }
+        let uftrace = match ev.class {
+            Some(c) => {
+                *self.kinds.get_or_insert_with(c.index, || TrackKind::of(c)) != TrackKind::Other
+            }
+            None => false,
+        };
         let kernel = if meta.inputs.is_empty() {
             self.kernel
         } else {
@@ -417,16 +459,16 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if !kernel {
             return self.lost_instant(meta, l);
         }
-        let s = l.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        if let Some(p) = &self.pending[s] {
+        let s = l.stream;
+        if let Some(Some(p)) = self.pending.get(s) {
             if p.len() > 0 || p.lost {
                 self.flush_bundle(s)?;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(l.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(l.cpu));
         p.lost = true;
         Ok(())
     }
@@ -464,6 +506,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let mut names = Interner {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
+            fields: None,
         };
         let anns = vec![
             DebugAnnotation {
@@ -568,6 +611,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 id,
                 names: HashMap::new(),
                 ann_names: HashMap::new(),
+                field_iids: ClassMap::new(),
+                class_names: ClassMap::new(),
                 stack: Vec::new(),
             },
         );
@@ -641,16 +686,57 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// Write what is pending and flush; returns what was written.
     pub fn finish(mut self) -> std::io::Result<(W, PerfettoStats)> {
-        for s in 0..self.pending.len() {
+        for s in self.pending.ids() {
             self.flush_bundle(s)?;
         }
+        self.learned_groups()?;
         self.stats.sequences = self.seqs.len() as u32;
         let (out, bytes) = self.out.finish()?;
         self.stats.bytes = bytes;
         Ok((out, self.stats))
     }
 
-    fn flush_bundle(&mut self, s: usize) -> std::io::Result<()> {
+    /// The thread groups learned from the events that the trace's task
+    /// table did not say, as one more process tree (threads with their
+    /// tgid, and each group's process).
+    fn learned_groups(&mut self) -> std::io::Result<()> {
+        let meta = &self.task_meta;
+        let learned: Vec<(i32, i32)> = self
+            .tasks
+            .learned_tgids()
+            .into_iter()
+            .filter(|(t, g)| meta.tgids.get(t) != Some(g))
+            .collect();
+        if learned.is_empty() {
+            return Ok(());
+        }
+        let mut tree = ProcessTree::default();
+        for &(tid, tgid) in &learned {
+            tree.threads.push(Thread {
+                tid: Some(tid),
+                // the name the first process tree gave it (the trace's
+                // table), not the last one of the events
+                name: meta.tasks.get(tid).map(str::to_string),
+                tgid: Some(tgid),
+            });
+        }
+        let mut groups: Vec<i32> = learned.iter().map(|l| l.1).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        for pid in groups {
+            tree.processes.push(process(meta, pid));
+        }
+        drop(learned);
+        self.packet(
+            TracePacket {
+                data: Some(Data::ProcessTree(tree)),
+                ..Default::default()
+            },
+            1,
+        )
+    }
+
+    fn flush_bundle(&mut self, s: u32) -> std::io::Result<()> {
         let Some(p) = self.pending.get_mut(s).and_then(|p| p.as_mut()) else {
             return Ok(());
         };
@@ -837,14 +923,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             self.stats.generic_events += 1;
         }
         self.stats.ftrace_events += 1;
-        let s = ev.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        let cpu = ev.cpu as usize;
-        if self.cpu_sched.len() <= cpu {
-            self.cpu_sched.resize_with(cpu + 1, CpuSched::default);
-        }
+        let s = ev.stream;
         // funcgraph: the function's name interned on the bundles' sequence
         let func = match &mut built.event.event {
             Some(FtraceKind::FuncgraphEntry(e)) => e.func.as_mut(),
@@ -866,7 +945,10 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 *f = k.iid;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(ev.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(ev.cpu));
         p.cpu = ev.cpu;
         if let Some(a) = new_symbol {
             p.symbols.push(a);
@@ -874,7 +956,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if let Some((key, false)) = built.descriptor {
             p.descriptors.push(key);
         }
-        let st = &mut self.cpu_sched[cpu];
+        let st = self.cpu_sched.slot(ev.cpu);
         let fe = &built.event;
         let compacted = self.opts.compact_sched
             && fe
@@ -914,17 +996,20 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     fn track_event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         let class = ev.class;
-        let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
+        let kind = match class {
+            Some(c) => *self.kinds.get_or_insert_with(c.index, || TrackKind::of(c)),
+            None => TrackKind::Other,
+        };
         // most uftrace entries and exits need no value tree (and their
         // sequence's description none either: the recording says the pid)
-        let call = match (sys, name) {
-            ("uftrace", "entry" | "exit") if self.cur_uftrace.is_some() => ev
+        let call = match kind {
+            TrackKind::Entry | TrackKind::Exit if self.cur_uftrace.is_some() => ev
                 .tape
                 .zip(class)
-                .and_then(|(t, c)| plain_call(t, c.layout(), name == "entry")),
+                .and_then(|(t, c)| plain_call(t, c.layout(), kind == TrackKind::Entry)),
             _ => None,
         };
-        let uftrace = sys == "uftrace" || self.cur_uftrace.is_some();
+        let uftrace = kind != TrackKind::Other || self.cur_uftrace.is_some();
         // the other events' annotations come straight from their recorded
         // values when these are well formed (else from the value tree)
         let steps = ev
@@ -947,8 +1032,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let t = &self.tree;
         let title = &mut self.title;
         title.clear();
-        let (ty, named, skip_name) = match (sys, name) {
-            ("uftrace", "entry") => {
+        let (ty, named, skip_name) = match kind {
+            TrackKind::Entry => {
                 let name = match &call {
                     Some(c) => Some(c.name),
                     None => t.find(Scope::Payload, "name").map(|i| t.bytes(i)),
@@ -958,41 +1043,56 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 }
                 (TYPE_SLICE_BEGIN, name.is_some(), true)
             }
-            ("uftrace", "exit") => (TYPE_SLICE_END, false, true),
-            _ if class.is_none() => {
-                let _ = write!(title, "type {}", ev.type_id);
-                (TYPE_INSTANT, true, false)
-            }
-            _ => {
-                if !sys.is_empty() {
-                    title.push_str(sys);
-                    title.push(':');
+            TrackKind::Exit => (TYPE_SLICE_END, false, true),
+            _ => match class {
+                None => {
+                    let _ = write!(title, "type {}", ev.type_id);
+                    (TYPE_INSTANT, true, false)
                 }
-                title.push_str(name);
-                (TYPE_INSTANT, true, false)
-            }
+                // `system:name`, written when the sequence first sees the
+                // class (below)
+                Some(_) => (TYPE_INSTANT, true, false),
+            },
         };
         let seq = self.seqs.get_mut(&key).expect("sequence made above");
         let seq_id = seq.id;
         self.new_names.clear();
         self.new_ann_names.clear();
-        let name_iid = named.then(|| match seq.names.get(title.as_str()) {
-            Some(&n) => n,
-            None => {
-                let n = seq.names.len() as u64 + 1;
-                seq.names.insert(title.clone(), n);
-                self.new_names.push(EventName {
-                    iid: Some(n),
-                    name: Some(title.clone()),
-                });
-                n
+        // an instant of a class is named the same every time: its name's
+        // iid is looked up once per class and sequence
+        let by_class = class.filter(|_| kind != TrackKind::Entry);
+        let known = by_class.and_then(|c| seq.class_names.get(c.index).copied());
+        if let (Some(c), None) = (by_class, known) {
+            if !c.system.is_empty() {
+                title.push_str(&c.system);
+                title.push(':');
             }
-        });
+            title.push_str(&c.name);
+        }
+        let name_iid =
+            named.then(
+                || match known.or_else(|| seq.names.get(title.as_str()).copied()) {
+                    Some(n) => n,
+                    None => {
+                        let n = seq.names.len() as u64 + 1;
+                        seq.names.insert(title.clone(), n);
+                        self.new_names.push(EventName {
+                            iid: Some(n),
+                            name: Some(title.clone()),
+                        });
+                        n
+                    }
+                },
+            );
+        if let (Some(c), Some(n), None) = (by_class, name_iid, known) {
+            seq.class_names.get_or_insert_with(c.index, || n);
+        }
         let anns = &mut self.ann_buf;
         anns.clear();
         let mut names = Interner {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
+            fields: class.map(|c| seq.field_iids.get_or_insert_with(c.index, Vec::new)),
         };
         // uftrace entry/exit leave out what a reader knows: empty `args`,
         // an absent `retval`, and an exit's `addr` when it is the one of
@@ -1107,8 +1207,11 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let desc = match key {
             TrackKey::Thread(tid) => {
                 let t = &self.tree;
+                // a timeline's uftrace input: its process; a thread the
+                // kernel's task table places: that group
                 let pid = self
-                    .uftrace_pid
+                    .cur_uftrace
+                    .or_else(|| meta.tgids.get(&tid).copied())
                     .or_else(|| {
                         t.find(Scope::CommonContext, "vpid")
                             .or_else(|| t.find(Scope::CommonContext, "pid"))
@@ -1150,6 +1253,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 id,
                 names: HashMap::new(),
                 ann_names: HashMap::new(),
+                field_iids: ClassMap::new(),
+                class_names: ClassMap::new(),
                 stack: Vec::new(),
             },
         );
@@ -1258,13 +1363,6 @@ enum Named<'a> {
 }
 
 impl<'a> Named<'a> {
-    fn name(self, own: &'a str) -> Option<&'a str> {
-        match self {
-            Named::Own => Some(own),
-            Named::No => None,
-            Named::As(n) => Some(n),
-        }
-    }
     /// How the members of a compound named so are named (array elements
     /// have none).
     fn members(array: bool) -> Named<'a> {
@@ -1293,7 +1391,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
     let own = match first {
         TapeStep::Field(n, _, v) => {
             put_leaf(v, names, out);
-            n.name()
+            n
         }
         TapeStep::StructBegin(n) | TapeStep::ArrayBegin(n, _) => {
             let array = matches!(first, TapeStep::ArrayBegin(..));
@@ -1311,7 +1409,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             if !any {
                 put_bytes(out, 9, if array { b"[]" } else { b"{}" });
             }
-            n.name()
+            n
         }
         TapeStep::VariantBegin(n, option) => {
             // only the first value counts, as in the tree
@@ -1334,14 +1432,17 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
                     }
                 }
             }
-            n.name()
+            n
         }
         TapeStep::OptionalBegin(n, false) => {
             matches!(it.next()?, TapeStep::OptionalEnd).then_some(())?;
-            n.name()
+            n
         }
         TapeStep::OptionalBegin(n, true) => {
-            let inner = named.name(n.name()).map_or(Named::No, Named::As);
+            let inner = match named {
+                Named::Own => Named::As(n.name()),
+                other => other,
+            };
             let made = match it.next()? {
                 TapeStep::OptionalEnd => return Some(false),
                 TapeStep::OptionalBegin(..) => return None,
@@ -1369,11 +1470,15 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             }
             let iid = names.iid("labels");
             frame(out, labels, Some(iid), DICT_ENTRIES);
-            n.name()
+            n
         }
         _ => return None,
     };
-    let iid = named.name(own).map(|n| names.iid(n));
+    let iid = match named {
+        Named::Own => Some(names.field(own)),
+        Named::No => None,
+        Named::As(n) => Some(names.iid(n)),
+    };
     frame(out, start, iid, tag);
     Some(true)
 }
@@ -1705,9 +1810,32 @@ impl Arena {
 struct Interner<'a> {
     map: &'a mut HashMap<String, u64>,
     new: &'a mut Vec<DebugAnnotationName>,
+    /// The iids of the fields of the event's class, by field id (0: not
+    /// interned yet): each name is looked up once per class and sequence.
+    fields: Option<&'a mut Vec<u64>>,
 }
 
 impl Interner<'_> {
+    /// The iid of field `f`'s name.
+    fn field(&mut self, f: FieldRef<'_>) -> u64 {
+        let k = f.id.index();
+        if let Some(&i) = self.fields.as_ref().and_then(|c| c.get(k)) {
+            if i != 0 {
+                return i;
+            }
+        }
+        let i = self.iid(f.name());
+        if let Some(c) = self.fields.as_deref_mut() {
+            if k < c.len().max(1 << 16) {
+                if c.len() <= k {
+                    c.resize(k + 1, 0);
+                }
+                c[k] = i;
+            }
+        }
+        i
+    }
+
     fn iid(&mut self, name: &str) -> u64 {
         if let Some(&i) = self.map.get(name) {
             return i;
@@ -2037,6 +2165,7 @@ mod tests {
         let mut names = Interner {
             map: &mut map,
             new: &mut new,
+            fields: None,
         };
         let mut want = Vec::new();
         for i in tree.top(Scope::Payload) {
@@ -2064,6 +2193,7 @@ mod tests {
         let mut names2 = Interner {
             map: &mut map2,
             new: &mut new2,
+            fields: None,
         };
         let mut got = Vec::new();
         put_scopes(&t, &l, &mut names2, &mut got).expect("well formed");
@@ -2081,6 +2211,7 @@ mod tests {
         let mut names3 = Interner {
             map: &mut map3,
             new: &mut new3,
+            fields: None,
         };
         assert!(put_scopes(&bad, &l, &mut names3, &mut Vec::new()).is_none());
         // a scope twice, or a value outside the scopes: not taken
