@@ -595,15 +595,8 @@ pub fn align(
                 let Some((sj, _)) = placed[j].clone() else {
                     continue;
                 };
-                for (a, b) in [(i, j), (j, i)] {
-                    if !cache.contains_key(&a) {
-                        let s = samples(a);
-                        cache.insert(a, s);
-                    }
-                    if !cache.contains_key(&b) {
-                        let s = samples(b);
-                        cache.insert(b, s);
-                    }
+                for a in [i, j] {
+                    cache.entry(a).or_insert_with(|| samples(a));
                 }
                 let (Some(Some(si)), Some(Some(sjs))) = (cache.get(&i), cache.get(&j)) else {
                     continue;

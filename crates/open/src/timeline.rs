@@ -113,7 +113,7 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
     let mut failure: Option<anyhow::Error> = None;
     let mut samples = |i: usize| -> Option<Samples> {
         let p = &paths[i];
-        match one(&[p.clone()], &quiet, |src| {
+        match one(std::slice::from_ref(p), &quiet, |src| {
             Samples::collect(src).map_err(|e| anyhow!("{}: {}", p.display(), e))
         }) {
             Ok(s) => Some(s),
