@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use tracemux_core::model::Record;
-use tracemux_core::timeline::{input_of_stream, Alignment};
+use tracemux_core::timeline::{describe, input_of_stream};
 
 use crate::model::{print_model, ModelStyle};
 use crate::out::{warn, Out, Outcome};
@@ -216,24 +216,7 @@ fn info(a: &CommonArgs) -> Result<Outcome> {
                 inp.shift_ns,
                 secs(inp.shift_ns)
             ));
-            let how = match &inp.alignment {
-                Alignment::Reference => "reference (the timeline's clock)".to_string(),
-                Alignment::SameClock { with } => format!(
-                    "same clock as input {with} ({}): exact",
-                    meta.inputs.get(*with).map_or("", |x| x.name.as_str())
-                ),
-                Alignment::Given => "given (--clock-offset)".to_string(),
-                Alignment::Estimated(e) => format!(
-                    "estimated against input {} ({}) from {}: offset {} ns, {} pairs of {} agree, spread {} ns",
-                    e.against,
-                    meta.inputs.get(e.against).map_or("", |x| x.name.as_str()),
-                    e.method,
-                    e.offset_ns,
-                    e.pairs,
-                    e.tried,
-                    e.spread_ns
-                ),
-            };
+            let how = describe(&meta.inputs, i);
             s.push_str(&format!("  placed                {how}\n"));
             s.push_str(&format!("  events                {}\n", c.events));
             s.push_str(&format!("  lost events           {}\n", c.lost));

@@ -660,6 +660,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                     anns.push(s("placed", format!("estimated from {}", e.method)));
                     anns.push(int("against_input", e.against as i64));
                     anns.push(int("offset_ns", e.offset_ns));
+                    anns.push(int("clock_offset_ns", e.clock_offset_ns));
                     anns.push(int("pairs", e.pairs as i64));
                     anns.push(int("tried", e.tried as i64));
                     anns.push(int("spread_ns", e.spread_ns as i64));
