@@ -182,10 +182,24 @@ impl<'s> Timeline<'s> {
                 .tracer_version
                 .take()
                 .or_else(|| m.tracer_version.clone());
-            for c in &m.clocks {
-                if !meta.clocks.contains(c) {
-                    meta.clocks.push(c.clone());
-                }
+            // the timeline's clock is the first input's: its own clock
+            // (with its offset from its origin), or one named after what
+            // the file says; the other inputs' clocks are in their
+            // [`InputInfo::clock`] (their offsets no longer describe the
+            // merged times)
+            if slots.is_empty() {
+                meta.clocks
+                    .push(
+                        m.clocks
+                            .first()
+                            .cloned()
+                            .unwrap_or_else(|| crate::model::ClockInfo {
+                                name: info.clock.clock.clone(),
+                                freq: 1_000_000_000,
+                                description: Some(info.clock.source.clone()),
+                                ..Default::default()
+                            }),
+                    );
             }
             for kv in &m.env {
                 if !meta.env.iter().any(|(k, _)| *k == kv.0) {
