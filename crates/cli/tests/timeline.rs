@@ -172,12 +172,24 @@ fn mono_recording_lines_up_by_its_clocks() {
 fn local_clock_recording_is_placed_by_estimates() {
     let info = check_set("local");
     assert!(info.contains("trace_clock local"), "{info}");
-    // uftrace by its sched-out/in records, LTTng by its clock (the same
-    // as uftrace's)
+    // uftrace by its sched-out records, then LTTng exact against it (the
+    // same clock: the best estimate is taken first, then the same-clock
+    // rule)
     assert!(info.contains("from sched-out pairs"), "{info}");
+    assert!(info.contains("same clock as input 2"), "{info}");
+    // LTTng alone against the local-clock kernel: by running intervals,
+    // its epoch offset told apart from what the clocks differ by
+    let d = set("local");
+    let (k, l) = (d.join("trace.dat"), d.join("lttng"));
+    let out = tracemux(
+        &["info", k.to_str().unwrap(), l.to_str().unwrap()],
+        &repo_root(),
+    );
+    let two = String::from_utf8_lossy(&out.stdout);
+    assert!(two.contains("from running intervals"), "{two}");
     assert!(
-        info.contains("same clock as input 2") || info.contains("from running intervals"),
-        "{info}"
+        two.contains("once their stated offsets are taken out"),
+        "{two}"
     );
 }
 
@@ -200,4 +212,113 @@ fn given_offset_overrides_and_unrelated_inputs_are_refused() {
     for (m, a) in mine.iter().zip(&alone) {
         assert_eq!(ts(m) as i128, ts(a) as i128 - 5);
     }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tracemux-timeline-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Parquet and CTF of a timeline say where each event comes from and how
+/// each input was placed: Parquet an `input` column in every table and the
+/// inputs (clock, shift, estimate with its pairs and spread) in `meta.json`;
+/// CTF the inputs in its environment, each input's streams named after it,
+/// and every event read back.
+#[test]
+fn conversions_say_their_inputs() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = set("local");
+    let ins = inputs(&dir);
+    let tmp = scratch("conv");
+    let pq = tmp.join("out.parquet");
+    let mut args = vec!["convert", "-q", "--to", "parquet"];
+    args.extend(ins.iter().map(String::as_str));
+    args.extend(["-o", pq.to_str().unwrap()]);
+    let out = tracemux(&args, &repo_root());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(pq.join("meta.json")).unwrap()).unwrap();
+    let inp = meta["inputs"].as_array().unwrap();
+    assert_eq!(inp.len(), 3);
+    for (i, x) in inp.iter().enumerate() {
+        assert_eq!(x["name"], ins[i].as_str());
+    }
+    assert_eq!(inp[0]["placed"]["how"], "reference");
+    assert_eq!(inp[0]["clock"]["name"], "local");
+    let e = &inp[2]["placed"];
+    assert_eq!(e["how"], "estimated", "{e}");
+    assert_eq!(e["method"], "sched-out pairs");
+    assert!(e["pairs"].as_u64().unwrap() >= 3, "{e}");
+    assert!(e["spread_ns"].as_u64().unwrap() < 20_000, "{e}");
+    assert_eq!(inp[2]["shift_ns"], e["offset_ns"]);
+    assert_eq!(inp[1]["placed"]["how"], "same clock");
+    let mut rows = 0;
+    for f in std::fs::read_dir(&pq).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_none_or(|x| x != "parquet") {
+            continue;
+        }
+        let r = SerializedFileReader::new(std::fs::File::open(&p).unwrap()).unwrap();
+        let m = r.metadata().file_metadata();
+        assert!(
+            m.schema_descr()
+                .columns()
+                .iter()
+                .any(|c| c.name() == "input"),
+            "{}",
+            p.display()
+        );
+        if p.file_name().unwrap() == "events.parquet" {
+            rows = m.num_rows();
+        }
+    }
+    let merged = {
+        let mut a = vec!["report", "--json"];
+        a.extend(ins.iter().map(String::as_str));
+        json_lines(&a)
+    };
+    assert_eq!(rows as usize, merged.len());
+
+    let ctf = tmp.join("out.ctf");
+    let mut args = vec!["convert", "-q", "--to", "ctf"];
+    args.extend(ins.iter().map(String::as_str));
+    args.extend(["-o", ctf.to_str().unwrap()]);
+    let out = tracemux(&args, &repo_root());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(ctf.join("metadata")).unwrap();
+    for (i, x) in ins.iter().enumerate() {
+        assert!(md.contains(&format!("input{i} = \"{x}\";")), "{md}");
+        assert!(md.contains(&format!("input{i}_shift_ns = ")), "{md}");
+        let named = std::fs::read_dir(&ctf).unwrap().any(|f| {
+            f.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(&format!("input{i}_"))
+        });
+        assert!(named, "no stream file of input {i}");
+    }
+    assert!(
+        md.contains("input2_placed = \"estimated against input 0"),
+        "{md}"
+    );
+    // every event back, of the same classes, at the same times
+    let back = json_lines(&["report", "--json", ctf.to_str().unwrap()]);
+    assert_eq!(back.len(), merged.len());
+    let key = |v: &Value| (ts(v), v["system"].to_string(), v["event"].to_string());
+    let mut a: Vec<_> = back.iter().map(key).collect();
+    let mut b: Vec<_> = merged.iter().map(key).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    let _ = std::fs::remove_dir_all(&tmp);
 }
