@@ -86,6 +86,9 @@ fn is_timeline(args: &[OsString]) -> bool {
     }
     let mut paths = Vec::new();
     let mut skip = false;
+    // trace-cmd's `-i FILE`: several trace.dat merged as trace-cmd merges
+    // them (its own options per input), not a timeline
+    let mut dash_i = false;
     for a in args {
         if std::mem::take(&mut skip) {
             continue;
@@ -95,6 +98,7 @@ fn is_timeline(args: &[OsString]) -> bool {
             // trace-cmd's `-i FILE` names a trace too; other options'
             // values do not name existing files
             skip = bytes == b"--style";
+            dash_i |= bytes == b"-i" || bytes.starts_with(b"--input");
             continue;
         }
         let p = Path::new(a);
@@ -106,7 +110,7 @@ fn is_timeline(args: &[OsString]) -> bool {
     traces.len() >= 2
         && traces.len() == paths.len()
         && traces.iter().any(|k| !matches!(k, Kind::Ctf { .. }))
-        && !traces.iter().all(|k| matches!(k, Kind::TraceDat))
+        && !(dash_i && traces.iter().all(|k| matches!(k, Kind::TraceDat)))
 }
 
 /// Parse `argv` with the clap parser `P`; on `--help`/errors print and

@@ -294,6 +294,16 @@ impl Plan {
             if !p.inputs.is_empty() {
                 bail!("a trace given both with -i and as an argument");
             }
+            // several traces as arguments are one timeline when each is a
+            // trace (see native.rs): one that is not is said, not dropped
+            for x in &traces[1..] {
+                tracemux_open::sniff(x)?;
+                bail!(
+                    "{}: several traces as arguments are read as one timeline, and {} is not one (give trace-cmd's -i for each trace.dat to merge them as trace-cmd does)",
+                    x.display(),
+                    x.display()
+                );
+            }
             p.lists.add_first_item();
             p.inputs.push(InputPlan {
                 path: t.clone(),

@@ -322,3 +322,32 @@ fn conversions_say_their_inputs() {
     assert_eq!(a, b);
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Several trace.dat as arguments are one timeline too (trace-cmd's own
+/// merge is `-i A -i B`): two kernels of different clocks and no shared
+/// events are refused naming `--clock-offset`, and read with it; an
+/// argument that is not a trace is an error, never dropped.
+#[test]
+fn several_tracedat_arguments_are_a_timeline_or_an_error() {
+    let m = set("mono").join("trace.dat").display().to_string();
+    let l = set("local").join("trace.dat").display().to_string();
+    let out = tracemux(&["report", &m, &l], &repo_root());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("--clock-offset {l}=NS")), "{err}");
+    let given = format!("{l}=7");
+    let merged = json_lines(&["report", &m, &l, "--clock-offset", &given]);
+    let alone_m = json_lines(&["report", "--json", &m]);
+    let alone_l = json_lines(&["report", "--json", &l]);
+    assert_eq!(merged.len(), alone_m.len() + alone_l.len());
+    assert_eq!(
+        merged.iter().filter(|v| v["input"] == *l).count(),
+        alone_l.len()
+    );
+    for bad in ["/nonexistent/trace.dat", "README.md"] {
+        let out = tracemux(&["report", &m, bad], &repo_root());
+        assert!(!out.status.success(), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(bad), "{err}");
+    }
+}
