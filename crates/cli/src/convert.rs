@@ -83,9 +83,11 @@ pub struct ConvertArgs {
     /// processor read them).
     #[arg(long)]
     pub compress: bool,
-    /// Several inputs as one timeline: NS (ns, may be negative) added to
-    /// INPUT's timestamps to put them on the first input's clock, instead
-    /// of what the clocks say or what is estimated (repeatable).
+    /// Several inputs as one timeline: put INPUT (its path as given here)
+    /// on the first input's clock by adding NS nanoseconds (may be
+    /// negative) to its timestamps, instead of what the clocks say or what
+    /// is estimated; `tracemux info INPUT...` prints each input's shift and
+    /// how it was found. Repeatable.
     #[arg(long = "clock-offset", value_name = "INPUT=NS", value_parser = crate::report_args::clock_offset)]
     pub clock_offsets: Vec<(String, i64)>,
 }

@@ -15,6 +15,28 @@ use tracemux_core::timeline::{describe, input_of_stream};
 use crate::model::{print_model, ModelStyle};
 use crate::out::{warn, Out, Outcome};
 
+/// How the inputs are put on one clock, and examples: the end of each
+/// timeline subcommand's `--help`.
+const TIMELINE_HELP: &str = "\
+Several traces on one command line (trace.dat, CTF, uftrace, LTT, perf.data, in any mix) are one
+timeline on the first one's clock. Each other input is placed by the first rule that applies:
+  1. same clock: both files say the same system clock (trace.dat `-C mono`, LTTng's and uftrace's
+     CLOCK_MONOTONIC, perf `-k mono`...; mono_raw, boot, tai likewise): exact, the offsets the files
+     state (a CTF clock's offset to the epoch) taken out;
+  2. estimated from events both see, against a kernel trace with sched_switch: uftrace's own
+     sched-out (then sched-in) records against the kernel's switches of the same threads, else the
+     offset that puts the most of each thread's events inside the intervals where the kernel ran it;
+     `info` prints the offset, the pairs it came from and their spread;
+  3. --clock-offset INPUT=NS, which overrides both.
+Otherwise the inputs are refused, naming --clock-offset: never a silent guess.
+
+Examples:
+  tracemux report kernel.dat lttng-trace/ uftrace.data/            JSON lines, each with its input
+  tracemux info kernel.dat lttng-trace/ uftrace.data/              how each input was placed
+  tracemux report --style babeltrace kernel.dat uftrace.data/
+  tracemux report a.dat b.dat --clock-offset b.dat=-30580000        b.dat's events 30.58 ms earlier
+  tracemux convert kernel.dat lttng-trace/ uftrace.data/ --to perfetto -o all.pftrace";
+
 /// Several traces (of any formats) as one timeline.
 #[derive(Parser, Debug)]
 #[command(name = "tracemux")]
@@ -27,11 +49,14 @@ pub struct TimelineCli {
 enum Cmd {
     /// Every event of every input, merged by time: JSON lines (each with
     /// its `input`) or another tool's style.
+    #[command(after_help = TIMELINE_HELP)]
     Report(ReportArgs),
     /// How each input's clock was read and placed on the timeline, and
     /// its counts.
+    #[command(after_help = TIMELINE_HELP)]
     Info(CommonArgs),
     /// Counts per input and event.
+    #[command(after_help = TIMELINE_HELP)]
     Stats(CommonArgs),
 }
 
@@ -40,9 +65,10 @@ struct CommonArgs {
     /// The traces (any formats); the first one's clock is the timeline's.
     #[arg(required = true, num_args = 1..)]
     inputs: Vec<PathBuf>,
-    /// NS (ns, may be negative) added to INPUT's timestamps to put them on
-    /// the first input's clock, instead of what the clocks say or what is
-    /// estimated (repeatable).
+    /// Put INPUT (its path as given here) on the first input's clock by
+    /// adding NS nanoseconds (may be negative) to its timestamps, instead
+    /// of what the clocks say or what is estimated; `info` prints each
+    /// input's shift. Repeatable.
     #[arg(long = "clock-offset", value_name = "INPUT=NS", value_parser = crate::report_args::clock_offset)]
     clock_offsets: Vec<(String, i64)>,
     /// Stop at the first damage instead of reporting it.
