@@ -296,12 +296,13 @@ impl Plan {
             }
             // several traces as arguments are one timeline when each is a
             // trace (see native.rs): one that is not is said, not dropped
-            for x in &traces[1..] {
-                tracemux_open::sniff(x)?;
+            if traces.len() > 1 {
+                for x in &traces[1..] {
+                    tracemux_open::sniff(x)?;
+                }
                 bail!(
-                    "{}: several traces as arguments are read as one timeline, and {} is not one (give trace-cmd's -i for each trace.dat to merge them as trace-cmd does)",
-                    x.display(),
-                    x.display()
+                    "{} traces as arguments could not be read as one timeline (give trace-cmd's -i for each trace.dat to merge them as trace-cmd does)",
+                    traces.len()
                 );
             }
             p.lists.add_first_item();
