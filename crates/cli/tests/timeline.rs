@@ -6,7 +6,7 @@
 //! user-space events of each thread fall inside an interval where the
 //! kernel ran that thread (and a 1 ms misalignment breaks that); inputs
 //! that share no clock and no events are refused, naming `--clock-offset`.
-//! `tests/fixtures/timeline/check.sh` makes the same checks on a new
+//! `tests/fixtures/timeline/check.py` makes the same checks on a new
 //! recording.
 
 mod common;
