@@ -57,8 +57,9 @@ pub struct ConvertArgs {
     pub reencode: bool,
     /// Parquet output: write a Hive-partitioned dataset
     /// (`TABLE/trace=NAME/part-0.parquet`) even for one input, so that
-    /// datasets of many traces can be put together (several inputs always
-    /// are).
+    /// datasets of many traces can be put together (several inputs of one
+    /// format always are; inputs of several formats are one timeline
+    /// unless this is given).
     #[arg(long)]
     pub partition: bool,
     /// Parquet output: leave out the long `events` table (every event with
