@@ -78,10 +78,19 @@ pub fn detect(argv: &[OsString]) -> Style {
 /// CTF (several CTF traces merge as babeltrace2 merges them), or give
 /// `--clock-offset`: a timeline of several inputs.
 fn is_timeline(args: &[OsString]) -> bool {
-    if args.iter().any(|a| {
-        a.to_str()
-            .is_some_and(|s| s == "--clock-offset" || s.starts_with("--clock-offset="))
-    }) {
+    // `--clock-offset INPUT=NS` (babeltrace2's own `--clock-offset
+    // SECONDS` of a CTF trace has no `=` in its value)
+    let given = args.iter().enumerate().any(|(i, a)| match a.to_str() {
+        Some("--clock-offset") => args
+            .get(i + 1)
+            .and_then(|v| v.to_str())
+            .is_some_and(|v| v.contains('=')),
+        Some(s) => s
+            .strip_prefix("--clock-offset=")
+            .is_some_and(|v| v.contains('=')),
+        None => false,
+    });
+    if given {
         return true;
     }
     let mut paths = Vec::new();
