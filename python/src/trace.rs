@@ -125,6 +125,7 @@ pub fn open_trace(py: Python<'_>, path: &Bound<'_, PyAny>, strict: bool) -> PyRe
         let opts = open::OpenOptions {
             strict,
             on_note: Some(&note),
+            ..Default::default()
         };
         let meta = open::with_source(&paths, &opts, |src| Ok(src.meta().clone()))?;
         Ok((format, meta, notes.into_inner()))

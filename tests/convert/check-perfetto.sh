@@ -60,6 +60,30 @@ if python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/p.pftrace" "mutate
 else
     echo "mutation stack: detected ($(cut -c1-160 "$tmp/m.out"))"
 fi | tee -a "$tmp/summary"
+# Timelines (issue 38): each recording of tests/fixtures/timeline (trace-cmd,
+# LTTng-UST and uftrace at once) converted as one trace and checked as one
+# source (events by input, the clock snapshot and placements, one track per
+# thread, uftrace slices on threads the kernel runs); then the local-clock
+# one with uftrace (and LTTng, its clock) put 1 ms off by --clock-offset must
+# fail the running-thread check.
+if [ $# -eq 0 ]; then
+    for s in mono local; do
+        d=tests/fixtures/timeline/$s
+        "$tm" convert -q --force "$d/trace.dat" "$d/lttng" "$d/uftrace.data" --to perfetto -o "$tmp/tl-$s.pftrace"
+        python3 tests/convert/check_perfetto.py "$tm" "$d/trace.dat:$d/lttng:$d/uftrace.data" "$tmp/tl-$s.pftrace" "timeline-$s"
+    done | tee "$tmp/tl"
+    cat "$tmp/tl" >> "$tmp/summary"
+    ok=$((ok + $(grep -c ': OK' "$tmp/tl")))
+    fail=$((fail + $(grep -c ': FAIL' "$tmp/tl")))
+    d=tests/fixtures/timeline/local
+    off=$(( $("$tm" info "$d/trace.dat" "$d/lttng" "$d/uftrace.data" | sed -n 's/^  shift *\(-*[0-9]*\) ns.*/\1/p' | tail -1) + 1000000 ))
+    "$tm" convert -q --force "$d/trace.dat" "$d/lttng" "$d/uftrace.data" --to perfetto -o "$tmp/tl-off.pftrace" --clock-offset "$d/uftrace.data=$off"
+    if python3 tests/convert/check_perfetto.py "$tm" "$d/trace.dat:$d/lttng:$d/uftrace.data" "$tmp/tl-off.pftrace" "mutated-timeline-1ms" -- --clock-offset "$d/uftrace.data=$off" >"$tmp/m.out"; then
+        echo "mutation timeline 1 ms off: NOT DETECTED"
+    else
+        echo "mutation timeline 1 ms off: detected ($(sed 's/.*tracks: //' "$tmp/m.out" | cut -c1-160))"
+    fi | tee -a "$tmp/summary"
+fi
 fail=$((fail + $(grep -c 'NOT DETECTED' "$tmp/summary")))
 echo "$ok passed, $fail failed, $empty without events" | tee -a "$tmp/summary"
 if [ $# -eq 0 ]; then

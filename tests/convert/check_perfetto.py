@@ -3,7 +3,10 @@
 schema (the `perfetto` PyPI package's perfetto_trace_pb2) and the source's
 `tracemux report --json` lines.
 
-Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact|stack] [--verbose]
+Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact|stack] [--verbose] [-- TRACEMUX-OPTION...]
+
+Options after `--` are given to `tracemux report` and `tracemux info` (a
+timeline's `--clock-offset INPUT=NS`, as the conversion had them).
 
 Every packet is decoded on its own (Python protobuf cannot parse one message
 over 2 GB). Checked: every source event present once, with its timestamp,
@@ -50,6 +53,20 @@ compact sched_switch's next_pid (compact), or turns one perf sample's call
 stack by a frame (stack) in the decoded output first: the
 check must then fail. --verbose prints counts, the pools' high-water mark
 and the time taken on stderr.
+A timeline of several inputs (SOURCE is their paths joined by ':', as
+`tracemux convert A B C` was given them): the source is `tracemux report
+--json A B C`, and whether an event is expected in ftrace bundles or on a
+thread track is decided by its `input` (trace.dat and perf.data inputs:
+bundles; uftrace: slices; others: instants with their contexts). Then, of
+the timeline itself: a ClockSnapshot before the first event, giving each
+input's own clock (ids 128 on) at the snapshot's time less that input's
+shift, and the shifts `tracemux info` prints; one "clock of INPUT" instant
+per input on a track of its own saying its shift and how it was placed
+(estimates with their offset, pairs and spread); each thread one track
+(one descriptor per tid, its pid the thread group the process tree gives
+it); and at least 98% of the uftrace slices begin on the track of a thread
+the kernel's sched_switch events in the same output show running then.
+
 Prints one line: NAME: OK ... or NAME: FAIL ...; exit status 0 or 1.
 """
 import bisect
@@ -176,6 +193,19 @@ def described_event(e, descs):
             d = descs[u.field_number]
             return d.name, d.fields(u.data)
     return None
+
+
+def kind_of(path):
+    """'kernel' (trace.dat, perf.data), 'uftrace' (a uftrace data directory) or
+    'other', by content."""
+    if os.path.isfile(os.path.join(path, 'info')):
+        return 'uftrace'
+    try:
+        with open(path, 'rb') as f:
+            head = f.read(10)
+    except OSError:
+        return 'other'
+    return 'kernel' if head.startswith(b'\x17\x08\x44tracing') or head.startswith(b'PERFILE2') else 'other'
 
 
 def kallsyms(tm, src):
@@ -402,8 +432,9 @@ class Slices:
 
 
 class Check:
-    def __init__(self, tm, src, out, mutate, kernel, uftrace, late):
+    def __init__(self, tm, src, out, mutate, kernel, uftrace, late, extra=()):
         self.tm, self.src, self.out, self.mutate = tm, src, out, mutate
+        self.extra = list(extra)      # options of `tracemux report` and `info`
         self.late = late              # compact events resolved at the end, over all switches
         self.kernel = kernel          # ftrace bundles in the output (None: not known yet)
         self.guessed = kernel is None
@@ -423,6 +454,19 @@ class Check:
         self.switches = defaultdict(list)  # late: cpu -> every switch (ts, next_pid, next_comm, next_prio)
         self.compact = []             # late: every compact event (cpu, ts, name, fields)
         self.src_eof = False
+        self.srcs = src.split(':') if ':' in src else [src]
+        self.timeline = len(self.srcs) > 1
+        # a timeline: the inputs whose events are ftrace bundles, uftrace slices
+        self.kernel_inputs = {x for x in self.srcs if kind_of(x) == 'kernel'}
+        self.uftrace_inputs = {x for x in self.srcs if kind_of(x) == 'uftrace'}
+        self.snapshot = None          # the first ClockSnapshot (before any event)
+        self.first_event = False
+        self.placements = {}          # input -> annotations of its "clock of" instant
+        self.thread_tracks = {}       # tid -> pids of its thread track descriptors
+        self.tgids = {}               # tid -> tgid of the process trees
+        self.run_sw = defaultdict(list)  # cpu -> (ts, prev_pid, next_pid) of sched_switch
+        self.slice_begins = []        # (ts, tid) of uftrace slices
+        self.clock_seqs = set()       # the sequence of the clock alignment track
 
     def error(self, msg):
         self.nerrors += 1
@@ -457,8 +501,13 @@ class Check:
             f = e.get('fields') or {}
             if sys_ == 'uftrace' and not self.saw_uftrace:
                 self.saw_uftrace = True
-                if not kernel and not uftrace:
+                if not kernel and not uftrace and not self.timeline:
                     raise Restart(kernel, True, self.late)
+            if self.timeline:
+                inp = e.get('input')
+                kernel = inp in self.kernel_inputs
+                uftrace = inp in self.uftrace_inputs
+                contexts = not kernel and not uftrace
             if e.get('comm') and pid > 0:
                 comms[pid] = e['comm']
             if sys_ == 'perf' and isinstance(f.get('frames'), str):
@@ -545,9 +594,12 @@ class Check:
         self.wait(self.out_pool, key, (fields, typed))
 
     def run(self):
-        self.ksyms_src = kallsyms(self.tm, self.src)
+        ksrc = next((x for x in self.srcs if x in self.kernel_inputs), self.srcs[0])
+        self.ksyms_src = kallsyms(self.tm, ksrc)
         self.ksym_addrs = [a for a, _ in self.ksyms_src]
-        self.proc = subprocess.Popen([self.tm, 'report', '--json', self.src], stdout=subprocess.PIPE,
+        if self.timeline:
+            self.kernel = bool(self.kernel_inputs)
+        self.proc = subprocess.Popen([self.tm, 'report', '--json', *self.srcs, *self.extra], stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env={'TZ': 'UTC'},
                                      encoding='utf-8', errors='replace')
         self.lines = self.proc.stdout
@@ -564,7 +616,7 @@ class Check:
             self.proc.wait()
         if self.kernel is None:
             self.kernel = False
-        if not self.kernel and self.uftrace != self.saw_uftrace:
+        if not self.timeline and not self.kernel and self.uftrace != self.saw_uftrace:
             raise Restart(self.kernel, self.saw_uftrace, self.late)
 
     def read_output(self, read):
@@ -588,6 +640,10 @@ class Check:
         lost_out, slices, written, advance = self.lost_out, self.slices, self.written, self.advance
         for p in packets(read):
             kind = p.WhichOneof('data')
+            if kind in ('ftrace_events', 'track_event'):
+                self.first_event = True
+            if kind == 'clock_snapshot' and self.snapshot is None and not self.first_event:
+                self.snapshot = (p.timestamp, {c.clock_id: c.timestamp for c in p.clock_snapshot.clocks})
             if kind == 'ftrace_events':
                 if self.kernel is None:
                     self.kernel = True
@@ -671,6 +727,7 @@ class Check:
                     msg = getattr(e, ev)
                     if ev == 'sched_switch':
                         bsw.append((ts, msg.next_pid, msg.next_comm, msg.next_prio))
+                        self.run_sw[cpu].append((ts, msg.prev_pid, msg.next_pid))
                     fields = {fd.name: v for fd, v in msg.ListFields()}
                     rep = repeated.get(ev)
                     if rep is None:
@@ -710,6 +767,7 @@ class Check:
                         _, rpid, rcomm, rprio = sw[i - 1]
                         if name == 'sched_switch':
                             fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
+                            self.run_sw[cpu].append((ts, rpid, fields['next_pid']))
                         items.append(((ts, cpu, rpid, name), fields, True))
                     if sw:
                         j = bisect.bisect_left(keys, keys[-1])
@@ -752,7 +810,10 @@ class Check:
                 written((p.timestamp, ps.cpu, tid, 'perf sample'), fields, False)
             elif kind == 'process_tree':
                 for t in p.process_tree.threads:
-                    thread_names[t.tid] = t.name
+                    if t.HasField('name') or t.tid not in thread_names:
+                        thread_names[t.tid] = t.name
+                    if t.HasField('tgid'):
+                        self.tgids[t.tid] = t.tgid
             elif kind == 'track_descriptor':
                 sid = p.trusted_packet_sequence_id
                 if not p.sequence_flags & CLEARED:
@@ -761,6 +822,10 @@ class Check:
                     errors_(f'sequence {sid} described twice')
                 d = p.track_descriptor
                 tid = d.thread.tid if d.HasField('thread') else -1
+                if d.HasField('thread'):
+                    self.thread_tracks.setdefault(tid, []).append(d.thread.pid)
+                elif d.name.startswith('tracemux timeline'):
+                    self.clock_seqs.add(sid)
                 if d.HasField('thread') and d.thread.HasField('thread_name'):
                     thread_names[tid] = d.thread.thread_name
                 seq[sid] = [tid, {}, {}]
@@ -780,7 +845,7 @@ class Check:
                         an[n.iid] = n.name
                 te = p.track_event
                 try:
-                    title = en[te.name_iid] if te.HasField('name_iid') else ''
+                    title = en[te.name_iid] if te.HasField('name_iid') else te.name
                     fields = {ann_name(a, an): ann_value(a, an) for a in te.debug_annotations}
                 except KeyError as k:
                     errors_(str(k))
@@ -790,6 +855,14 @@ class Check:
                     lost_out[fields.get('cpu')] += 1
                     continue
                 ts = p.timestamp
+                if sid in self.clock_seqs:
+                    if title.startswith('clock of ') and ty == INSTANT:
+                        self.placements[title[len('clock of '):]] = (ts, fields)
+                    else:
+                        errors_(f'event {title!r} on the clock alignment track')
+                    continue
+                if ty == BEGIN:
+                    self.slice_begins.append((ts, tid))
                 # uftrace entry/exit leave out empty args, an absent retval and
                 # an exit's addr that is its entry's
                 if ty == BEGIN:
@@ -831,7 +904,72 @@ class Check:
                 fields.update(prev_comm=rcomm, prev_pid=rpid, prev_prio=rprio)
             self.written((ts, cpu, rpid, name), fields, True)
 
+    def check_timeline(self):
+        """The clock snapshot, the placements, one track per thread and the
+        uftrace slices on threads the kernel runs (see the module's doc)."""
+        err = self.error
+        info = subprocess.run([self.tm, 'info', *self.srcs, *self.extra], capture_output=True,
+                              env={'TZ': 'UTC'}).stdout.decode('utf-8', 'replace')
+        shifts = [int(l.split()[1]) for l in info.splitlines() if l.strip().startswith('shift ')]
+        if len(shifts) != len(self.srcs):
+            err(f'tracemux info gave {len(shifts)} shifts for {len(self.srcs)} inputs')
+            return ''
+        if self.snapshot is None:
+            err('no clock snapshot before the first event')
+        else:
+            at, clocks = self.snapshot
+            for i, sh in enumerate(shifts):
+                want = at - sh
+                if want >= 0 and clocks.get(128 + i) != want:
+                    err(f'clock snapshot: input {i} at {clocks.get(128 + i)}, want {want} (shift {sh})')
+        estimated = 0
+        for i, x in enumerate(self.srcs):
+            got = self.placements.get(x)
+            if got is None:
+                err(f'no "clock of {x}" instant')
+                continue
+            f = got[1]
+            if f.get('shift_ns') != shifts[i]:
+                err(f'{x}: shift_ns {f.get("shift_ns")}, tracemux info {shifts[i]}')
+            if str(f.get('placed', '')).startswith('estimated'):
+                estimated += 1
+                for k in ('offset_ns', 'pairs', 'spread_ns', 'against_input'):
+                    if k not in f:
+                        err(f'{x}: estimated without {k}')
+        for tid, pids in self.thread_tracks.items():
+            if len(pids) > 1:
+                err(f'thread {tid}: {len(pids)} thread tracks')
+            if tid in self.tgids and pids[0] != self.tgids[tid]:
+                err(f'thread {tid}: track pid {pids[0]}, process tree tgid {self.tgids[tid]}')
+        # running intervals of each thread from the output's own switches
+        running = defaultdict(list)
+        for cpu, sw in self.run_sw.items():
+            sw.sort()
+            cur = {}
+            for ts, prev, nxt in sw:
+                if prev in cur:
+                    running[prev].append((cur.pop(prev), ts))
+                cur[nxt] = ts
+        for v in running.values():
+            v.sort()
+        starts = {t: [a for a, _ in v] for t, v in running.items()}
+        inside = 0
+        counted = [(ts, tid) for ts, tid in self.slice_begins if tid in running]
+        for ts, tid in counted:
+            i = bisect.bisect_right(starts[tid], ts) - 1
+            if i >= 0 and running[tid][i][1] >= ts:
+                inside += 1
+        if self.uftrace_inputs and self.kernel_inputs:
+            if not counted:
+                err('no uftrace slice on a thread the kernel runs')
+            elif inside * 100 < len(counted) * 98:
+                err(f'{inside} of {len(counted)} uftrace slices begin while the kernel runs their thread')
+        return (f'; timeline: {len(self.srcs)} inputs, {estimated} estimated, '
+                f'{inside}/{len(counted)} slices on a running thread, '
+                f'{len(self.thread_tracks)} thread tracks')
+
     def report(self, label_):
+        tl = self.check_timeline() if self.timeline else ''
         errors = []
         if self.ngot != self.nwant:
             errors.append(f'{self.ngot} events written, {self.nwant} in the source')
@@ -865,7 +1003,7 @@ class Check:
         ntyped, ncompact, ndescribed, ngeneric, ntrack, nperf = self.counts
         stats = (f'{self.ngot} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track, {nperf} perf samples), '
                  f'{sum(self.lost_out.values())} lost markers, {len(self.seq)} sequences, {len(self.ksyms)} kernel symbols, '
-                 f'{named}/{len(self.comms)} tasks named')
+                 f'{named}/{len(self.comms)} tasks named{tl}')
         if errors:
             print(f'{label_}: FAIL {stats}: ' + '; '.join(errors[:3]) + (f' (+{nerrors - 3} more)' if nerrors > 3 else ''))
             return 1
@@ -875,16 +1013,20 @@ class Check:
 
 def main():
     args = sys.argv[1:]
+    extra = []
+    if '--' in args:
+        extra = args[args.index('--') + 1:]
+        args = args[:args.index('--')]
     verbose = '--verbose' in args
     if verbose:
         args.remove('--verbose')
     tm, src, out, label_ = args[:4]
     mutate = args[5] if len(args) > 5 and args[4] == '--mutate' else None
     kernel, late = None, False
-    uftrace = os.path.isfile(os.path.join(src, 'info'))  # a uftrace data directory
+    uftrace = kind_of(src) == 'uftrace'
     t0 = time.time()
     for _ in range(4):
-        c = Check(tm, src, out, mutate, kernel, uftrace, late)
+        c = Check(tm, src, out, mutate, kernel, uftrace, late, extra)
         try:
             c.run()
             break

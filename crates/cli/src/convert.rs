@@ -14,8 +14,9 @@ use crate::out::Outcome;
 
 #[derive(Args, Debug, Clone)]
 pub struct ConvertArgs {
-    /// The trace(s) to convert (several CTF traces are merged by time;
-    /// with `--to parquet`, several traces are partitions of one dataset).
+    /// The trace(s) to convert: several of any formats are one timeline
+    /// merged by time (each event says its input); with `--to parquet`,
+    /// several traces of one format are partitions of one dataset.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// Where to write: a directory for CTF and Parquet, a file for the
@@ -56,8 +57,9 @@ pub struct ConvertArgs {
     pub reencode: bool,
     /// Parquet output: write a Hive-partitioned dataset
     /// (`TABLE/trace=NAME/part-0.parquet`) even for one input, so that
-    /// datasets of many traces can be put together (several inputs always
-    /// are).
+    /// datasets of many traces can be put together (several inputs of one
+    /// format always are; inputs of several formats are one timeline
+    /// unless this is given).
     #[arg(long)]
     pub partition: bool,
     /// Parquet output: leave out the long `events` table (every event with
@@ -82,6 +84,13 @@ pub struct ConvertArgs {
     /// processor read them).
     #[arg(long)]
     pub compress: bool,
+    /// Several inputs as one timeline: put INPUT (its path as given here)
+    /// on the first input's clock by adding NS nanoseconds (may be
+    /// negative) to its timestamps, instead of what the clocks say or what
+    /// is estimated; `tracemux info INPUT...` prints each input's shift and
+    /// how it was found. Repeatable.
+    #[arg(long = "clock-offset", value_name = "INPUT=NS", value_parser = crate::report_args::clock_offset)]
+    pub clock_offsets: Vec<(String, i64)>,
 }
 
 impl ConvertArgs {
@@ -103,6 +112,7 @@ impl ConvertArgs {
             full_sched: self.full_sched,
             named_generic: self.named_generic,
             compress: self.compress,
+            clock_offsets: self.clock_offsets.clone(),
         }
     }
 }

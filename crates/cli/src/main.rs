@@ -16,6 +16,7 @@ mod report;
 mod report_args;
 mod select;
 mod sql;
+mod timeline;
 mod tracecmd;
 mod uftrace;
 
@@ -116,6 +117,10 @@ fn main() -> ExitCode {
         },
         native::Style::Perf => match native::parse::<perf::PerfCli>(argv) {
             Ok(c) => perf::run(c),
+            Err(code) => return code,
+        },
+        native::Style::Timeline => match native::parse::<timeline::TimelineCli>(argv) {
+            Ok(c) => timeline::run(c),
             Err(code) => return code,
         },
         _ => {

@@ -20,6 +20,7 @@ pub fn with_source(
     let opts = tracemux_open::OpenOptions {
         strict,
         on_note: Some(&note),
+        ..Default::default()
     };
     tracemux_open::with_source(paths, &opts, f)
 }

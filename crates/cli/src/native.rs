@@ -23,6 +23,8 @@ pub enum Style {
     Ltt,
     /// perf's (perf.data).
     Perf,
+    /// Several traces of any formats as one timeline (`timeline.rs`).
+    Timeline,
 }
 
 /// The subcommands whose options depend on the trace.
@@ -36,6 +38,9 @@ pub fn detect(argv: &[OsString]) -> Style {
     };
     if !PER_FORMAT.contains(&sub) {
         return Style::TraceCmd;
+    }
+    if sub != "dump" && is_timeline(&argv[2..]) {
+        return Style::Timeline;
     }
     for a in &argv[2..] {
         let bytes = a.as_encoded_bytes();
@@ -67,6 +72,54 @@ pub fn detect(argv: &[OsString]) -> Style {
         };
     }
     Style::TraceCmd
+}
+
+/// Whether the arguments name several existing traces that are not all
+/// CTF (several CTF traces merge as babeltrace2 merges them), or give
+/// `--clock-offset`: a timeline of several inputs.
+fn is_timeline(args: &[OsString]) -> bool {
+    // `--clock-offset INPUT=NS` (babeltrace2's own `--clock-offset
+    // SECONDS` of a CTF trace has no `=` in its value)
+    let given = args.iter().enumerate().any(|(i, a)| match a.to_str() {
+        Some("--clock-offset") => args
+            .get(i + 1)
+            .and_then(|v| v.to_str())
+            .is_some_and(|v| v.contains('=')),
+        Some(s) => s
+            .strip_prefix("--clock-offset=")
+            .is_some_and(|v| v.contains('=')),
+        None => false,
+    });
+    if given {
+        return true;
+    }
+    let mut paths = Vec::new();
+    let mut skip = false;
+    // trace-cmd's `-i FILE`: several trace.dat merged as trace-cmd merges
+    // them (its own options per input), not a timeline
+    let mut dash_i = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let bytes = a.as_encoded_bytes();
+        if bytes.first() == Some(&b'-') {
+            // trace-cmd's `-i FILE` names a trace too; other options'
+            // values do not name existing files
+            skip = bytes == b"--style";
+            dash_i |= bytes == b"-i" || bytes.starts_with(b"--input");
+            continue;
+        }
+        let p = Path::new(a);
+        if p.exists() {
+            paths.push(p.to_path_buf());
+        }
+    }
+    let traces: Vec<Kind> = paths.iter().filter_map(|p| sniff(p).ok()).collect();
+    traces.len() >= 2
+        && traces.len() == paths.len()
+        && traces.iter().any(|k| !matches!(k, Kind::Ctf { .. }))
+        && !(dash_i && traces.iter().all(|k| matches!(k, Kind::TraceDat)))
 }
 
 /// Parse `argv` with the clap parser `P`; on `--help`/errors print and

@@ -123,3 +123,19 @@ impl ReportArgs {
         self.json || self.style == Some(Style::Json)
     }
 }
+
+/// `--clock-offset INPUT=NS`: the input (its path as given) and the ns
+/// added to its timestamps.
+pub fn clock_offset(s: &str) -> Result<(String, i64), String> {
+    let (k, v) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{s}: expected INPUT=NS"))?;
+    let ns = v
+        .trim()
+        .parse::<i64>()
+        .map_err(|e| format!("{s}: NS must be an integer of nanoseconds ({e})"))?;
+    if k.is_empty() {
+        return Err(format!("{s}: expected INPUT=NS"));
+    }
+    Ok((k.to_string(), ns))
+}

@@ -294,6 +294,17 @@ impl Plan {
             if !p.inputs.is_empty() {
                 bail!("a trace given both with -i and as an argument");
             }
+            // several traces as arguments are one timeline when each is a
+            // trace (see native.rs): one that is not is said, not dropped
+            if traces.len() > 1 {
+                for x in &traces[1..] {
+                    tracemux_open::sniff(x)?;
+                }
+                bail!(
+                    "{} traces as arguments could not be read as one timeline (give trace-cmd's -i for each trace.dat to merge them as trace-cmd does)",
+                    traces.len()
+                );
+            }
             p.lists.add_first_item();
             p.inputs.push(InputPlan {
                 path: t.clone(),

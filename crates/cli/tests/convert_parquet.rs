@@ -357,7 +357,9 @@ fn comm_over_time() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// Several traces: one Hive-partitioned dataset, a partition per trace.
+/// Several traces: one Hive-partitioned dataset, a partition per trace
+/// (traces of several formats with `--partition`: without it they are one
+/// timeline, `crates/cli/tests/timeline.rs`).
 #[test]
 fn hive_partitions() {
     let scratch = tmp("hive");
@@ -366,7 +368,7 @@ fn hive_partitions() {
     let b = root.join("tracedat/v7-instance-B/trace.dat");
     let c = root.join("ctf/lttng-ust-pid/trace");
     let out = scratch.join("ds");
-    let o = convert(&[&a, &b, &c], &out, &[]);
+    let o = convert(&[&a, &b, &c], &out, &["--partition"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for t in ["v6-sched-irq-timer", "v7-instance-B", "trace"] {
         let p = out.join(format!("events/trace={t}/part-0.parquet"));

@@ -131,6 +131,9 @@ pub struct Options {
     pub named_generic: bool,
     /// Perfetto output: zlib-compressed packets.
     pub compress: bool,
+    /// Several inputs as one timeline: offsets the user gives (`INPUT=NS`,
+    /// ns added to that input's timestamps; see `tracemux_open::timeline`).
+    pub clock_offsets: Vec<(String, i64)>,
 }
 
 impl Options {
@@ -153,6 +156,7 @@ impl Options {
             full_sched: false,
             named_generic: false,
             compress: false,
+            clock_offsets: Vec::new(),
         }
     }
 }
@@ -243,10 +247,15 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
         tracedat::run(o, &tmp, &mut summary, hooks)
     } else if o.to == To::Chrome && uftrace_chrome::applies(o) {
         uftrace_chrome::run(o, &tmp, &mut summary, hooks)
-    } else if o.to == To::Parquet && (o.partition || o.inputs.len() > 1) {
+    } else if o.to == To::Parquet
+        && (o.partition
+            || (o.inputs.len() > 1
+                && o.clock_offsets.is_empty()
+                && !tracemux_open::timeline::mixed_formats(&o.inputs)?))
+    {
         partitions(o, &tmp, &mut summary, hooks)
     } else {
-        with_source(&o.inputs, o.strict, hooks, |src| {
+        with_source(&o.inputs, o.strict, &o.clock_offsets, hooks, |src| {
             convert(o, src, &tmp, None, &mut summary, hooks)
         })
     };
@@ -282,6 +291,7 @@ fn is_special(p: &Path) -> bool {
 fn with_source(
     paths: &[PathBuf],
     strict: bool,
+    clock_offsets: &[(String, i64)],
     hooks: &dyn Hooks,
     f: impl FnOnce(&mut dyn RecordSource) -> Result<()>,
 ) -> Result<()> {
@@ -289,6 +299,7 @@ fn with_source(
     let opts = tracemux_open::OpenOptions {
         strict,
         on_note: Some(&note),
+        clock_offsets,
     };
     tracemux_open::with_source(paths, &opts, f)
 }
@@ -381,7 +392,7 @@ fn partitions(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks)
             inputs: vec![input.clone()],
             ..o.clone()
         };
-        with_source(&one.inputs, o.strict, hooks, |src| {
+        with_source(&one.inputs, o.strict, &[], hooks, |src| {
             convert(&one, src, tmp, Some(&name), summary, hooks)
         })?;
     }

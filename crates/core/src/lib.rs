@@ -33,6 +33,7 @@ pub mod named;
 pub mod tables;
 pub mod tasks;
 pub mod threads;
+pub mod timeline;
 pub mod typed;
 
 pub use bytes::{Cursor, Endian};

@@ -754,6 +754,10 @@ pub struct TraceMeta {
     /// What the trace says about where it was recorded (host name, kernel,
     /// tracer, domain...), as key/value text, in the trace's order.
     pub env: Vec<(String, String)>,
+    /// The inputs of a timeline merged from several traces (empty for one
+    /// trace): each input's streams, clock and shift
+    /// ([`crate::timeline`]).
+    pub inputs: Vec<crate::timeline::InputInfo>,
 }
 
 impl TraceMeta {

@@ -277,6 +277,15 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// incremental state).
     ftrace_started: bool,
     uftrace_pid: Option<i32>,
+    /// A timeline of several inputs: whether each input's events go to
+    /// ftrace bundles, and its uftrace process (by input).
+    input_kernel: Vec<bool>,
+    input_uftrace: Vec<bool>,
+    /// The uftrace process of the event being written.
+    cur_uftrace: Option<i32>,
+    /// A timeline's clock snapshot and alignment are written (before the
+    /// first event).
+    timeline_written: bool,
     /// Thread groups the events say (`task_newtask`, `sched_process_exec`,
     /// LTTng's `vtid`/`vpid` contexts): a process tree of them at the end.
     tasks: TaskTracker,
@@ -355,7 +364,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let mut w = PerfettoWriter {
             out: Packets::start(out, opts.compress)?,
             opts,
-            kernel: is_kernel_trace(meta),
+            kernel: meta.inputs.is_empty() && is_kernel_trace(meta),
             cpu_sched: IdMap::new(),
             ksyms: HashMap::new(),
             dense: HashMap::new(),
@@ -365,6 +374,18 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             arena: Arena::default(),
             ftrace_started: false,
             uftrace_pid,
+            input_kernel: meta
+                .inputs
+                .iter()
+                .map(|i| matches!(i.format, Some(Format::TraceDat) | Some(Format::Perf)))
+                .collect(),
+            input_uftrace: meta
+                .inputs
+                .iter()
+                .map(|i| i.format == Some(Format::Uftrace))
+                .collect(),
+            cur_uftrace: uftrace_pid,
+            timeline_written: meta.inputs.is_empty(),
             tasks: TaskTracker::new(),
             kinds: ClassMap::new(),
             task_meta: TraceMeta {
@@ -426,6 +447,9 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
+        if !self.timeline_written {
+            self.timeline(meta, ev.ts)?;
+        }
         if let Some(p) = self.perf.as_mut() {
             if let Some(pk) = p.packet(ev) {
                 self.stats.perf_samples += 1;
@@ -443,7 +467,19 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             }
             None => false,
         };
-        if self.kernel && !uftrace {
+        let kernel = if meta.inputs.is_empty() {
+            self.kernel
+        } else {
+            let i = tracemux_core::timeline::input_of_stream(meta, ev.stream);
+            let i = i.unwrap_or(usize::MAX);
+            self.cur_uftrace = if self.input_uftrace.get(i) == Some(&true) {
+                Some(meta.tgids.get(&ev.pid).copied().unwrap_or(ev.pid))
+            } else {
+                None
+            };
+            self.input_kernel.get(i) == Some(&true)
+        };
+        if kernel && !uftrace {
             self.ftrace(meta, ev)
         } else {
             self.track_event(meta, ev)
@@ -454,7 +490,16 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
     /// so (kernel traces), or an instant `lost events` on the stream's track
     /// with the `cpu` and `count` (others).
     pub fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> std::io::Result<()> {
-        if !self.kernel {
+        if !self.timeline_written {
+            self.timeline(meta, l.ts)?;
+        }
+        let kernel = if meta.inputs.is_empty() {
+            self.kernel
+        } else {
+            let i = tracemux_core::timeline::input_of_stream(meta, l.stream);
+            self.input_kernel.get(i.unwrap_or(usize::MAX)) == Some(&true)
+        };
+        if !kernel {
             return self.lost_instant(meta, l);
         }
         let s = l.stream;
@@ -548,6 +593,139 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let ev_cpu = cpu;
         let key = TrackKey::Stream(stream);
         self.describe(meta, key, ev_cpu, FieldId::UNKNOWN)
+    }
+
+    /// A timeline of several inputs: a clock snapshot at `ts` saying each
+    /// input's own clock (ids from 128 on, in the order of the inputs) and
+    /// the system clocks the inputs stamp, against the packets' clock (the
+    /// first input's, written as BOOTTIME); and on a track of its own, an
+    /// instant per input saying how it was placed (clock, shift, method,
+    /// offset, pairs, spread).
+    fn timeline(&mut self, meta: &TraceMeta, ts: u64) -> std::io::Result<()> {
+        use tracemux_core::timeline::Alignment;
+        self.timeline_written = true;
+        let mut clocks = vec![Clock {
+            clock_id: Some(CLOCK_BOOTTIME),
+            timestamp: Some(ts),
+        }];
+        let mut system = Vec::new();
+        for (i, inp) in meta.inputs.iter().enumerate() {
+            // the input's own time at `ts`
+            let own = (ts as i128) - i128::from(inp.shift_ns);
+            if let Ok(own) = u64::try_from(own) {
+                clocks.push(Clock {
+                    clock_id: Some(128 + i as u32),
+                    timestamp: Some(own),
+                });
+            }
+            let id = match inp.clock.clock.as_str() {
+                "monotonic" if inp.clock.system => Some(CLOCK_MONOTONIC),
+                "monotonic-raw" if inp.clock.system => Some(CLOCK_MONOTONIC_RAW),
+                "realtime" if inp.clock.system => Some(CLOCK_REALTIME),
+                _ => None,
+            };
+            let clock = own - i128::from(inp.clock.base_ns);
+            if let (Some(id), Ok(c)) = (id, u64::try_from(clock)) {
+                if !system.contains(&id) {
+                    system.push(id);
+                    clocks.push(Clock {
+                        clock_id: Some(id),
+                        timestamp: Some(c),
+                    });
+                }
+            }
+        }
+        self.packet(
+            TracePacket {
+                timestamp: Some(ts),
+                data: Some(Data::ClockSnapshot(ClockSnapshot {
+                    clocks,
+                    primary_trace_clock: Some(CLOCK_BOOTTIME as i32),
+                })),
+                ..Default::default()
+            },
+            1,
+        )?;
+        let id = self.seqs.len() as u32 + 1;
+        let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
+        self.seqs.insert(
+            TrackKey::Stream(u32::MAX),
+            Seq {
+                id,
+                names: HashMap::new(),
+                ann_names: HashMap::new(),
+                field_iids: ClassMap::new(),
+                class_names: ClassMap::new(),
+                stack: Vec::new(),
+            },
+        );
+        self.packet(
+            TracePacket {
+                trusted_packet_sequence_id: Some(id),
+                sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
+                first_packet_on_sequence: Some(true),
+                data: Some(Data::TrackDescriptor(TrackDescriptor {
+                    uuid: Some(uuid),
+                    name: Some("tracemux timeline: clock alignment".into()),
+                    ..Default::default()
+                })),
+                ..Default::default()
+            },
+            1,
+        )?;
+        for inp in &meta.inputs {
+            let s = |n: &str, v: String| DebugAnnotation {
+                name: Some(n.into()),
+                string_value: Some(v),
+                ..Default::default()
+            };
+            let int = |n: &str, v: i64| DebugAnnotation {
+                name: Some(n.into()),
+                int_value: Some(v),
+                ..Default::default()
+            };
+            let mut anns = vec![
+                s("input", inp.name.clone()),
+                s(
+                    "clock",
+                    format!("{} ({})", inp.clock.clock, inp.clock.source),
+                ),
+                int("shift_ns", inp.shift_ns),
+            ];
+            match &inp.alignment {
+                Alignment::Reference => anns.push(s("placed", "reference".into())),
+                Alignment::SameClock { with } => {
+                    anns.push(s("placed", "same clock".into()));
+                    anns.push(int("with_input", *with as i64));
+                }
+                Alignment::Given => anns.push(s("placed", "given (--clock-offset)".into())),
+                Alignment::Estimated(e) => {
+                    anns.push(s("placed", format!("estimated from {}", e.method)));
+                    anns.push(int("against_input", e.against as i64));
+                    anns.push(int("offset_ns", e.offset_ns));
+                    anns.push(int("clock_offset_ns", e.clock_offset_ns));
+                    anns.push(int("pairs", e.pairs as i64));
+                    anns.push(int("tried", e.tried as i64));
+                    anns.push(int("spread_ns", e.spread_ns as i64));
+                }
+            }
+            self.packet(
+                TracePacket {
+                    timestamp: Some(ts),
+                    trusted_packet_sequence_id: Some(id),
+                    data: Some(Data::TrackEvent(TrackEvent {
+                        debug_annotations: anns,
+                        r#type: Some(TYPE_INSTANT),
+                        track_uuid: Some(uuid),
+                        name: Some(format!("clock of {}", inp.name)),
+                        ..Default::default()
+                    })),
+                    ..Default::default()
+                },
+                1,
+            )?;
+        }
+        Ok(())
     }
 
     /// Write what is pending and flush; returns what was written.
@@ -860,13 +1038,13 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         // most uftrace entries and exits need no value tree (and their
         // sequence's description none either: the recording says the pid)
         let call = match kind {
-            TrackKind::Entry | TrackKind::Exit if self.uftrace_pid.is_some() => ev
+            TrackKind::Entry | TrackKind::Exit if self.cur_uftrace.is_some() => ev
                 .tape
                 .zip(class)
                 .and_then(|(t, c)| plain_call(t, c.layout(), kind == TrackKind::Entry)),
             _ => None,
         };
-        let uftrace = kind != TrackKind::Other || self.uftrace_pid.is_some();
+        let uftrace = kind != TrackKind::Other || self.cur_uftrace.is_some();
         // the other events' annotations come straight from their recorded
         // values when these are well formed (else from the value tree)
         let steps = ev
@@ -1072,8 +1250,11 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let desc = match key {
             TrackKey::Thread(tid) => {
                 let t = &self.tree;
+                // a timeline's uftrace input: its process; a thread the
+                // kernel's task table places: that group
                 let pid = self
-                    .uftrace_pid
+                    .cur_uftrace
+                    .or_else(|| meta.tgids.get(&tid).copied())
                     .or_else(|| {
                         t.at(Scope::CommonContext, process)
                             .and_then(|i| t.int(i))

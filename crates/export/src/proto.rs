@@ -31,7 +31,7 @@ pub struct TracePacket {
     pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: Option<bool>,
-    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 50, 60, 66")]
+    #[prost(oneof = "Data", tags = "1, 2, 6, 11, 45, 50, 60, 66")]
     pub data: Option<Data>,
 }
 
@@ -61,6 +61,8 @@ pub enum Data {
     FtraceEvents(FtraceEventBundle),
     #[prost(message, tag = "2")]
     ProcessTree(ProcessTree),
+    #[prost(message, tag = "6")]
+    ClockSnapshot(ClockSnapshot),
     #[prost(message, tag = "11")]
     TrackEvent(TrackEvent),
     #[prost(message, tag = "45")]
@@ -134,6 +136,32 @@ pub struct Mapping {
     #[prost(uint64, repeated, tag = "7")]
     pub path_string_ids: Vec<u64>,
 }
+
+/// `ClockSnapshot`: the value of several clocks at one moment.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+    /// `BuiltinClock` of the packets' timestamps.
+    #[prost(int32, optional, tag = "2")]
+    pub primary_trace_clock: Option<i32>,
+}
+
+/// `ClockSnapshot.Clock`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Clock {
+    /// A `BuiltinClock` (MONOTONIC 3, BOOTTIME 6...), or from 128 on a
+    /// clock of the trace's own.
+    #[prost(uint32, optional, tag = "1")]
+    pub clock_id: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub timestamp: Option<u64>,
+}
+
+pub const CLOCK_MONOTONIC: u32 = 3;
+pub const CLOCK_MONOTONIC_RAW: u32 = 5;
+pub const CLOCK_BOOTTIME: u32 = 6;
+pub const CLOCK_REALTIME: u32 = 1;
 
 /// `FtraceEventBundle`: the events of one CPU.
 #[derive(Clone, PartialEq, prost::Message)]

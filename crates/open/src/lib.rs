@@ -25,6 +25,7 @@
 mod kind;
 mod loaders;
 mod source;
+pub mod timeline;
 
 pub use kind::{map, sniff, Kind, Mapped, Releaser};
 pub use loaders::{ltt_load, open_uftrace, CtfMapLoader, UftraceMapLoader};

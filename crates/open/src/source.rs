@@ -25,11 +25,32 @@ pub struct OpenOptions<'a> {
     /// Told what was forgiven while opening (CTF metadata read leniently),
     /// one message at a time; nothing is said when `None`.
     pub on_note: Option<&'a dyn Fn(&str)>,
+    /// Offsets given by the user for inputs of a timeline (`INPUT=NS`:
+    /// ns added to that input's timestamps), by the input's path as given.
+    pub clock_offsets: &'a [(String, i64)],
 }
 
-/// Open `paths` (one trace; several only for formats that merge several
-/// traces: CTF) and hand the source to `f`; its result is returned.
+/// Open `paths` and hand the source to `f`; its result is returned. One
+/// trace, or several CTF traces (merged as babeltrace2 merges them), is
+/// read as it is; several traces of other formats, or of several formats,
+/// are one timeline ([`crate::timeline`]): each input placed on the first
+/// input's clock, merged by time.
 pub fn with_source<T>(
+    paths: &[PathBuf],
+    opts: &OpenOptions<'_>,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
+) -> Result<T> {
+    if paths.is_empty() {
+        bail!("no trace given");
+    }
+    if crate::timeline::is_timeline(paths)? || !opts.clock_offsets.is_empty() {
+        return crate::timeline::with_timeline(paths, opts, f);
+    }
+    one(paths, opts, f)
+}
+
+/// Open `paths` as one source of one format.
+pub(crate) fn one<T>(
     paths: &[PathBuf],
     opts: &OpenOptions<'_>,
     f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
@@ -40,7 +61,7 @@ pub fn with_source<T>(
     let kind = sniff(first)?;
     if paths.len() > 1 && !matches!(kind, Kind::Ctf { .. }) {
         bail!(
-            "{}: several {} traces cannot be read as one yet",
+            "{}: several {} traces cannot be read as one source",
             first.display(),
             kind.name()
         );

@@ -126,6 +126,16 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
     if let Some(c) = &f.cmdline {
         env.push(("cmdline".into(), c.join(" ")));
     }
+    // `perf record -k CLOCK`: the events' times are that clock's (a
+    // timeline relates it to the other inputs' clocks), not perf_clock
+    if let Some(a) = p
+        .events
+        .iter()
+        .map(|e| &e.attr)
+        .find(|a| a.flag(crate::attr::flag::USE_CLOCKID))
+    {
+        env.push(("clockid".into(), a.clockid.to_string()));
+    }
     let mut task_table = tracemux_core::tables::TaskTable::default();
     for (tid, comm) in tasks {
         task_table.insert(*tid, comm.clone());
@@ -160,6 +170,7 @@ pub fn trace_meta(p: &PerfData<'_>, cpus: u32, tasks: &[(i32, String)]) -> Trace
             ..ClockInfo::default()
         }],
         env,
+        ..TraceMeta::default()
     }
 }
 

@@ -23,8 +23,10 @@ pub fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
         .map_or("", |b| b.name.as_str())
 }
 
-/// The members every line starts with: `{"type":KIND,"ts":..,"cpu":..,"buffer":..`.
-fn line_head(out: &mut Vec<u8>, kind: &[u8], ts: u64, cpu: u32, buffer: &str) {
+/// The members every line starts with: `{"type":KIND,"ts":..,"cpu":..,"buffer":..`,
+/// and `"input":NAME` when the trace is a timeline of several inputs.
+fn line_head(out: &mut Vec<u8>, meta: &TraceMeta, kind: &[u8], ts: u64, cpu: u32, stream: u32) {
+    let buffer = buffer_name(meta, stream);
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(kind);
     out.extend_from_slice(b"\",\"ts\":");
@@ -33,6 +35,12 @@ fn line_head(out: &mut Vec<u8>, kind: &[u8], ts: u64, cpu: u32, buffer: &str) {
     dec(out, cpu);
     out.extend_from_slice(b",\"buffer\":");
     json_str(out, buffer.as_bytes());
+    if !meta.inputs.is_empty() {
+        if let Some(i) = tracemux_core::timeline::input_of_stream(meta, stream) {
+            out.extend_from_slice(b",\"input\":");
+            json_str(out, meta.inputs[i].name.as_bytes());
+        }
+    }
 }
 
 /// One event as a JSON line (a [`JsonWriter`] made for it: writers of
@@ -102,7 +110,7 @@ impl JsonWriter {
 
     /// `ev` as one JSON line (the schema in the README).
     pub fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-        line_head(out, b"event", ev.ts, ev.cpu, buffer_name(meta, ev.stream));
+        line_head(out, meta, b"event", ev.ts, ev.cpu, ev.stream);
         let cj = match ev.class {
             Some(c) => {
                 let cj = self
@@ -495,7 +503,7 @@ impl FieldVisitor for Json<'_> {
 }
 
 pub fn write_lost(out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
-    line_head(out, b"lost", l.ts, l.cpu, buffer_name(meta, l.stream));
+    line_head(out, meta, b"lost", l.ts, l.cpu, l.stream);
     out.extend_from_slice(b",\"count\":");
     match l.count {
         Some(c) => dec(out, c),

@@ -51,6 +51,7 @@ impl Opener for Paths {
         let opts = tracemux_open::OpenOptions {
             strict: self.strict,
             on_note: None,
+            ..Default::default()
         };
         tracemux_open::with_source(&self.paths, &opts, |src| f(src))
     }

@@ -27,6 +27,7 @@ use arrow_schema::{Schema, SchemaRef};
 use tracemux_core::model::{
     visit_fields, Event, EventClass, Format, Lost, PrintCtx, TraceMeta, Value,
 };
+use tracemux_core::timeline::input_of_stream;
 use tracemux_core::typed::{FieldType, Scope};
 
 use tracemux_core::tasks::TaskTracker;
@@ -195,6 +196,9 @@ struct Common {
     comm: NodeId,
     buffer: Option<NodeId>,
     stream: Option<NodeId>,
+    /// A timeline of several inputs: the input each row comes from (its
+    /// path as given).
+    input: Option<NodeId>,
 }
 
 impl Common {
@@ -209,6 +213,7 @@ impl Common {
             comm: c.add_dict("comm"),
             buffer: buffer.then(|| c.add_dict("buffer")),
             stream: stream.then(|| c.add("stream", &FieldType::u(32))),
+            input: (!meta.inputs.is_empty()).then(|| c.add_dict("input")),
         }
     }
 
@@ -235,6 +240,13 @@ impl Common {
         }
         if let Some(id) = self.stream {
             c.set(id, Value::Unsigned(u64::from(stream)));
+        }
+        if let Some(id) = self.input {
+            if c.is_live(id) {
+                if let Some(i) = input_of_stream(meta, stream) {
+                    c.set_str(id, &meta.inputs[i].name);
+                }
+            }
         }
     }
 }

@@ -582,7 +582,7 @@ impl TablesWriter {
         }
         self.encoder.finish()?;
         let (mismatches, unknown) = (self.mismatches, self.unknown);
-        let desc = json!({
+        let mut desc = json!({
             "tracemux": env!("CARGO_PKG_VERSION"),
             "source": self.opts.source,
             "trace": match &self.opts.layout {
@@ -617,6 +617,9 @@ impl TablesWriter {
             "unsorted_tables": unsorted,
             "tables": tables,
         });
+        if !meta.inputs.is_empty() {
+            desc["inputs"] = inputs_json(meta);
+        }
         let path = match &self.opts.layout {
             Layout::Flat => self.dir.join("meta.json"),
             Layout::Hive { trace } => self.dir.join("_meta").join(format!("{trace}.json")),
@@ -629,4 +632,45 @@ impl TablesWriter {
         std::fs::write(&path, text).map_err(|e| io(&path, e))?;
         Ok(desc)
     }
+}
+
+/// A timeline's inputs for `meta.json`: each one's path, format, clock (as
+/// its file states it), shift and how it was placed (with an estimate's
+/// method, offset, pairs and spread).
+fn inputs_json(meta: &TraceMeta) -> Json {
+    use tracemux_core::timeline::Alignment;
+    meta.inputs
+        .iter()
+        .map(|i| {
+            let placed = match &i.alignment {
+                Alignment::Reference => json!({"how": "reference"}),
+                Alignment::SameClock { with } => json!({"how": "same clock", "with": with}),
+                Alignment::Given => json!({"how": "given"}),
+                Alignment::Estimated(e) => json!({
+                    "how": "estimated",
+                    "against": e.against,
+                    "method": e.method,
+                    "offset_ns": e.offset_ns,
+                    "clock_offset_ns": e.clock_offset_ns,
+                    "pairs": e.pairs,
+                    "tried": e.tried,
+                    "spread_ns": e.spread_ns,
+                }),
+            };
+            json!({
+                "name": i.name,
+                "format": i.format.map(|f| f.name()),
+                "clock": {
+                    "name": i.clock.clock,
+                    "system": i.clock.system,
+                    "base_ns": i.clock.base_ns,
+                    "host": i.clock.host,
+                    "source": i.clock.source,
+                },
+                "streams": [i.streams.start, i.streams.end],
+                "shift_ns": i.shift_ns,
+                "placed": placed,
+            })
+        })
+        .collect()
 }

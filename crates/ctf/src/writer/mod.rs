@@ -171,6 +171,9 @@ pub struct CtfWriter {
     /// Whether the source is a CTF trace (whose classes say whether they
     /// have a payload structure at all; other formats always get one).
     source_ctf: bool,
+    /// Classes are written under their index in the class table (a
+    /// timeline of several inputs), not their own ids.
+    by_index: bool,
 }
 
 fn io(path: &Path, e: std::io::Error) -> Error {
@@ -278,6 +281,23 @@ impl CtfWriter {
         if let Some(u) = &meta.uname {
             add("source_uname".into(), EnvValue::Str(u.clone()));
         }
+        // a timeline: each input, its format, clock and shift (its
+        // streams are the files named `input<i>_...`)
+        for (i, inp) in meta.inputs.iter().enumerate() {
+            add(format!("input{i}"), EnvValue::Str(inp.name.clone()));
+            if let Some(f) = inp.format {
+                add(format!("input{i}_format"), EnvValue::Str(f.name().into()));
+            }
+            add(
+                format!("input{i}_clock"),
+                EnvValue::Str(inp.clock.source.clone()),
+            );
+            add(format!("input{i}_shift_ns"), EnvValue::Int(inp.shift_ns));
+            add(
+                format!("input{i}_placed"),
+                EnvValue::Str(tracemux_core::timeline::describe(&meta.inputs, i)),
+            );
+        }
         tc.environment = env;
 
         // clock
@@ -379,28 +399,34 @@ impl CtfWriter {
             clock_offset: offset_ns.max(0) as u64,
             with_cpu,
             source_ctf: meta.format == Some(tracemux_core::model::Format::Ctf),
+            by_index: !meta.inputs.is_empty(),
             place_losses: meta.format != Some(tracemux_core::model::Format::Ctf),
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
-            if !w.classes.contains_key(&c.id) {
-                w.add_model_class(u64::from(c.id), c);
-                max_id = max_id.max(u64::from(c.id));
+            let id = w.class_key(c);
+            if !w.classes.contains_key(&id) {
+                w.add_model_class(u64::from(id), c);
+                max_id = max_id.max(u64::from(id));
             }
         }
         w.next_unknown_id = (max_id + 1).max(1 << 31);
         // streams: one per (buffer, cpu)
-        for s in &meta.streams {
+        for (si, s) in meta.streams.iter().enumerate() {
             let buffer = meta
                 .buffers
                 .get(s.buffer as usize)
                 .map(|b| b.name.as_str())
                 .unwrap_or("");
-            let base = if buffer.is_empty() {
+            let mut base = if buffer.is_empty() {
                 "stream".to_string()
             } else {
                 layout::ctf_name(buffer)
             };
+            // a timeline's streams say their input
+            if let Some(i) = tracemux_core::timeline::input_of_stream(meta, si as u32) {
+                base = format!("input{i}_{base}");
+            }
             let mut name = format!("{base}_{}", s.cpu);
             let mut k = 1;
             while w.streams.iter().any(|x| x.name == name) || name == "metadata" {
@@ -410,6 +436,17 @@ impl CtfWriter {
             w.streams.push(StreamOut::new(name, s.cpu));
         }
         Ok(w)
+    }
+
+    /// The id a class is written under: its own, or for a timeline of
+    /// several inputs (whose classes may share ids) its place in the merged
+    /// class table.
+    fn class_key(&self, c: &tracemux_core::model::EventClass) -> u32 {
+        if self.by_index {
+            c.index.index() as u32
+        } else {
+            c.id
+        }
     }
 
     /// Add a class of the model under `id`.
@@ -509,14 +546,15 @@ impl CtfWriter {
         if let Some((count, ts)) = self.streams[si].pending_loss.take() {
             self.write_loss(si, count, ts.min(ev.ts))?;
         }
-        let (id, unknown) = match ev.class {
-            Some(c) if self.classes.contains_key(&c.id) => (u64::from(c.id), false),
-            Some(c) => {
+        let key = ev.class.map(|c| self.class_key(c));
+        let (id, unknown) = match (ev.class, key) {
+            (Some(_), Some(k)) if self.classes.contains_key(&k) => (u64::from(k), false),
+            (Some(c), Some(k)) => {
                 // a class the source made after it started
-                self.add_model_class(u64::from(c.id), c);
-                (u64::from(c.id), false)
+                self.add_model_class(u64::from(k), c);
+                (u64::from(k), false)
             }
-            None => {
+            _ => {
                 let id = match self.unknown.get(&ev.type_id) {
                     Some(&id) => id,
                     None => {
