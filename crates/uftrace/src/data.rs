@@ -103,6 +103,9 @@ pub struct UftraceData {
     /// Kernel data (`-k` recordings whose header has the KERNEL bit).
     pub kernel: Option<crate::kernel::KernelData>,
     pub options: OpenOptions,
+    /// Whose output the printers reproduce: by default the uftrace that
+    /// made the recording (see [`crate::flavor`]); the caller may change it.
+    pub flavor: crate::Flavor,
     /// Damage found while opening (each also printed by the callers).
     pub damage: Vec<Damage>,
 }
@@ -174,7 +177,9 @@ impl UftraceData {
             }
             damage.push(dmg("info", e.offset, e.kind.to_string()));
         }
+        let flavor = crate::Flavor::of_recording(info.uftrace_version.as_deref());
         let mut data = UftraceData {
+            flavor,
             dir: dir.to_path_buf(),
             header,
             info,

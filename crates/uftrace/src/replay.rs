@@ -321,7 +321,11 @@ impl<'d> Replay<'d, '_> {
             let mut sep: &[u8] = b"#";
             for f in &self.fields {
                 out.write_all(sep)?;
-                out.write_all(FIELD_TABLE[*f as usize].2.as_bytes())?;
+                let head = match f {
+                    Field::Tid if self.data.flavor.newer() => "   TID   ",
+                    _ => FIELD_TABLE[*f as usize].2,
+                };
+                out.write_all(head.as_bytes())?;
                 sep = b" ";
             }
             out.write_all(b"   FUNCTION\n")?;
@@ -354,7 +358,11 @@ impl<'d> Replay<'d, '_> {
     fn inverted_time(&mut self, ti: usize) {
         if !self.fields.is_empty() {
             for f in &self.fields {
-                for _ in 0..FIELD_LEN[*f as usize] + 1 {
+                let len = match f {
+                    Field::Tid => self.data.flavor.tid_len() + 2,
+                    _ => FIELD_LEN[*f as usize],
+                };
+                for _ in 0..len + 1 {
                     self.line.push(b' ');
                 }
             }
@@ -651,6 +659,7 @@ impl<'d> Replay<'d, '_> {
         }
         let t = &self.walk.stacks.tasks[ti];
         let line = &mut self.line;
+        let tid_len = self.data.flavor.tid_len();
         for f in &self.fields {
             line.push(b' ');
             match f {
@@ -658,10 +667,10 @@ impl<'d> Replay<'d, '_> {
                 Field::Tid => {
                     line.push(b'[');
                     if t.tid >= 0 {
-                        push_num(line, t.tid as u64, 6, 0);
+                        push_num(line, t.tid as u64, tid_len, 0);
                     } else {
                         let mut b = itoa::Buffer::new();
-                        pad_left(line, b.format(t.tid).as_bytes(), 6);
+                        pad_left(line, b.format(t.tid).as_bytes(), tid_len);
                     }
                     line.push(b']');
                 }
