@@ -134,7 +134,11 @@ fn header(out: &mut Vec<u8>, data: &UftraceData) {
         h.elf_class,
         if h.elf_class == 2 { "64" } else { "32" }
     );
-    let (nf, ni) = if data.flavor.newer() { (13, 15) } else { (12, 14) };
+    let (nf, ni) = if data.flavor.newer() {
+        (13, 15)
+    } else {
+        (12, 14)
+    };
     mask_line(out, "features", h.feat_mask, &FEAT_NAMES[..nf]);
     mask_line(out, "info", h.info_mask, &INFO_NAMES[..ni]);
     out.push(b'\n');
@@ -359,7 +363,13 @@ fn dump_values(
             ArgFmt::Enum if !retval => {
                 let v = raw_value(d, size.min(8), endian) as u64 as i64;
                 let tn = spec.type_name.as_deref().unwrap_or("");
-                match ctx.enum_of(tn, v as i32) {
+                // 0.13 passes an `int`, 0.17+ the zero-extended `long long`
+                let ev = if ctx.data.flavor.newer() {
+                    v
+                } else {
+                    v as i32 as i64
+                };
+                match ctx.enum_of(tn, ev) {
                     Some(t) => {
                         label(out);
                         let _ = writeln!(out, "enum {tn}: {t} ({v})");
@@ -469,7 +479,12 @@ pub fn dump(
                         event_name(&mut buf, data, rec.addr as u32);
                         let mark = buf.len();
                         buf.extend_from_slice(b": ");
-                        if !data_text(&mut buf, rec.addr as u32, rec.data, endian, false) {
+                        if rec.addr == crate::events::id::WATCH_VAR as u64 {
+                            let lp64 = data.header.is_lp64();
+                            let addr = crate::events::watch_var_addr(rec.data, endian, lp64);
+                            let name = st.symbol(ti, rec.time, addr).map(|s| &*s.name);
+                            crate::events::watch_var(&mut buf, rec.data, endian, lp64, name);
+                        } else if !data_text(&mut buf, rec.addr as u32, rec.data, endian, false) {
                             buf.truncate(mark);
                         }
                         buf.push(b'\n');

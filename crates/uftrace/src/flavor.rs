@@ -14,6 +14,11 @@
 //! (the newer uftrace these printers were checked against), anything else as
 //! 0.13. Versions 0.14 to 0.18 were not checked and may differ from both.
 
+/// The version string of the uftrace 0.19 the fixtures were checked with
+/// (built from its sources on Debian 12 with libelf, libdw, python3 and
+/// ncurses, see `tests/fixtures/uftrace/newer/README.md`).
+pub const UFTRACE_0_19_VERSION: &str = "v0.19 ( x86_64 dwarf python3 tui perf sched )";
+
 /// The uftrace whose output a printer reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -70,6 +75,17 @@ impl Flavor {
         }
     }
 
+    /// What follows `uftrace ` in the version lines of `dump --chrome` and
+    /// `dump --graphviz` (the running uftrace's, not the recording's): 0.13
+    /// as Debian 12 builds it, 0.19 as built for these fixtures (the words
+    /// in parentheses are the build's features).
+    pub fn version_string(self) -> &'static str {
+        match self {
+            Flavor::V0_13 => crate::chrome::UFTRACE_VERSION,
+            Flavor::V0_19 => UFTRACE_0_19_VERSION,
+        }
+    }
+
     /// Whether this uftrace knows the 0.14+ header bits by name.
     pub fn newer(self) -> bool {
         self == Flavor::V0_19
@@ -83,8 +99,14 @@ mod tests {
     #[test]
     fn versions() {
         let f = |v| Flavor::of_recording(Some(v));
-        assert_eq!(f("v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )"), Flavor::V0_13);
-        assert_eq!(f("v0.19 ( x86_64 dwarf python3 tui perf sched )"), Flavor::V0_19);
+        assert_eq!(
+            f("v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )"),
+            Flavor::V0_13
+        );
+        assert_eq!(
+            f("v0.19 ( x86_64 dwarf python3 tui perf sched )"),
+            Flavor::V0_19
+        );
         assert_eq!(f("v0.14"), Flavor::V0_19);
         assert_eq!(f("v0.9.4"), Flavor::V0_13);
         assert_eq!(f("v1.0"), Flavor::V0_19);

@@ -309,7 +309,11 @@ pub fn info_task(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::R
     let mut w = io::BufWriter::new(out);
     let flavor = crate::Flavor::of_recording(d.info.uftrace_version.as_deref());
     let tl = flavor.tid_len();
-    let tid_head = if flavor.newer() { "   TID   " } else { "  TID  " };
+    let tid_head = if flavor.newer() {
+        "   TID   "
+    } else {
+        "  TID  "
+    };
     writeln!(
         w,
         "#{:>23}  {:>5}  {:>w$}  {:<16}  DATA SIZE",

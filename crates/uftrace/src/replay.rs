@@ -579,6 +579,18 @@ impl<'d> Replay<'d, '_> {
                         self.line.extend_from_slice(b"\")");
                     }
                 }
+            } else if a == id::WATCH_VAR {
+                let lp64 = self.data.header.is_lp64();
+                let tid = self.walk.stacks.tasks[ti].tid;
+                let addr = crate::events::watch_var_addr(rec.data, self.endian, lp64);
+                let name = self
+                    .data
+                    .session_at(tid, rec.time)
+                    .and_then(|s| self.data.symbol_in(s, rec.time, addr))
+                    .map(|s| &*s.name);
+                self.line.extend_from_slice(b" (");
+                crate::events::watch_var(&mut self.line, rec.data, self.endian, lp64, name);
+                self.line.push(b')');
             } else {
                 let mark = self.line.len();
                 self.line.extend_from_slice(b" (");
@@ -708,6 +720,11 @@ impl<'d> Replay<'d, '_> {
                             name = basename(&m.libname);
                         } else if is_sched_event(a) {
                             name = "[event]";
+                        } else if self.data.flavor.newer() {
+                            // 0.17+: a library loaded by dlopen() names itself
+                            if let Some(m) = self.data.dlopen_module(s, t.timestamp, a) {
+                                name = basename(&m.path);
+                            }
                         }
                     }
                     let b = name.as_bytes();

@@ -5,7 +5,6 @@
 
 use std::io::{self, Write};
 
-use crate::chrome::UFTRACE_VERSION;
 use crate::graph::tree::SingleTree;
 use crate::header::info_bit;
 use crate::report::walk::{dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked};
@@ -16,7 +15,8 @@ use crate::symbols::basename;
 pub struct GraphvizOptions {
     /// Filters and common options.
     pub walk: WalkOptions,
-    /// What follows `uftrace ` in the `# version` line.
+    /// What follows `uftrace ` in the `# version` line; empty: the version
+    /// string of the flavour's uftrace.
     pub version: String,
 }
 
@@ -24,7 +24,7 @@ impl Default for GraphvizOptions {
     fn default() -> Self {
         GraphvizOptions {
             walk: WalkOptions::default(),
-            version: UFTRACE_VERSION.to_string(),
+            version: String::new(),
         }
     }
 }
@@ -43,7 +43,11 @@ impl WalkView for GraphvizOptions {
         let (data, out, warn) = (v.data, v.out, v.warn);
         let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
         let mut b = Vec::new();
-        let _ = writeln!(b, "# version\":\"uftrace {}\"", self.version);
+        let version = match self.version.as_str() {
+            "" => data.flavor.version_string(),
+            v => v,
+        };
+        let _ = writeln!(b, "# version\":\"uftrace {version}\"");
         if data.header.info_mask & info_bit::CMDLINE != 0 {
             let _ = writeln!(
                 b,
