@@ -737,7 +737,13 @@ pub fn open_traces(
 /// UUID of the metadata stream. A packet whose header holds another one is
 /// read as the trace's (as babeltrace2 and yactfr read it) and noted once
 /// per trace: its file, the packet's byte offset and how many packets.
+///
+/// A CTF 1.8 trace is read so silently, as babeltrace2 2.0 reads it (the
+/// `pass-pkt-uuid-differs` conformance case): the note is CTF 2's.
 fn packet_uuid_notes(trace: &mut Trace, path: &Path, packets: &[PacketEntry]) {
+    if trace.tc.version != crate::ir::CtfVersion::Ctf2 {
+        return;
+    }
     let Some(want) = trace.tc.uuid else {
         return;
     };

@@ -208,7 +208,7 @@ mod tests {
         let (t, notes) = depacketize(&d).unwrap();
         assert_eq!(t, b"\x1e{}\x1e{}");
         assert_eq!(notes.len(), 1);
-        assert_eq!(notes[0].offset, 51 + 4);
+        assert_eq!(notes[0].offset, 47 + 4); // second packet (44 + 3 bytes), its UUID
     }
 
     #[test]
