@@ -1361,7 +1361,15 @@ type Reach<'a> = (Vec<usize>, Vec<usize>, &'a T);
 /// children of `t` before the source.
 fn tokens_to_path<'a>(tokens: &[&str], t: &'a T, src_index: usize) -> Vec<Reach<'a>> {
     let mut out = Vec::new();
-    reach(tokens, t, src_index, &mut Vec::new(), &mut Vec::new(), &mut out, 0);
+    reach(
+        tokens,
+        t,
+        src_index,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut out,
+        0,
+    );
     out
 }
 
@@ -1492,7 +1500,9 @@ fn resolve<'a>(
         let root = roots.roots[si].ok_or_else(|| fail("that scope has no field class"))?;
         let r = tokens_to_path(&tokens[*n..], root, usize::MAX);
         if r.is_empty() {
-            return Err(fail("no such field (in every option of the variants it crosses)"));
+            return Err(fail(
+                "no such field (in every option of the variants it crosses)",
+            ));
         }
         (tscope, r)
     } else {
