@@ -114,6 +114,10 @@ pub struct LiveRecords<S: PacketSource> {
     ready: Option<Ready>,
     /// The stream whose head the last record was.
     current: Option<usize>,
+    /// Events handed back, reused whole: their boxes (held by the
+    /// streams' heads) move between the streams and this pool without
+    /// copying the event.
+    #[allow(clippy::vec_box)]
     spare: Vec<Box<Ev>>,
     failed: bool,
     done: bool,

@@ -1377,6 +1377,10 @@ fn tokens_to_path<'a>(tokens: &[&str], t: &'a T, src_index: usize) -> Vec<Reach<
 /// work of a metadata text of nested variants).
 const MAX_REACH_DEPTH: usize = 64;
 
+/// Targets of one location beyond this are refused (the location is not
+/// resolved): each is a path through every variant crossed.
+const MAX_REACHED: usize = 1024;
+
 fn reach<'a>(
     tokens: &[&str],
     t: &'a T,
@@ -1387,6 +1391,10 @@ fn reach<'a>(
     depth: usize,
 ) -> bool {
     if tokens.is_empty() {
+        // (nested variants multiply the targets: a bound on the work)
+        if out.len() >= MAX_REACHED {
+            return false;
+        }
         out.push((path.clone(), implicit.clone(), t));
         return true;
     }

@@ -11,22 +11,13 @@ use crate::report::walk::{dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions, 
 use crate::symbols::basename;
 
 /// Options of `uftrace dump --graphviz`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct GraphvizOptions {
     /// Filters and common options.
     pub walk: WalkOptions,
     /// What follows `uftrace ` in the `# version` line; empty: the version
     /// string of the flavour's uftrace.
     pub version: String,
-}
-
-impl Default for GraphvizOptions {
-    fn default() -> Self {
-        GraphvizOptions {
-            walk: WalkOptions::default(),
-            version: String::new(),
-        }
-    }
 }
 
 struct Dot(SingleTree);
