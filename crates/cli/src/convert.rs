@@ -133,6 +133,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     let hooks = Terminal {
         quiet: a.quiet,
         bar: RefCell::new(None),
+        noted: std::cell::Cell::new(false),
     };
     let res = match live {
         // streamed into the output as the session arrives
@@ -169,7 +170,8 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
             started.elapsed().as_secs_f64()
         );
     }
-    Ok(Outcome::damaged_if(summary.damage > 0))
+    // what CTF 2 forbids and was read on (a note) is damage too
+    Ok(Outcome::damaged_if(summary.damage > 0 || hooks.noted.get()))
 }
 
 /// The hooks of the command line: a spinner with the event count on
@@ -177,6 +179,8 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
 struct Terminal {
     quiet: bool,
     bar: RefCell<Option<indicatif::ProgressBar>>,
+    /// Whether a note was heard.
+    noted: std::cell::Cell<bool>,
 }
 
 impl Terminal {
@@ -212,6 +216,7 @@ impl Hooks for Terminal {
         self.say(|| crate::out::warn(input, e));
     }
     fn note(&self, msg: &str) {
+        self.noted.set(true);
         self.say(|| eprintln!("tracemux: warning: {msg}"));
     }
     fn left_out(&self, input: &Path, msg: &str) {

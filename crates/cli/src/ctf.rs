@@ -335,7 +335,10 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     for d in &c.damage {
         eprintln!("tracemux: {d}");
     }
-    Ok(Outcome::damaged_if(!c.damage.is_empty()))
+    // what CTF 2 forbids and was read on (the warnings) is damage too
+    Ok(Outcome::damaged_if(
+        !c.damage.is_empty() || !c.warnings.is_empty(),
+    ))
 }
 
 fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {

@@ -16,13 +16,23 @@ pub fn with_source(
     strict: bool,
     f: impl FnOnce(&mut dyn RecordSource) -> Result<Outcome>,
 ) -> Result<Outcome> {
-    let note = |m: &str| eprintln!("tracemux: warning: {m}");
+    let noted = std::cell::Cell::new(false);
+    let note = |m: &str| {
+        noted.set(true);
+        eprintln!("tracemux: warning: {m}")
+    };
     let opts = tracemux_open::OpenOptions {
         strict,
         on_note: Some(&note),
         ..Default::default()
     };
-    tracemux_open::with_source(paths, &opts, f)
+    let outcome = tracemux_open::with_source(paths, &opts, f)?;
+    // what CTF 2 forbids and was read on (a note) is damage too
+    Ok(if noted.get() {
+        Outcome::Damaged
+    } else {
+        outcome
+    })
 }
 
 pub use tracemux_render::style::ModelStyle;

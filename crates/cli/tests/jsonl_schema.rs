@@ -22,7 +22,7 @@ fn traces() -> Vec<(String, PathBuf)> {
             v.push((format!("ctf/{}", name(&d)), d.join("trace")));
         }
     }
-    for set in ["recorded", "corpus", "kernel"] {
+    for set in ["recorded", "newer", "corpus", "kernel"] {
         for d in sorted_dirs(&root.join("uftrace").join(set)) {
             if d.join("uftrace.data").is_dir() {
                 v.push((format!("uftrace/{}", name(&d)), d.join("uftrace.data")));

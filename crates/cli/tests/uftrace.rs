@@ -40,7 +40,7 @@ fn commands(dir: &Path) -> Vec<(String, String, Vec<String>)> {
 
 fn fixture_dirs() -> Vec<PathBuf> {
     let root = common::repo_root().join("tests/fixtures/uftrace");
-    ["corpus", "recorded", "kernel"]
+    ["corpus", "recorded", "newer", "kernel"]
         .iter()
         .flat_map(|set| tracemux_testkit::sorted_entries(&root.join(set)))
         .filter(|p| p.join("uftrace.data").is_dir())

@@ -1783,7 +1783,20 @@ fn string_len(
             Some(l) => l,
             None => ((c.data.len() as u64) - (c.pos >> 3)) + 1,
         }),
-        Some(l) => c.slot_len(*l),
+        Some(l) => {
+            let n = c.slot_len(*l)?;
+            let unit = encoding.unit() as u64;
+            // A dynamic length that is not a whole number of code units
+            // (CTF2-SPEC-2.0: a string field is a sequence of them); a
+            // static one is noted with the metadata and read without the
+            // partial unit.
+            if unit > 1 && n % unit != 0 && matches!(l, Len::Slot(_)) {
+                return Err(c.err(DecodeErrorKind::Other(format!(
+                    "string of {n} bytes: not a multiple of its {unit}-byte code unit"
+                ))));
+            }
+            Ok(n)
+        }
     }
 }
 

@@ -425,8 +425,11 @@ pub fn read_metadata(dir: &Path, loader: &dyn Loader) -> Result<TraceClass, Erro
 /// default reported as a warning, refused in strict mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetadataNote {
-    /// The metadata file.
+    /// The metadata file (or, for a data packet's UUID, the stream file).
     pub path: PathBuf,
+    /// The section of the error in strict mode: `metadata`, or `packet
+    /// header` for a data packet.
+    pub section: &'static str,
     pub kind: crate::ctf2::Leniency,
     /// Where (first met), what and how often.
     pub detail: crate::ctf2::Ctf2Error,
@@ -438,9 +441,19 @@ impl MetadataNote {
         format!(
             "{}: {} (byte offset {})",
             self.path.display(),
-            self.detail,
+            self.what(),
             self.detail.offset
         )
+    }
+
+    /// What is wrong: the CTF 2 metadata error text, or for a data packet
+    /// its message alone.
+    fn what(&self) -> String {
+        if self.section == "metadata" {
+            self.detail.to_string()
+        } else {
+            self.detail.msg.clone()
+        }
     }
 
     /// The error of strict mode.
@@ -449,9 +462,9 @@ impl MetadataNote {
             ErrorKind::Invalid(format!(
                 "{}: {} (refused in strict mode)",
                 self.path.display(),
-                self.detail
+                self.what()
             )),
-            "metadata",
+            self.section,
             self.detail.offset as u64,
         )
     }
@@ -485,22 +498,42 @@ pub fn parse_metadata_bytes(
     match metadata_version(bytes) {
         Some(2) => {
             let text;
+            let mut notes = Vec::new();
             let json = if crate::tsdl::is_packetized(bytes) {
-                text = crate::tsdl::depacketize_any(bytes).map_err(named)?.0;
+                let (t, pn) = crate::ctf2::pmeta::depacketize(bytes).map_err(named)?;
+                text = t;
+                for n in pn {
+                    let note = MetadataNote {
+                        path: path.clone(),
+                        section: "metadata",
+                        kind: crate::ctf2::Leniency::MetadataPacket,
+                        detail: crate::ctf2::Ctf2Error {
+                            fragment: 0,
+                            offset: n.offset,
+                            path: String::new(),
+                            msg: n.msg,
+                            unsupported: false,
+                        },
+                    };
+                    if strict {
+                        return Err(note.to_error());
+                    }
+                    // one note of the kind, at its first place
+                    if notes.is_empty() {
+                        notes.push(note);
+                    }
+                }
                 &text[..]
             } else {
                 bytes
             };
             let p = crate::ctf2::parse_with(json, strict).map_err(|e| named(e.into_error()))?;
-            let notes = p
-                .notes
-                .into_iter()
-                .map(|(kind, detail)| MetadataNote {
-                    path: path.clone(),
-                    kind,
-                    detail,
-                })
-                .collect();
+            notes.extend(p.notes.into_iter().map(|(kind, detail)| MetadataNote {
+                path: path.clone(),
+                section: "metadata",
+                kind,
+                detail,
+            }));
             Ok((p.tc, notes))
         }
         _ => crate::tsdl::parse_metadata(bytes)
@@ -700,6 +733,57 @@ pub fn open_traces(
     Ok(out)
 }
 
+/// CTF2-SPEC-2.0: a field with the role `metadata-stream-uuid` holds the
+/// UUID of the metadata stream. A packet whose header holds another one is
+/// read as the trace's (as babeltrace2 and yactfr read it) and noted once
+/// per trace: its file, the packet's byte offset and how many packets.
+///
+/// A CTF 1.8 trace is read so silently, as babeltrace2 2.0 reads it (the
+/// `pass-pkt-uuid-differs` conformance case): the note is CTF 2's.
+fn packet_uuid_notes(trace: &mut Trace, path: &Path, packets: &[PacketEntry]) {
+    if trace.tc.version != crate::ir::CtfVersion::Ctf2 {
+        return;
+    }
+    let Some(want) = trace.tc.uuid else {
+        return;
+    };
+    for p in packets {
+        let Some(u) = p.info.uuid.filter(|u| *u != want) else {
+            continue;
+        };
+        let kind = crate::ctf2::Leniency::PacketUuid;
+        if let Some(n) = trace.notes.iter_mut().find(|n| n.kind == kind) {
+            n.detail.fragment += 1;
+            let count = n.detail.fragment;
+            if let Some(i) = n.detail.msg.find(" (") {
+                n.detail.msg.truncate(i);
+            }
+            n.detail
+                .msg
+                .push_str(&format!(" ({count} packets, the first here)"));
+            continue;
+        }
+        trace.notes.push(MetadataNote {
+            path: path.to_path_buf(),
+            section: "packet header",
+            kind,
+            detail: crate::ctf2::Ctf2Error {
+                // (the count of packets)
+                fragment: 1,
+                offset: p.offset as usize,
+                path: String::new(),
+                msg: format!(
+                    "packet at offset {:#x}: metadata stream UUID {} in the packet header is not the trace's ({})",
+                    p.offset,
+                    crate::ir::uuid_string(&u),
+                    crate::ir::uuid_string(&want)
+                ),
+                unsupported: false,
+            },
+        });
+    }
+}
+
 fn add_dir(trace: &mut Trace, dir: &Path, loader: &dyn Loader) -> Result<(), Error> {
     let rd = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
     let mut names: Vec<String> = rd
@@ -743,6 +827,7 @@ fn add_dir(trace: &mut Trace, dir: &Path, loader: &dyn Loader) -> Result<(), Err
                 error: e,
             });
         }
+        packet_uuid_notes(trace, &norm.join(&n), &packets);
         trace.files.push((norm.join(&n), data));
         let Some(first) = packets.first() else {
             continue;

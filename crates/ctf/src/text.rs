@@ -1789,6 +1789,8 @@ pub fn report_to(
             if opts.strict {
                 return Err(n.to_error());
             }
+            // what the specification forbids is damage: exit status 1
+            summary.damaged += 1;
             writeln!(warn, "tracemux: warning: {}", n.message()).map_err(io)?;
         }
         for d in &t.damage {

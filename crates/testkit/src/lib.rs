@@ -25,10 +25,11 @@ pub fn sorted_entries(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The uftrace recordings (directories with `uftrace.data`) of the
-/// fixture sets `corpus` and `recorded`, in that order, each sorted.
+/// fixture sets `corpus`, `recorded` (uftrace 0.13) and `newer` (uftrace
+/// 0.19), in that order, each sorted.
 pub fn uftrace_recordings() -> Vec<PathBuf> {
     let root = fixtures().join("uftrace");
-    ["corpus", "recorded"]
+    ["corpus", "recorded", "newer"]
         .iter()
         .flat_map(|group| sorted_entries(&root.join(group)))
         .filter(|p| p.join("uftrace.data").is_dir())

@@ -12,7 +12,15 @@ pub trait ArgContext {
     fn symbol_name(&self, addr: u64) -> Option<&str>;
     /// Text for value `val` of enum `name` (`None`: no map for the function,
     /// printed as `<ENUM?> hex`).
-    fn enum_text(&self, name: &str, val: i32) -> Option<String>;
+    /// `val` is the value as the uftrace being followed passes it: an
+    /// `int` (0.13) or zero-extended from its size to a `long` (0.17+, see
+    /// [`ArgContext::wide_enums`]).
+    fn enum_text(&self, name: &str, val: i64) -> Option<String>;
+    /// Whether enum values are `long`s zero-extended from their size
+    /// (uftrace 0.17+) instead of `int`s (0.13).
+    fn wide_enums(&self) -> bool {
+        false
+    }
 }
 
 fn read_le(data: &[u8], size: usize, endian: Endian) -> [u8; 16] {
@@ -46,6 +54,14 @@ fn print_int(out: &mut Vec<u8>, raw: i64, size: usize, fmt: u8) {
                 out.push(b'0');
             } else {
                 let _ = write!(out, "{unsigned:#x}");
+            }
+        }
+        b'o' => {
+            // `%#o`: a leading 0 unless the value is 0
+            if unsigned == 0 {
+                out.push(b'0');
+            } else {
+                let _ = write!(out, "0{unsigned:o}");
             }
         }
         b'u' => {
@@ -169,11 +185,16 @@ pub fn format_values(
                 }
             }
             ArgFmt::Enum => {
-                let v = as_i64(&read_le(d, size, endian)) as i32;
+                let raw = as_i64(&read_le(d, size, endian));
+                let v = if ctx.wide_enums() {
+                    raw
+                } else {
+                    raw as i32 as i64
+                };
                 match ctx.enum_text(spec.type_name.as_deref().unwrap_or(""), v) {
                     Some(s) => out.extend_from_slice(s.as_bytes()),
                     None => {
-                        let _ = write!(out, "<ENUM?> {:x}", v as u32);
+                        let _ = write!(out, "<ENUM?> {:x}", raw as i32 as u32);
                     }
                 }
             }
@@ -185,7 +206,7 @@ pub fn format_values(
                 }
                 out.extend_from_slice(if spec.size != 0 { b"{...}" } else { b"{}" });
             }
-            ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex => {
+            ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Oct => {
                 let raw = as_i64(&read_le(d, size, endian));
                 // `val.i` is the zero-extended value (memcpy into a long)
                 let mut fmt = spec.fmt.spec_char();
@@ -263,7 +284,7 @@ mod tests {
         fn symbol_name(&self, _: u64) -> Option<&str> {
             None
         }
-        fn enum_text(&self, _: &str, _: i32) -> Option<String> {
+        fn enum_text(&self, _: &str, _: i64) -> Option<String> {
             None
         }
     }

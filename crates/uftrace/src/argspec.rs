@@ -21,6 +21,8 @@ pub enum ArgFmt {
     Sint,
     Uint,
     Hex,
+    /// `o` (uftrace 0.16+): octal.
+    Oct,
     Str,
     Char,
     Float,
@@ -31,9 +33,9 @@ pub enum ArgFmt {
 }
 
 impl ArgFmt {
-    /// The printf conversion character uftrace uses (`"diuxscfSpet"`).
+    /// The printf conversion character uftrace uses (`"diuxoscfSpet"`).
     pub fn spec_char(self) -> u8 {
-        b"diuxscfSpet"[self as usize]
+        b"diuxoscfSpet"[self as usize]
     }
 }
 
@@ -144,6 +146,7 @@ pub fn parse_argspec(s: &str, lp64: bool) -> Option<ArgSpec> {
                 b'i' => fmt = ArgFmt::Sint,
                 b'u' => fmt = ArgFmt::Uint,
                 b'x' => fmt = ArgFmt::Hex,
+                b'o' => fmt = ArgFmt::Oct,
                 b's' => fmt = ArgFmt::Str,
                 b'c' => {
                     fmt = ArgFmt::Char;
@@ -580,18 +583,36 @@ impl EnumDefs {
         true
     }
 
-    /// The text uftrace prints for `val` of enum `name`, or `None` when
-    /// there is no such enum.
+    /// The text uftrace 0.13 prints for `val` of enum `name`, or `None`
+    /// when there is no such enum (`convert_enum_val` of an `int`).
     pub fn format(&self, name: &str, val: i32) -> Option<String> {
+        self.format_as(name, val as i64, false)
+    }
+
+    /// [`Enums::format`] of a value as wide as `long` when `wide` (uftrace
+    /// 0.17+ passes the value zero-extended from its size to a `long` and
+    /// prints unknown parts with `%#lx`, so an enum value of -1 stored in
+    /// 4 bytes is 0xffffffff there), else of an `int` (0.13).
+    pub fn format_as(&self, name: &str, val: i64, wide: bool) -> Option<String> {
         let vals = self.defs.get(name)?;
-        let mut v = val as i64;
+        let mut v = val;
         if let Some((_, s)) = vals.iter().find(|(x, _)| *x == v) {
             return Some(s.clone());
         }
+        let hex = |v: i64| {
+            if wide {
+                format!("{:#x}", v as u64)
+            } else {
+                format!("{:#x}", v as i32 as u32)
+            }
+        };
         let mut out = String::new();
         for (x, s) in vals {
             if *x <= v {
-                v -= x;
+                v = v.wrapping_sub(*x);
+                if !wide {
+                    v = v as i32 as i64;
+                }
                 if !out.is_empty() {
                     out.push('|');
                 }
@@ -602,10 +623,11 @@ impl EnumDefs {
             }
         }
         if !out.is_empty() && v != 0 {
-            out.push_str(&format!("+{:#x}", v as i32 as u32));
+            out.push('+');
+            out.push_str(&hex(v));
         } else if out.is_empty() {
-            if (val as i64).abs() > 100000 {
-                out = format!("{:#x}", val as u32);
+            if val.unsigned_abs() > 100000 {
+                out = hex(val);
             } else {
                 out = val.to_string();
             }

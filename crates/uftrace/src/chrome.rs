@@ -55,7 +55,8 @@ pub struct ChromeOptions {
     pub walk: WalkOptions,
     /// Put arguments and return values in `"args"` (`--no-args`: off).
     pub show_args: bool,
-    /// What follows `uftrace ` in `"version"`.
+    /// What follows `uftrace ` in `"version"`; empty: the version string
+    /// of the flavour's uftrace ([`crate::Flavor::version_string`]).
     pub version: String,
     /// `"recorded_time"` as given; `None`: the modification time of
     /// `info`, formatted as `ctime(3)` in [`Self::zone`].
@@ -70,7 +71,7 @@ impl Default for ChromeOptions {
         ChromeOptions {
             walk: WalkOptions::default(),
             show_args: true,
-            version: UFTRACE_VERSION.to_string(),
+            version: String::new(),
             recorded_time: None,
             zone: Zone::utc(),
         }
@@ -175,6 +176,9 @@ struct Chrome<'a, 'w> {
     name: Vec<u8>,
     args: Vec<u8>,
     data: &'a UftraceData,
+    /// Added to the time of function records (0.19: the recording's UTC
+    /// offset, in nanoseconds; 0.13: none).
+    utc_offset_ns: u64,
 }
 
 impl DumpOps for Chrome<'_, '_> {
@@ -214,8 +218,8 @@ impl DumpOps for Chrome<'_, '_> {
         let _ = write!(
             b,
             "{{\"ts\":{}.{:03},\"ph\":\"",
-            r.time / 1000,
-            r.time % 1000
+            r.time.wrapping_add(self.utc_offset_ns) / 1000,
+            r.time.wrapping_add(self.utc_offset_ns) % 1000
         );
         b.push(ph);
         if t.pid == t.tid {
@@ -318,6 +322,12 @@ impl WalkView for ChromeOptions {
             name: Vec::new(),
             args: Vec::new(),
             data,
+            utc_offset_ns: match data.flavor {
+                crate::Flavor::V0_13 => 0,
+                // `strtol(utc_offset) * 1e9` as an unsigned 64-bit number
+                _ => (crate::header::c_atol(data.info.utc_offset.as_deref().unwrap_or("0")) as u64)
+                    .wrapping_mul(1_000_000_000),
+            },
         };
         c.buf.extend_from_slice(b"{\"traceEvents\":[\n");
         for tf in &data.tasks {
@@ -381,7 +391,11 @@ fn footer(b: &mut Vec<u8>, data: &UftraceData, opts: &ChromeOptions) {
         }
     };
     b.extend_from_slice(b"\n], \"displayTimeUnit\": \"ns\", \"metadata\": {\n");
-    let _ = writeln!(b, "\"version\":\"uftrace {}\",", opts.version);
+    let version = match opts.version.as_str() {
+        "" => data.flavor.version_string(),
+        v => v,
+    };
+    let _ = writeln!(b, "\"version\":\"uftrace {version}\",");
     let _ = writeln!(b, "\"recorded_time\":\"{recorded}\",");
     if data.header.info_mask & info_bit::CMDLINE != 0 {
         b.extend_from_slice(b"\"command_line\":\"");

@@ -103,6 +103,9 @@ pub struct UftraceData {
     /// Kernel data (`-k` recordings whose header has the KERNEL bit).
     pub kernel: Option<crate::kernel::KernelData>,
     pub options: OpenOptions,
+    /// Whose output the printers reproduce: by default the uftrace that
+    /// made the recording (see [`crate::flavor`]); the caller may change it.
+    pub flavor: crate::Flavor,
     /// Damage found while opening (each also printed by the callers).
     pub damage: Vec<Damage>,
 }
@@ -134,7 +137,11 @@ impl UftraceData {
     }
 
     /// Open the directory, loading data files through `loader`.
-    pub fn open_with(dir: &Path, options: OpenOptions, loader: &dyn Loader) -> Result<UftraceData> {
+    pub fn open_with(
+        dir: &Path,
+        mut options: OpenOptions,
+        loader: &dyn Loader,
+    ) -> Result<UftraceData> {
         let info_path = dir.join("info");
         let raw = std::fs::read(&info_path).map_err(|e| {
             Error::new(
@@ -174,7 +181,12 @@ impl UftraceData {
             }
             damage.push(dmg("info", e.offset, e.kind.to_string()));
         }
+        let flavor = crate::Flavor::of_recording(info.uftrace_version.as_deref());
+        if flavor.newer() && options.demangle == Demangle::Full {
+            options.demangle = Demangle::FullMangled;
+        }
         let mut data = UftraceData {
+            flavor,
             dir: dir.to_path_buf(),
             header,
             info,
@@ -484,6 +496,22 @@ impl UftraceData {
             let Some(mi) = d.module else { continue };
             if let Some(sym) = self.modules[mi].find(addr.wrapping_sub(d.base)) {
                 return Some(sym);
+            }
+        }
+        None
+    }
+
+    /// The module loaded by `dlopen` that holds `addr` at `time` in session
+    /// `s` (uftrace's `session_find_dlopen`, the latest load first).
+    pub fn dlopen_module(&self, s: usize, time: u64, addr: u64) -> Option<&Module> {
+        let sess = self.sessions.sessions.get(s)?;
+        for d in sess.dlopens.iter().rev() {
+            if d.time > time {
+                continue;
+            }
+            let Some(mi) = d.module else { continue };
+            if self.modules[mi].find(addr.wrapping_sub(d.base)).is_some() {
+                return Some(&self.modules[mi]);
             }
         }
         None

@@ -20,6 +20,11 @@ pub enum Demangle {
     #[default]
     Simple,
     Full,
+    /// `full` as uftrace 0.15+ does it: only names that start with `_Z` go
+    /// to `__cxa_demangle` (0.13 also gives it `_GLOBAL__I_` names and bare
+    /// types). [`crate::UftraceData::open`] picks it for `Full` when the
+    /// printers follow the newer uftrace.
+    FullMangled,
 }
 
 impl Demangle {
@@ -39,6 +44,8 @@ pub fn demangle(name: &str, mode: Demangle) -> String {
     let d = match mode {
         Demangle::No => None,
         Demangle::Full => full(name),
+        Demangle::FullMangled if name.starts_with("_Z") => full(name),
+        Demangle::FullMangled => None,
         // uftrace's simple demangler also takes `_GLOBAL__sub_I_` + a mangled
         // name (the static initialisation function GCC names after the
         // file's first global), and keeps the prefix

@@ -57,7 +57,8 @@ impl Default for DumpOptions {
     }
 }
 
-const FEAT_NAMES: [&str; 12] = [
+/// Feature bits by name: 0.13 knows the first 12, 0.14+ also `SYM_SIZE`.
+const FEAT_NAMES: [&str; 13] = [
     "PLTHOOK",
     "TASK_SESSION",
     "KERNEL",
@@ -70,9 +71,11 @@ const FEAT_NAMES: [&str; 12] = [
     "AUTO_ARGS",
     "DEBUG_INFO",
     "ESTIMATE_RETURN",
+    "SYM_SIZE",
 ];
 
-const INFO_NAMES: [&str; 14] = [
+/// Info bits by name: 0.13 knows the first 14, newer ones `UTC_OFFSET`.
+const INFO_NAMES: [&str; 15] = [
     "EXE_NAME",
     "EXE_BUILD_ID",
     "EXIT_STATUS",
@@ -87,6 +90,7 @@ const INFO_NAMES: [&str; 14] = [
     "RECORD_DATE",
     "PATTERN_TYPE",
     "VERSION",
+    "UTC_OFFSET",
 ];
 
 /// A header line of a bit mask: its value, then the names of its bits.
@@ -130,8 +134,13 @@ fn header(out: &mut Vec<u8>, data: &UftraceData) {
         h.elf_class,
         if h.elf_class == 2 { "64" } else { "32" }
     );
-    mask_line(out, "features", h.feat_mask, &FEAT_NAMES);
-    mask_line(out, "info", h.info_mask, &INFO_NAMES);
+    let (nf, ni) = if data.flavor.newer() {
+        (13, 15)
+    } else {
+        (12, 14)
+    };
+    mask_line(out, "features", h.feat_mask, &FEAT_NAMES[..nf]);
+    mask_line(out, "info", h.info_mask, &INFO_NAMES[..ni]);
     out.push(b'\n');
 }
 
@@ -354,7 +363,13 @@ fn dump_values(
             ArgFmt::Enum if !retval => {
                 let v = raw_value(d, size.min(8), endian) as u64 as i64;
                 let tn = spec.type_name.as_deref().unwrap_or("");
-                match ctx.enum_of(tn, v as i32) {
+                // 0.13 passes an `int`, 0.17+ the zero-extended `long long`
+                let ev = if ctx.data.flavor.newer() {
+                    v
+                } else {
+                    v as i32 as i64
+                };
+                match ctx.enum_of(tn, ev) {
                     Some(t) => {
                         label(out);
                         let _ = writeln!(out, "enum {tn}: {t} ({v})");
@@ -424,7 +439,7 @@ pub fn dump(
         buf.extend_from_slice(b".dat\n");
         // "%5d: [" of the tid, made once per task
         let mut tid_prefix = Vec::with_capacity(16);
-        put_i32_w(&mut tid_prefix, tid, 5);
+        put_i32_w(&mut tid_prefix, tid, data.flavor.dump_tid_len());
         tid_prefix.extend_from_slice(b": [");
         let mut reader = TaskReader::new(data, ti);
         if !st.tasks[ti].has_stack {
@@ -458,13 +473,18 @@ pub fn dump(
                     record_line(&mut buf, data, &mut tf, &tid_prefix, &rec, None);
                     if rec.more && show_args {
                         put_time(&mut buf, rec.time);
-                        put_i32_w(&mut buf, tid, 5);
+                        put_i32_w(&mut buf, tid, data.flavor.dump_tid_len());
                         let _ = writeln!(buf, ": [data ] length = {}", rec.data.len());
                         buf.extend_from_slice(b"  ");
                         event_name(&mut buf, data, rec.addr as u32);
                         let mark = buf.len();
                         buf.extend_from_slice(b": ");
-                        if !data_text(&mut buf, rec.addr as u32, rec.data, endian, false) {
+                        if rec.addr == crate::events::id::WATCH_VAR as u64 {
+                            let lp64 = data.header.is_lp64();
+                            let addr = crate::events::watch_var_addr(rec.data, endian, lp64);
+                            let name = st.symbol(ti, rec.time, addr).map(|s| &*s.name);
+                            crate::events::watch_var(&mut buf, rec.data, endian, lp64, name);
+                        } else if !data_text(&mut buf, rec.addr as u32, rec.data, endian, false) {
                             buf.truncate(mark);
                         }
                         buf.push(b'\n');
@@ -488,7 +508,7 @@ pub fn dump(
             if rec.more && show_args && matches!(rec.kind, Kind::Entry | Kind::Exit) {
                 let retval = rec.kind == Kind::Exit;
                 put_time(&mut buf, rec.time);
-                put_i32_w(&mut buf, tid, 5);
+                put_i32_w(&mut buf, tid, data.flavor.dump_tid_len());
                 let _ = writeln!(
                     buf,
                     ": [{}] length = {}",
@@ -543,14 +563,14 @@ fn kernel_part(
         for r in &kc.records {
             if let Some(n) = r.missed.filter(|&n| n != 0) {
                 put_time(buf, r.time);
-                put_i32_w(buf, r.tid, 5);
+                put_i32_w(buf, r.tid, data.flavor.dump_tid_len());
                 let _ = writeln!(buf, ": [lost ]: {} events", n as i32);
             }
             if r.kind == Kind::Event && opts.walk.no_event {
                 continue;
             }
             put_time(buf, r.time);
-            put_i32_w(buf, r.tid, 5);
+            put_i32_w(buf, r.tid, data.flavor.dump_tid_len());
             buf.extend_from_slice(b": [");
             buf.extend_from_slice(type_name(r.kind));
             buf.extend_from_slice(b"] ");
@@ -652,7 +672,7 @@ fn perf_part(
                 continue;
             }
             put_time(buf, ev.time);
-            put_i32_w(buf, ev.tid, 5);
+            put_i32_w(buf, ev.tid, data.flavor.dump_tid_len());
             buf.extend_from_slice(b": [event] ");
             event_name(buf, data, eid);
             let _ = writeln!(buf, "({eid})");

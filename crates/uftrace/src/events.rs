@@ -18,6 +18,9 @@ pub mod id {
     pub const READ_PMU_BRANCH: u32 = 100_009;
     pub const DIFF_PMU_BRANCH: u32 = 100_010;
     pub const WATCH_CPU: u32 = 100_011;
+    /// uftrace 0.17+ (`-W var:NAME`): the variable's address, then its
+    /// value (what is left of the record's data).
+    pub const WATCH_VAR: u32 = 100_012;
     pub const PERF: u32 = 200_000;
     pub const PERF_SCHED_IN: u32 = 200_001;
     pub const PERF_SCHED_OUT: u32 = 200_002;
@@ -109,12 +112,57 @@ pub fn data_text(out: &mut Vec<u8>, ev: u32, d: &[u8], endian: Endian, verbose: 
                 .map_or(0, |a| endian.u32(a) as i32);
             let _ = write!(out, "cpu={v}");
         }
+        id::WATCH_VAR => watch_var(out, d, endian, true, None),
         x if verbose && x < id::BUILTIN => {
             out.extend_from_slice(String::from_utf8_lossy(d).as_bytes());
         }
         _ => return false,
     }
     true
+}
+
+/// `memcpy` of `bytes` (at most 8) into a zeroed `u64` of byte order
+/// `endian`, as uftrace reads a value into a wider integer.
+fn memcpy_u64(bytes: &[u8], endian: Endian) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    match endian {
+        Endian::Little => u64::from_le_bytes(b),
+        Endian::Big => u64::from_be_bytes(b),
+    }
+}
+
+/// The address of a `watch:var` record's variable (`lp64`: 8 bytes, else 4).
+pub fn watch_var_addr(d: &[u8], endian: Endian, lp64: bool) -> u64 {
+    let n = if lp64 { 8 } else { 4 };
+    let a = &d[..n.min(d.len())];
+    match endian {
+        Endian::Little => memcpy_u64(a, endian),
+        // the address is a whole `unsigned long`
+        Endian::Big => a.iter().fold(0u64, |v, &x| (v << 8) | x as u64),
+    }
+}
+
+/// The text of a `watch:var` record (uftrace 0.17+'s `event_get_data_str`):
+/// `NAME=HEX` with the variable's symbol, else `[0xADDR]=HEX`; the value is
+/// the bytes after the address (at most 8) copied into a 64-bit integer.
+pub fn watch_var(out: &mut Vec<u8>, d: &[u8], endian: Endian, lp64: bool, name: Option<&str>) {
+    let n = if lp64 { 8 } else { 4 };
+    let addr = watch_var_addr(d, endian, lp64);
+    let value = memcpy_u64(d.get(n..).unwrap_or(&[]), endian);
+    match name {
+        Some(s) => {
+            let _ = write!(out, "{s}={value:x}");
+        }
+        // `%#lx`: no 0x before a 0
+        None if addr == 0 => {
+            let _ = write!(out, "[0]={value:x}");
+        }
+        None => {
+            let _ = write!(out, "[{addr:#x}]={value:x}");
+        }
+    }
 }
 
 /// A PMU count and its misses (`NAME=N misses=M`), and with `ratio` the
@@ -192,6 +240,7 @@ impl UserEvents {
                 id::DIFF_PMU_CACHE => "diff:pmu-cache".into(),
                 id::DIFF_PMU_BRANCH => "diff:pmu-branch".into(),
                 id::WATCH_CPU => "watch:cpu".into(),
+                id::WATCH_VAR => "watch:var".into(),
                 _ => format!("builtin_event:{id}"),
             }));
         }

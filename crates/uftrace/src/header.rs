@@ -65,6 +65,9 @@ pub mod info_bit {
     pub const RECORD_DATE: u64 = 1 << 11;
     pub const PATTERN_TYPE: u64 = 1 << 12;
     pub const VERSION: u64 = 1 << 13;
+    /// uftrace 0.17+: `utc_offset:SECONDS` (wall clock minus the
+    /// recording's clock when it started).
+    pub const UTC_OFFSET: u64 = 1 << 14;
 }
 
 /// The decoded 40-byte header.
@@ -191,6 +194,8 @@ pub struct InfoSections {
     pub elapsed_time: Option<String>,
     pub pattern: PatternType,
     pub uftrace_version: Option<String>,
+    /// `utc_offset:` (info bit `UTC_OFFSET`, uftrace 0.17+).
+    pub utc_offset: Option<String>,
 }
 
 /// The `cpuinfo:` section.
@@ -327,7 +332,7 @@ impl InfoSections {
             pos: 0,
             base,
         };
-        let handlers: [(u64, &str, SectionReader); 14] = [
+        let handlers: [(u64, &str, SectionReader); 15] = [
             (info_bit::EXE_NAME, "exename", read_exe_name),
             (info_bit::EXE_BUILD_ID, "build_id", read_build_id),
             (info_bit::EXIT_STATUS, "exit_status", read_exit_status),
@@ -342,6 +347,7 @@ impl InfoSections {
             (info_bit::RECORD_DATE, "record_date", read_record_date),
             (info_bit::PATTERN_TYPE, "pattern_type", read_pattern_type),
             (info_bit::VERSION, "uftrace_version", read_version),
+            (info_bit::UTC_OFFSET, "utc_offset", read_utc_offset),
         ];
         for (bit, name, f) in handlers {
             if info_mask & bit == 0 {
@@ -568,6 +574,12 @@ fn read_pattern_type(i: &mut InfoSections, l: &mut Lines) -> bool {
 fn read_version(i: &mut InfoSections, l: &mut Lines) -> bool {
     keyed(l, "uftrace_version:")
         .map(|v| i.uftrace_version = Some(chomp(v).to_string()))
+        .is_some()
+}
+
+fn read_utc_offset(i: &mut InfoSections, l: &mut Lines) -> bool {
+    keyed(l, "utc_offset:")
+        .map(|v| i.utc_offset = Some(chomp(v).to_string()))
         .is_some()
 }
 

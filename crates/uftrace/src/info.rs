@@ -307,10 +307,21 @@ pub fn info(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result
 pub fn info_task(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::Result<()> {
     let d = load(dir, warn)?;
     let mut w = io::BufWriter::new(out);
+    let flavor = crate::Flavor::of_recording(d.info.uftrace_version.as_deref());
+    let tl = flavor.tid_len();
+    let tid_head = if flavor.newer() {
+        "   TID   "
+    } else {
+        "  TID  "
+    };
     writeln!(
         w,
-        "#{:>23}  {:>5}  {:>8}  {:<16}  DATA SIZE",
-        "TIMESTAMP     ", "FLAGS", "  TID  ", "TASK"
+        "#{:>23}  {:>5}  {:>w$}  {:<16}  DATA SIZE",
+        "TIMESTAMP     ",
+        "FLAGS",
+        tid_head,
+        "TASK",
+        w = tl + 2
     )?;
     for t in &d.sessions.tasks {
         let size = std::fs::metadata(dir.join(format!("{}.dat", t.tid))).map_or(0, |m| m.len());
@@ -326,7 +337,7 @@ pub fn info_task(dir: &Path, out: &mut dyn Write, warn: &mut dyn Write) -> io::R
         }
         write!(
             w,
-            " {:>13}.{:09}  {}  [{:>6}]  {:<16} ",
+            " {:>13}.{:09}  {}  [{:>tl$}]  {:<16} ",
             t.stamp / 1_000_000_000,
             t.stamp % 1_000_000_000,
             String::from_utf8_lossy(&flags),

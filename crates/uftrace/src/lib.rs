@@ -70,6 +70,7 @@ pub mod dump;
 pub mod events;
 pub mod field;
 pub mod flame;
+pub mod flavor;
 pub mod graph;
 pub mod header;
 pub mod info;
@@ -88,6 +89,7 @@ pub mod task;
 
 pub use data::{Bytes, DataBytes, Loader, OpenOptions, ReadLoader, UftraceData};
 pub use demangle::Demangle;
+pub use flavor::Flavor;
 pub use header::{FileHeader, InfoSections, PatternType};
 pub use merge::{Item, MergeOptions, Merger, Source};
 pub use perf::{PerfEvent, PerfKind, PerfReader};

@@ -321,7 +321,11 @@ impl<'d> Replay<'d, '_> {
             let mut sep: &[u8] = b"#";
             for f in &self.fields {
                 out.write_all(sep)?;
-                out.write_all(FIELD_TABLE[*f as usize].2.as_bytes())?;
+                let head = match f {
+                    Field::Tid if self.data.flavor.newer() => "   TID   ",
+                    _ => FIELD_TABLE[*f as usize].2,
+                };
+                out.write_all(head.as_bytes())?;
                 sep = b" ";
             }
             out.write_all(b"   FUNCTION\n")?;
@@ -354,7 +358,11 @@ impl<'d> Replay<'d, '_> {
     fn inverted_time(&mut self, ti: usize) {
         if !self.fields.is_empty() {
             for f in &self.fields {
-                for _ in 0..FIELD_LEN[*f as usize] + 1 {
+                let len = match f {
+                    Field::Tid => self.data.flavor.tid_len() + 2,
+                    _ => FIELD_LEN[*f as usize],
+                };
+                for _ in 0..len + 1 {
                     self.line.push(b' ');
                 }
             }
@@ -571,6 +579,18 @@ impl<'d> Replay<'d, '_> {
                         self.line.extend_from_slice(b"\")");
                     }
                 }
+            } else if a == id::WATCH_VAR {
+                let lp64 = self.data.header.is_lp64();
+                let tid = self.walk.stacks.tasks[ti].tid;
+                let addr = crate::events::watch_var_addr(rec.data, self.endian, lp64);
+                let name = self
+                    .data
+                    .session_at(tid, rec.time)
+                    .and_then(|s| self.data.symbol_in(s, rec.time, addr))
+                    .map(|s| &*s.name);
+                self.line.extend_from_slice(b" (");
+                crate::events::watch_var(&mut self.line, rec.data, self.endian, lp64, name);
+                self.line.push(b')');
             } else {
                 let mark = self.line.len();
                 self.line.extend_from_slice(b" (");
@@ -651,6 +671,7 @@ impl<'d> Replay<'d, '_> {
         }
         let t = &self.walk.stacks.tasks[ti];
         let line = &mut self.line;
+        let tid_len = self.data.flavor.tid_len();
         for f in &self.fields {
             line.push(b' ');
             match f {
@@ -658,10 +679,10 @@ impl<'d> Replay<'d, '_> {
                 Field::Tid => {
                     line.push(b'[');
                     if t.tid >= 0 {
-                        push_num(line, t.tid as u64, 6, 0);
+                        push_num(line, t.tid as u64, tid_len, 0);
                     } else {
                         let mut b = itoa::Buffer::new();
-                        pad_left(line, b.format(t.tid).as_bytes(), 6);
+                        pad_left(line, b.format(t.tid).as_bytes(), tid_len);
                     }
                     line.push(b']');
                 }
@@ -699,6 +720,11 @@ impl<'d> Replay<'d, '_> {
                             name = basename(&m.libname);
                         } else if is_sched_event(a) {
                             name = "[event]";
+                        } else if self.data.flavor.newer() {
+                            // 0.17+: a library loaded by dlopen() names itself
+                            if let Some(m) = self.data.dlopen_module(s, t.timestamp, a) {
+                                name = basename(&m.path);
+                            }
                         }
                     }
                     let b = name.as_bytes();

@@ -258,9 +258,10 @@ const TASK_FIELDS: [(Field, &str, &str); 4] = [
     (Field::TaskFuncs, "func", "Num funcs"),
 ];
 
-fn field_len(f: Field) -> usize {
+/// Columns of field `f`; a task ID takes `tid_len` (`TASK_ID_LEN`).
+fn field_len(f: Field, tid_len: usize) -> usize {
     if f == Field::TaskTid {
-        6
+        tid_len
     } else {
         10
     }
@@ -374,12 +375,12 @@ fn sort_rows(rows: &mut [Row], keys: &[Key], comm: &dyn Fn(&[u8]) -> Vec<u8>) {
     });
 }
 
-fn print_header(out: &mut Vec<u8>, fields: &[Field], postfix: &str, newline: bool) {
+fn print_header(out: &mut Vec<u8>, fields: &[Field], tl: usize, postfix: &str, newline: bool) {
     if fields.is_empty() {
         return;
     }
     for f in fields {
-        let _ = write!(out, "  {:>w$}", field_header(*f), w = field_len(*f));
+        let _ = write!(out, "  {:>w$}", field_header(*f), w = field_len(*f, tl));
     }
     let _ = write!(out, "  {postfix}");
     if newline {
@@ -387,21 +388,21 @@ fn print_header(out: &mut Vec<u8>, fields: &[Field], postfix: &str, newline: boo
     }
 }
 
-fn print_line(out: &mut Vec<u8>, fields: &[Field]) {
+fn print_line(out: &mut Vec<u8>, fields: &[Field], tl: usize) {
     const LINE: &str = "=================================================";
     if fields.is_empty() {
         return;
     }
     for f in fields {
         out.extend_from_slice(b"  ");
-        out.extend_from_slice(&LINE.as_bytes()[..field_len(*f)]);
+        out.extend_from_slice(&LINE.as_bytes()[..field_len(*f, tl)]);
     }
     out.extend_from_slice(b"  ");
     out.extend_from_slice(&LINE.as_bytes()[..20]);
     out.push(b'\n');
 }
 
-fn print_fields(out: &mut Vec<u8>, fields: &[Field], row: &Row) {
+fn print_fields(out: &mut Vec<u8>, fields: &[Field], tl: usize, row: &Row) {
     for f in fields {
         out.extend_from_slice(b"  ");
         let t = |out: &mut Vec<u8>, v: u64| time_unit(out, v);
@@ -416,7 +417,7 @@ fn print_fields(out: &mut Vec<u8>, fields: &[Field], row: &Row) {
                 let _ = write!(out, "{:10}", row.size);
             }
             Field::TaskTid => {
-                let _ = write!(out, "{:6}", strtol(&row.name));
+                let _ = write!(out, "{:tl$}", strtol(&row.name));
             }
         }
     }
@@ -512,6 +513,7 @@ pub fn report(
         Err(m) => return fail(out, m),
     };
     let data: &UftraceData = data;
+    let tl = data.flavor.tid_len();
     let mut w = Walk::new(data, &opts.walk, mode);
     let mut buf = Vec::new();
     if opts.task {
@@ -525,10 +527,10 @@ pub fn report(
                 .map_or(Vec::new(), |(_, c)| c.clone())
         };
         sort_rows(&mut rows, &keys, &comm_of);
-        print_header(&mut buf, &fields, "Task name", true);
-        print_line(&mut buf, &fields);
+        print_header(&mut buf, &fields, tl, "Task name", true);
+        print_line(&mut buf, &fields, tl);
         for row in &rows {
-            print_fields(&mut buf, &fields, row);
+            print_fields(&mut buf, &fields, tl, row);
             let c = comm_of(&row.name);
             let c = &c[..c.iter().position(|&b| b == 0).unwrap_or(c.len())];
             buf.extend_from_slice(b"  ");
@@ -544,13 +546,13 @@ pub fn report(
             r.self_.finish(r.call);
         }
         sort_rows(&mut rows, &keys, &|n| n.to_vec());
-        print_header(&mut buf, &fields, "Function", false);
+        print_header(&mut buf, &fields, tl, "Function", false);
         if !fields.is_empty() {
             buf.push(b'\n');
         }
-        print_line(&mut buf, &fields);
+        print_line(&mut buf, &fields, tl);
         for row in &rows {
-            print_fields(&mut buf, &fields, row);
+            print_fields(&mut buf, &fields, tl, row);
             buf.extend_from_slice(b"  ");
             buf.extend_from_slice(&row.name);
             buf.push(b'\n');

@@ -731,7 +731,7 @@ fn write_value(
         ArgFmt::Enum => {
             let v = sext(read_uint(d, size.min(8), endian), size.min(8)) as i32;
             let text = ctx
-                .enum_of(s.type_name.as_deref().unwrap_or(""), v)
+                .enum_of(s.type_name.as_deref().unwrap_or(""), v as i64)
                 .unwrap_or_else(|| v.to_string());
             let o = ids.opt("enum");
             t.put_variant(ids.var, o);
@@ -755,11 +755,12 @@ fn write_value(
             t.struct_end();
             t.variant_end();
         }
-        ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Ptr => {
-            // the options of 1-, 2-, 4- and 8-byte values
+        ArgFmt::Auto | ArgFmt::Sint | ArgFmt::Uint | ArgFmt::Hex | ArgFmt::Oct | ArgFmt::Ptr => {
+            // the options of 1-, 2-, 4- and 8-byte values (octal ones are
+            // unsigned values: the model has no octal option)
             let (signed, options, base) = match s.fmt {
                 ArgFmt::Auto | ArgFmt::Sint => (true, ["s8", "s16", "s32", "s64"], Base::Dec),
-                ArgFmt::Uint => (false, ["u8", "u16", "u32", "u64"], Base::Dec),
+                ArgFmt::Uint | ArgFmt::Oct => (false, ["u8", "u16", "u32", "u64"], Base::Dec),
                 _ => (false, ["x8", "x16", "x32", "x64"], Base::Hex),
             };
             let opt = match size {

@@ -92,3 +92,91 @@ fn sym_size_recording_replays_as_before() {
     assert!(UftraceData::open(&tmp, strict).is_err());
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// The recordings of `tests/fixtures/uftrace/newer` (uftrace 0.19).
+fn newer_recordings() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace/newer");
+    tracemux_testkit::sorted_entries(&root)
+        .into_iter()
+        .filter(|p| p.join("uftrace.data/info").is_file())
+        .collect()
+}
+
+/// The recordings of uftrace 0.19 print as 0.19 (their outputs are
+/// compared in outputs.rs and recorded.rs); with the flavour set to 0.13
+/// the task table is 0.13's, byte for byte, as 0.13 printed it on the same
+/// recording (`report-task.old.txt`): the flavour is the only difference.
+#[test]
+fn newer_recordings_follow_their_uftrace_and_flavour_switches() {
+    use tracemux_uftrace::report::{report, ReportOptions};
+    use tracemux_uftrace::Flavor;
+    let dirs = newer_recordings();
+    assert!(dirs.len() >= 5, "{dirs:?}");
+    let mut compared = 0;
+    for dir in dirs {
+        let o = OpenOptions {
+            demangle: Demangle::Simple,
+            strict: false,
+        };
+        let mut data = UftraceData::open(&dir.join("uftrace.data"), o).expect("open");
+        assert_eq!(data.flavor, Flavor::V0_19, "{}", dir.display());
+        let opts = ReportOptions {
+            task: true,
+            ..ReportOptions::default()
+        };
+        let (mut out, mut warn) = (Vec::new(), Vec::new());
+        report(&mut data, &opts, &mut out, &mut warn).expect("report");
+        let want = std::fs::read(dir.join("report-task.txt")).expect("report-task.txt");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&want)
+        );
+        let Ok(old) = std::fs::read(dir.join("report-task.old.txt")) else {
+            continue;
+        };
+        let codes = std::fs::read_to_string(dir.join("exit-codes.old.txt")).unwrap_or_default();
+        if !codes
+            .lines()
+            .any(|l| l.starts_with("report-task:") && l.ends_with("exit 0"))
+        {
+            continue; // 0.13 could not read this recording
+        }
+        data.flavor = Flavor::V0_13;
+        let (mut out, mut warn) = (Vec::new(), Vec::new());
+        report(&mut data, &opts, &mut out, &mut warn).expect("report");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&old),
+            "{}",
+            dir.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 2, "{compared}");
+}
+
+/// What 0.13 makes of the 0.19 recordings, as kept beside them: it cannot
+/// read the argument specs of 0.19's `info` or its watch points (exit 1),
+/// and it resolves no symbol of a recording whose `.sym` files have sizes
+/// when the session's maps come first (raw addresses), while tracemux
+/// reads both (the README's status table says so).
+#[test]
+fn what_uftrace_013_made_of_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/uftrace/newer");
+    let codes =
+        |rec: &str| std::fs::read_to_string(root.join(rec).join("exit-codes.old.txt")).unwrap();
+    for rec in ["pg-args-types", "pg-watch-octal"] {
+        let c = codes(rec);
+        assert!(
+            c.lines()
+                .any(|l| l.starts_with("replay:") && l.ends_with("exit 1")),
+            "{rec}: {c}"
+        );
+    }
+    let old = std::fs::read_to_string(root.join("pg-threads-fork/replay.old.txt")).unwrap();
+    let new = std::fs::read_to_string(root.join("pg-threads-fork/replay.txt")).unwrap();
+    assert!(
+        old.contains("| <") && !new.contains("| <"),
+        "raw addresses in 0.13's replay only"
+    );
+}

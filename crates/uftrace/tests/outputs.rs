@@ -35,7 +35,7 @@ fn demangler_ready() -> bool {
 
 /// Recording directories (those holding a `uftrace.data`).
 fn recordings() -> Vec<PathBuf> {
-    ["recorded", "corpus", "kernel"]
+    ["recorded", "newer", "corpus", "kernel"]
         .iter()
         .flat_map(|set| sorted_entries(&fixtures().join(set)))
         .filter(|p| p.join("uftrace.data/info").is_file())

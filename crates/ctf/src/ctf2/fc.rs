@@ -318,10 +318,27 @@ impl<'j> FcLower<'j, '_> {
                 kind: StringKind::NullTerminated,
                 encoding: encoding(&c, v, path)?,
             }),
-            "static-length-string" | "dynamic-length-string" => FieldClass::String(StringClass {
-                kind: StringKind::Sized(self.length(ty, v, path, cx)?),
-                encoding: encoding(&c, v, path)?,
-            }),
+            "static-length-string" | "dynamic-length-string" => {
+                let length = self.length(ty, v, path, cx)?;
+                let encoding = encoding(&c, v, path)?;
+                // CTF2-SPEC-2.0: a string field is a sequence of code
+                // units; a static length that is not a multiple of the
+                // unit cannot be one (the partial unit is left out)
+                if let Length::Static(n) = length {
+                    let unit = encoding.unit() as u64;
+                    if n % unit != 0 {
+                        self.notes.add(
+                            Leniency::StringSize,
+                            "static-length string whose length in bytes is not a multiple of its encoding's code unit (the partial unit is left out)",
+                            c.err(c.req(v, "length", path)?, &path.key("length"), ""),
+                        );
+                    }
+                }
+                FieldClass::String(StringClass {
+                    kind: StringKind::Sized(length),
+                    encoding,
+                })
+            }
             "static-length-blob" | "dynamic-length-blob" => {
                 let length = self.length(ty, v, path, cx)?;
                 FieldClass::Blob(BlobClass {

@@ -43,6 +43,7 @@ mod check;
 mod fc;
 pub mod json;
 mod lower;
+pub mod pmeta;
 mod util;
 mod write;
 
@@ -144,6 +145,11 @@ pub fn fragments(data: &[u8]) -> Result<Vec<RawFragment<'_>>, Ctf2Error> {
             unsupported: false,
         });
     }
+    Ok(fragments_after(data, first))
+}
+
+/// The fragments of `data` from its first record separator, at `first`.
+fn fragments_after(data: &[u8], first: usize) -> Vec<RawFragment<'_>> {
     let mut out = Vec::new();
     let mut start = first + 1;
     let mut number = 1;
@@ -158,7 +164,7 @@ pub fn fragments(data: &[u8]) -> Result<Vec<RawFragment<'_>>, Ctf2Error> {
             text: &data[start..end],
         });
         if end == data.len() {
-            return Ok(out);
+            return out;
         }
         start = end + 1;
         number += 1;
@@ -181,6 +187,16 @@ pub enum Leniency {
     /// `selector-field-ranges` on an optional whose selector is a boolean
     /// (the ranges are ignored).
     BoolSelectorRanges,
+    /// A metadata packet breaks a rule of CTF2-PMETA-1.0 that does not
+    /// keep its text from being read (a UUID that is not the first
+    /// packet's, reserved bytes that are not zero).
+    MetadataPacket,
+    /// A data packet's header holds a metadata stream UUID that is not the
+    /// trace's (the packet is read as the trace's).
+    PacketUuid,
+    /// A UTF-16 or UTF-32 string field whose size in bytes is not a
+    /// multiple of its code unit (the partial unit is left out of its text).
+    StringSize,
 }
 
 /// Irregularities forgiven while reading, by kind: the first place (as a
@@ -247,8 +263,10 @@ fn values(data: &[u8], notes: &mut Notes) -> Result<Vec<(usize, json::Value)>, C
     let first = data.iter().position(|&b| b == RS).unwrap_or(data.len());
     let mut chunks = vec![(0usize, &data[..first], false)];
     if first < data.len() {
+        // (the bytes before the first separator are checked below: JSON
+        // objects there are fragments without their separator)
         chunks.extend(
-            fragments(data)?
+            fragments_after(data, first)
                 .into_iter()
                 .map(|f| (f.offset, f.text, true)),
         );

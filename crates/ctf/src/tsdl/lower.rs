@@ -1347,33 +1347,99 @@ fn child_by_orig<'a>(t: &'a T, name: &str) -> Option<(usize, &'a T)> {
         .map(|(i, m)| (i, &m.t))
 }
 
-fn tokens_to_path<'a>(
-    tokens: &[&str],
-    mut t: &'a T,
-    src_index: usize,
-) -> Option<(Vec<usize>, &'a T)> {
+/// One way `tokens` reach a field from a compound: the index path (with
+/// `ARRAY_IDX` for array elements), the positions of that path where a
+/// variant was crossed without naming one of its options, and the target.
+type Reach<'a> = (Vec<usize>, Vec<usize>, &'a T);
+
+/// Every field `tokens` reach from `t`. A variant whose options do not
+/// include the next token is crossed into each of its options, as yactfr
+/// resolves `outer.len` where each option of variant `outer` has its own
+/// `len` (at another place, of another type): one target per option, and
+/// none if an option has no such field (the length or selector would not
+/// be known after that option). `src_index` bounds the first token to the
+/// children of `t` before the source.
+fn tokens_to_path<'a>(tokens: &[&str], t: &'a T, src_index: usize) -> Vec<Reach<'a>> {
     let mut out = Vec::new();
-    let mut k = 0;
-    let mut first_done = false;
-    while k < tokens.len() {
-        match t {
-            T::Array(e, _) | T::Seq(e, _, _) => {
-                out.push(ARRAY_IDX);
-                t = e;
+    reach(
+        tokens,
+        t,
+        src_index,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut out,
+        0,
+    );
+    out
+}
+
+/// Crossed variants deeper than this are not followed (a bound on the
+/// work of a metadata text of nested variants).
+const MAX_REACH_DEPTH: usize = 64;
+
+/// Targets of one location beyond this are refused (the location is not
+/// resolved): each is a path through every variant crossed.
+const MAX_REACHED: usize = 1024;
+
+fn reach<'a>(
+    tokens: &[&str],
+    t: &'a T,
+    src_index: usize,
+    path: &mut Vec<usize>,
+    implicit: &mut Vec<usize>,
+    out: &mut Vec<Reach<'a>>,
+    depth: usize,
+) -> bool {
+    if tokens.is_empty() {
+        // (nested variants multiply the targets: a bound on the work)
+        if out.len() >= MAX_REACHED {
+            return false;
+        }
+        out.push((path.clone(), implicit.clone(), t));
+        return true;
+    }
+    match t {
+        T::Array(e, _) | T::Seq(e, _, _) => {
+            path.push(ARRAY_IDX);
+            let ok = reach(tokens, e, usize::MAX, path, implicit, out, depth);
+            path.pop();
+            ok
+        }
+        T::Variant(v)
+            if src_index == usize::MAX
+                && !v.options.is_empty()
+                && !v.options.iter().any(|o| o.orig == tokens[0]) =>
+        {
+            if depth >= MAX_REACH_DEPTH {
+                return false;
             }
-            _ => {
-                let (i, c) = child_by_orig(t, tokens[k])?;
-                if i > src_index && !first_done {
-                    return None;
+            let before = out.len();
+            for (i, o) in v.options.iter().enumerate() {
+                implicit.push(path.len());
+                path.push(i);
+                let ok = reach(tokens, &o.t, usize::MAX, path, implicit, out, depth + 1);
+                path.pop();
+                implicit.pop();
+                if !ok {
+                    out.truncate(before);
+                    return false;
                 }
-                k += 1;
-                first_done = true;
-                out.push(i);
-                t = c;
             }
+            true
+        }
+        _ => {
+            let Some((i, c)) = child_by_orig(t, tokens[0]) else {
+                return false;
+            };
+            if i > src_index {
+                return false;
+            }
+            path.push(i);
+            let ok = reach(&tokens[1..], c, usize::MAX, path, implicit, out, depth);
+            path.pop();
+            ok
         }
     }
-    Some((out, t))
 }
 
 const PREFIXES: [(&str, usize); 6] = [
@@ -1385,11 +1451,19 @@ const PREFIXES: [(&str, usize); 6] = [
     ("event.fields.", 2),
 ];
 
-/// Names of an index path (for the IR location).
-fn path_names(root: &T, path: &[usize]) -> Vec<String> {
+/// Names of an index path (for the IR location), but for the variants
+/// crossed at the positions `implicit` (the decoder crosses a variant
+/// whose options do not include the next name into each of them).
+fn path_names(root: &T, path: &[usize], implicit: &[usize]) -> Vec<String> {
     let mut out = Vec::new();
     let mut t = root;
-    for &i in path {
+    for (k, &i) in path.iter().enumerate() {
+        if implicit.contains(&k) {
+            if let T::Variant(v) = t {
+                t = &v.options[i].t;
+                continue;
+            }
+        }
         match t {
             T::Array(e, _) | T::Seq(e, _, _) => t = e,
             T::Struct(s) => {
@@ -1408,7 +1482,9 @@ fn path_names(root: &T, path: &[usize]) -> Vec<String> {
 
 struct Resolved<'a> {
     loc: FieldLocation,
-    target: &'a T,
+    /// The fields the location reaches (one per option of each variant
+    /// crossed without naming an option).
+    targets: Vec<&'a T>,
 }
 
 fn resolve<'a>(
@@ -1427,52 +1503,67 @@ fn resolve<'a>(
         .iter()
         .enumerate()
         .find(|(_, (p, _))| pathstr.starts_with(p));
-    let (tscope, path, target) = if let Some((si, (_, n))) = abs {
+    let (tscope, reached) = if let Some((si, (_, n))) = abs {
         let tscope = Scope::ALL[si];
         let root = roots.roots[si].ok_or_else(|| fail("that scope has no field class"))?;
-        let (p, t) =
-            tokens_to_path(&tokens[*n..], root, usize::MAX).ok_or_else(|| fail("no such field"))?;
-        (tscope, p, t)
+        let r = tokens_to_path(&tokens[*n..], root, usize::MAX);
+        if r.is_empty() {
+            return Err(fail(
+                "no such field (in every option of the variants it crosses)",
+            ));
+        }
+        (tscope, r)
     } else {
-        let mut found = None;
+        let mut found = Vec::new();
         for pi in (0..stack.len()).rev() {
             let (parent, idx) = stack[pi];
-            if let Some((tail, t)) = tokens_to_path(&tokens, parent, idx) {
-                let mut p: Vec<usize> = stack[..pi].iter().map(|f| f.1).collect();
-                p.extend(tail);
-                found = Some((p, t));
+            let r = tokens_to_path(&tokens, parent, idx);
+            if !r.is_empty() {
+                let head: Vec<usize> = stack[..pi].iter().map(|f| f.1).collect();
+                let shift = head.len();
+                for (tail, implicit, t) in r {
+                    let mut p = head.clone();
+                    p.extend(tail);
+                    let implicit = implicit.into_iter().map(|k| k + shift).collect();
+                    found.push((p, implicit, t));
+                }
                 break;
             }
         }
-        let (p, t) = found.ok_or_else(|| fail("no such field before it"))?;
-        (scope, p, t)
+        if found.is_empty() {
+            return Err(fail("no such field before it"));
+        }
+        (scope, found)
     };
-    if path.is_empty() {
-        return Err(fail("the target is a scope"));
-    }
     if tscope > scope {
         return Err(fail("the target is in a later scope"));
     }
-    if tscope == scope {
-        let ctx: Vec<usize> = stack.iter().map(|f| f.1).collect();
-        let mut lca = 0;
-        loop {
-            if lca == path.len() || lca == ctx.len() {
-                return Err(fail("the target contains the source"));
-            }
-            if path[lca] != ctx[lca] {
-                break;
-            }
-            lca += 1;
+    for (path, _, _) in &reached {
+        if path.is_empty() {
+            return Err(fail("the target is a scope"));
         }
-        if path[lca] >= ctx[lca] {
-            return Err(fail("the target does not come before the source"));
+        if tscope == scope {
+            let ctx: Vec<usize> = stack.iter().map(|f| f.1).collect();
+            let mut lca = 0;
+            loop {
+                if lca == path.len() || lca == ctx.len() {
+                    return Err(fail("the target contains the source"));
+                }
+                if path[lca] != ctx[lca] {
+                    break;
+                }
+                lca += 1;
+            }
+            if path[lca] >= ctx[lca] {
+                return Err(fail("the target does not come before the source"));
+            }
         }
     }
     let root = roots.roots[tscope as usize].ok_or_else(|| fail("no root"))?;
+    let (p0, i0, _) = &reached[0];
     Ok(Resolved {
-        loc: FieldLocation::new(tscope, path_names(root, &path)),
-        target,
+        loc: FieldLocation::new(tscope, path_names(root, p0, i0)),
+        targets: reached.iter().map(|r| r.2).collect(),
     })
 }
 
@@ -1590,23 +1681,46 @@ impl<'a> Conv<'a> {
                     return Err(err(Pos::default(), "variant without a tag"));
                 };
                 let r = resolve(tag, *pos, self.scope, stack, &self.roots)?;
-                let T::Int(IntT {
-                    mappings: Some(maps),
-                    class,
-                    ..
-                }) = r.target
-                else {
+                let mut tags = r.targets.iter().map(|t| match t {
+                    T::Int(IntT {
+                        mappings: Some(maps),
+                        class,
+                        ..
+                    }) => Some((maps, class.signed)),
+                    _ => None,
+                });
+                let Some(Some((maps, signed))) = tags.next() else {
                     return Err(err(
                         *pos,
                         format!("variant tag `{tag}` is not an enumeration"),
                     ));
                 };
+                // A tag reached through a variant, one per option: the
+                // options' ranges are the tag's, so every one must map
+                // the same labels to the same values.
+                for other in tags {
+                    match other {
+                        None => {
+                            return Err(err(
+                                *pos,
+                                format!("variant tag `{tag}` is not an enumeration in every option it is reached through"),
+                            ))
+                        }
+                        Some((m, sg)) if m != maps || sg != signed => {
+                            return Err(err(
+                                *pos,
+                                format!("variant tag `{tag}`: the enumerations reached through a variant map different values"),
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                }
                 let mut options = Vec::with_capacity(v.options.len());
                 for (i, o) in v.options.iter().enumerate() {
                     let c = self.conv_child(t, i, &o.t, stack)?;
                     options.push(VariantOption {
                         name: Some(o.name.clone()),
-                        ranges: int_ranges(maps, class.signed, &o.orig),
+                        ranges: int_ranges(maps, signed, &o.orig),
                         class: c,
                     });
                 }
@@ -1618,7 +1732,7 @@ impl<'a> Conv<'a> {
             T::Array(e, n) => self.array(t, e, Length::Static(*n), stack)?,
             T::Seq(e, lref, pos) => {
                 let r = resolve(lref, *pos, self.scope, stack, &self.roots)?;
-                if !matches!(r.target, T::Int(_)) {
+                if !r.targets.iter().all(|t| matches!(t, T::Int(_))) {
                     return Err(err(
                         *pos,
                         format!("sequence length `{lref}` is not an integer"),

@@ -5,28 +5,19 @@
 
 use std::io::{self, Write};
 
-use crate::chrome::UFTRACE_VERSION;
 use crate::graph::tree::SingleTree;
 use crate::header::info_bit;
 use crate::report::walk::{dump_replay, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked};
 use crate::symbols::basename;
 
 /// Options of `uftrace dump --graphviz`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct GraphvizOptions {
     /// Filters and common options.
     pub walk: WalkOptions,
-    /// What follows `uftrace ` in the `# version` line.
+    /// What follows `uftrace ` in the `# version` line; empty: the version
+    /// string of the flavour's uftrace.
     pub version: String,
-}
-
-impl Default for GraphvizOptions {
-    fn default() -> Self {
-        GraphvizOptions {
-            walk: WalkOptions::default(),
-            version: UFTRACE_VERSION.to_string(),
-        }
-    }
 }
 
 struct Dot(SingleTree);
@@ -43,7 +34,11 @@ impl WalkView for GraphvizOptions {
         let (data, out, warn) = (v.data, v.out, v.warn);
         let exe = basename(data.info.exename.as_deref().unwrap_or("")).to_string();
         let mut b = Vec::new();
-        let _ = writeln!(b, "# version\":\"uftrace {}\"", self.version);
+        let version = match self.version.as_str() {
+            "" => data.flavor.version_string(),
+            v => v,
+        };
+        let _ = writeln!(b, "# version\":\"uftrace {version}\"");
         if data.header.info_mask & info_bit::CMDLINE != 0 {
             let _ = writeln!(
                 b,

@@ -398,16 +398,18 @@ impl ArgCtx<'_> {
 
     /// `get_enum_string` of `val` when the function's module is known
     /// (`None`: uftrace prints the raw value instead).
-    pub fn enum_of(&self, name: &str, val: i32) -> Option<String> {
+    /// `val` as [`crate::args::ArgContext::enum_text`] has it.
+    pub fn enum_of(&self, name: &str, val: i64) -> Option<String> {
         let s = self.data.session_at(self.tid, self.time)?;
         let m = self.data.find_map(s, self.func)?;
         let mi = m.module?;
+        let wide = self.data.flavor.newer();
         Some(
             self.data.modules[mi]
                 .debug
                 .enums
-                .format(name, val)
-                .or_else(|| self.data.auto_args.enums.format(name, val))
+                .format_as(name, val, wide)
+                .or_else(|| self.data.auto_args.enums.format_as(name, val, wide))
                 .unwrap_or_else(|| val.to_string()),
         )
     }
@@ -417,8 +419,11 @@ impl crate::args::ArgContext for ArgCtx<'_> {
     fn symbol_name(&self, addr: u64) -> Option<&str> {
         self.sym(addr)
     }
-    fn enum_text(&self, name: &str, val: i32) -> Option<String> {
+    fn enum_text(&self, name: &str, val: i64) -> Option<String> {
         self.enum_of(name, val)
+    }
+    fn wide_enums(&self) -> bool {
+        self.data.flavor.newer()
     }
 }
 
