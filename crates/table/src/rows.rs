@@ -276,17 +276,23 @@ pub struct Rows {
 impl Rows {
     /// The table `kind` of `meta`, every column.
     pub fn new(meta: &TraceMeta, kind: TableKind) -> Rows {
+        Rows::new_as(meta, kind, false)
+    }
+
+    /// The table `kind` of `meta`, every column; with `portable`, in the
+    /// portable schema of datasets (see [`Columns::portable`]).
+    pub fn new_as(meta: &TraceMeta, kind: TableKind, portable: bool) -> Rows {
         match kind {
             TableKind::Class(i) => match meta.classes.iter().nth(i) {
-                Some(c) => Rows::class(meta, c),
-                None => Rows::build(meta, |_| Body::Class),
+                Some(c) => Rows::class_as(meta, c, portable),
+                None => Rows::build(meta, portable, |_| Body::Class),
             },
-            TableKind::Events => Rows::build(meta, |c| Body::Events {
+            TableKind::Events => Rows::build(meta, portable, |c| Body::Events {
                 system: c.add_dict("system"),
                 event: c.add_dict("event"),
                 fields: c.add("fields", &FieldType::Str),
             }),
-            TableKind::Lost => Rows::build(meta, |c| Body::Lost {
+            TableKind::Lost => Rows::build(meta, portable, |c| Body::Lost {
                 count: c.add("count", &FieldType::u(64)),
             }),
         }
@@ -294,7 +300,13 @@ impl Rows {
 
     /// The table of the events of `class`.
     pub fn class(meta: &TraceMeta, class: &EventClass) -> Rows {
-        let mut r = Rows::build(meta, |c| {
+        Rows::class_as(meta, class, false)
+    }
+
+    /// The table of the events of `class`, in the portable schema with
+    /// `portable`.
+    pub fn class_as(meta: &TraceMeta, class: &EventClass, portable: bool) -> Rows {
+        let mut r = Rows::build(meta, portable, |c| {
             for s in &class.schema().scopes {
                 c.add_scope(s.scope, &s.fields);
             }
@@ -304,8 +316,12 @@ impl Rows {
         r
     }
 
-    fn build(meta: &TraceMeta, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
-        let mut cols = Columns::new();
+    fn build(meta: &TraceMeta, portable: bool, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
+        let mut cols = if portable {
+            Columns::portable()
+        } else {
+            Columns::new()
+        };
         let common = Common::add(&mut cols, meta);
         let body = body(&mut cols);
         let schema = Arc::new(Schema::new(cols.fields()));
@@ -318,6 +334,12 @@ impl Rows {
             json: Vec::new(),
             writer: Default::default(),
         }
+    }
+
+    /// Rename top-level column `name` to `to` (see [`Columns::rename`]).
+    pub fn rename(&mut self, name: &str, to: &str) {
+        self.cols.rename(name, to);
+        self.schema = Arc::new(Schema::new(self.cols.fields()));
     }
 
     /// Keep only the columns `keep` says yes to (see
