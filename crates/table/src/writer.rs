@@ -455,12 +455,15 @@ pub struct FileWritten {
     pub bytes: u64,
 }
 
+/// The files of each table, by its name.
+type TableFiles = Vec<(Arc<str>, Vec<FileWritten>)>;
+
 /// The Parquet writers of every table, on a thread of their own: encoding
 /// and compressing a table's rows runs beside the reading of the next
 /// events.
 struct Encoder {
     tx: Option<SyncSender<Job>>,
-    thread: Option<JoinHandle<Result<Vec<(Arc<str>, Vec<FileWritten>)>>>>,
+    thread: Option<JoinHandle<Result<TableFiles>>>,
 }
 
 impl Encoder {
@@ -494,7 +497,7 @@ impl Encoder {
 
     /// Close every file; the files of each table, or the first error of
     /// the encoder.
-    fn finish(&mut self) -> Result<Vec<(Arc<str>, Vec<FileWritten>)>> {
+    fn finish(&mut self) -> Result<TableFiles> {
         self.tx = None;
         match self.thread.take().map(|t| t.join()) {
             None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
@@ -584,12 +587,7 @@ impl Open {
 /// writer's own limit) and the largest when all hold more than
 /// `encoder_budget`; roll a table's file at `file_size`; at the end (the
 /// sender gone), close every file.
-fn encode(
-    rx: Receiver<Job>,
-    dir: &Path,
-    naming: Naming,
-    opts: WriteOptions,
-) -> Result<Vec<(Arc<str>, Vec<FileWritten>)>> {
+fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> Result<TableFiles> {
     let mut outs: Vec<(Arc<str>, Out)> = Vec::new();
     let mut index: HashMap<Arc<str>, usize> = HashMap::new();
     let mut held = 0usize;
