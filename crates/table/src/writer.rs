@@ -110,6 +110,9 @@ pub struct WriteOptions {
     /// A table's file is closed, and its rows go on in a new one, once it
     /// holds this many bytes.
     pub file_size: u64,
+    /// A table's file is closed, too, once it holds this many row groups:
+    /// a file keeps the metadata of its row groups until it closes.
+    pub file_row_groups: usize,
     /// The portable schema (every integer Int64, every float Float64;
     /// see [`crate::columns::Columns::portable`]) instead of each field's
     /// own width.
@@ -130,6 +133,7 @@ impl Default for WriteOptions {
             row_group_rows: 1 << 20,
             encoder_budget: 8 << 20,
             file_size: 256 << 20,
+            file_row_groups: 64,
             portable: false,
             events_table: true,
             source: Vec::new(),
@@ -705,13 +709,12 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
 }
 
 /// Close `out`'s file when it holds `file_size` bytes (written out, not
-/// counting its row group in progress).
+/// counting its row group in progress) or `file_row_groups` row groups.
 fn roll(out: &mut Out, dir: &Path, opts: &WriteOptions, held: &mut usize) -> Result<()> {
-    if out
-        .file
-        .as_ref()
-        .is_some_and(|f| f.writer.bytes_written() as u64 >= opts.file_size)
-    {
+    if out.file.as_ref().is_some_and(|f| {
+        f.writer.bytes_written() as u64 >= opts.file_size
+            || f.writer.flushed_row_groups().len() >= opts.file_row_groups.max(1)
+    }) {
         *held -= out.held;
         out.held = 0;
         if let Some(f) = out.file.take() {
