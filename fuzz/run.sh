@@ -47,7 +47,7 @@ max_len() {
 # would otherwise keep their inputs a few bytes long for minutes.
 extra_flags() {
     case $1 in
-        convert) echo -len_control=0 ;;
+        convert | to_*) echo -len_control=0 ;;
         *) echo -len_control=100 ;;
     esac
 }
@@ -233,6 +233,13 @@ PY
             done
             printf '\x03\0\x20\0\0' > "$d/seed-ctf-cut"
             ;;
+        to_*)
+            # the pick byte (fixture in the low 4 bits: 6 trace.dat files,
+            # perf.data, the CTF stream; options in the high 4), no damage
+            for s in 0 1 2 3 4 5 6 7 16 33 66 103 130; do
+                printf "\\x$(printf %02x $s)" > "$d/seed-pick-$s"
+            done
+            ;;
         jsonl_model)
             # a few visitor sequences: scope, struct, leaves, arrays, enums
             printf '\x03\x46\x02\x00\x0b\x00\x00\x2a\x00\x00\x00\x00\x00\x00\x00\x03\x01' > "$d/seed-0"
@@ -276,7 +283,7 @@ for t in "${TARGETS[@]}"; do
     echo "== $t: ${SECONDS_EACH}s, corpus $(ls "$corpus" | wc -l) inputs" >&2
     set +e
     cargo fuzz run -O "$t" "$corpus" -- -max_total_time="$SECONDS_EACH" \
-        -max_len="$(max_len "$t")" -timeout=25 -rss_limit_mb=2048 \
+        -max_len="$(max_len "$t")" -timeout=25 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -print_final_stats=1 "$(extra_flags "$t")" >"$log" 2>&1
     rc=$?
     set -e

@@ -17,6 +17,15 @@
 # checked the same way (names `shared-...`; their outputs are not stored).
 # Every converted trace is also read back by tracemux's own CTF reader:
 # `tracemux report OUT` must print what babeltrace2 printed (`readback`).
+# Losses (issue 40): for every trace.dat source, the warnings babeltrace2
+# prints on stderr for the output (`Tracer discarded N events` and, for a
+# loss of unknown size, `Tracer discarded 1 packet`) must be the loss
+# markers `trace-cmd report` prints for the source (`CPU:C [N EVENTS
+# DROPPED]`, `CPU:C [EVENTS DROPPED]`): the same number on each CPU, the
+# same counts (unknown stays unknown), and each warning's range ending at
+# the event trace-cmd prints after the marker (to the microsecond), in
+# stream `stream_C` (top buffer; instance buffers' streams are left out).
+# Skipped when trace-cmd is not installed.
 #
 # babeltrace2's output is stored as the expected output of the cargo test
 # crates/cli/tests/convert_ctf.rs, in tests/fixtures/convert/:
@@ -96,12 +105,68 @@ if [ -d "$shared" ]; then
     done
 fi
 
+# `CPU COUNT MICROSECONDS` for each loss marker of trace-cmd's report of
+# the trace.dat $1 (COUNT `?` when unknown; the time is the next event's)
+losses_tc() {
+    trace-cmd report "$1" 2>/dev/null | awk '
+        want != "" {
+            for (i = 1; i <= NF; i++)
+                if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i; sub(/:$/, "", t); sub(/\./, "", t); break }
+            print want, t + 0
+            want = ""
+        }
+        /^CPU:[0-9]+ \[([0-9]+ )?EVENTS DROPPED\]$/ {
+            cpu = substr($1, 5)
+            n = ($2 == "[EVENTS") ? "?" : substr($2, 2)
+            want = cpu " " n
+        }'
+}
+
+# the same for babeltrace2's warnings about the CTF trace $1 (streams of
+# the top buffer, `stream_C`); a warning of any other form is `CPU ??`
+losses_bt() {
+    babeltrace2 --clock-seconds "$1" 2>&1 >/dev/null | awk '
+        /^WARNING: Tracer/ {
+            cpu = "?"
+            if (match($0, /within stream "[^"]*"/)) {
+                st = substr($0, RSTART + 15, RLENGTH - 16)
+                sub(/.*\//, "", st)
+                if (st !~ /^stream_[0-9]+$/) next
+                cpu = substr(st, 8)
+            }
+            if ($3 == "discarded" && ($5 ~ /^events?$/)) n = $4
+            else if ($3 == "discarded" && $4 == "1" && $5 == "packet") n = "?"
+            else n = "??"
+            # the end of the range: the second [seconds.nanoseconds]
+            k = 0; t = ""
+            for (i = 1; i <= NF; i++)
+                if ($i ~ /^\[[0-9]+\.[0-9]+\]$/ && ++k == 2) t = $i
+            gsub(/[][]/, "", t)
+            split(t, a, ".")
+            us = a[1] * 1000000 + int((substr(a[2], 1, 9) + 500) / 1000)
+            print cpu, n, us
+        }'
+}
+
+# whether two loss lists agree: the same lines in the same order per CPU,
+# times within a microsecond (trace-cmd rounds to it)
+same_losses() {
+    sort -s -k1,1n "$1" >"$1.s"
+    sort -s -k1,1n "$2" >"$2.s"
+    [ "$(wc -l <"$1.s")" -eq "$(wc -l <"$2.s")" ] || return 1
+    paste -d' ' "$1.s" "$2.s" | awk '
+        { d = $3 - $6; if (d < 0) d = -d; if ($1 != $4 || $2 != $5 || d > 1) bad = 1 }
+        END { exit bad }'
+}
+
 # a file with the text of every string literal removed
 strip_strings() {
     sed -E 's/"([^"\\]|\\.)*"/""/g' "$1"
 }
 
-same=0 differ=0 stale=0 failed=0 nothing=0 rb_same=0 rb_differ=0
+same=0 differ=0 stale=0 failed=0 nothing=0 rb_same=0 rb_differ=0 loss_same=0 loss_differ=0
+have_tc=false
+command -v trace-cmd >/dev/null && have_tc=true
 for f in $fixtures; do
     name=${f%%:*} src=${f#*:}
     if [ $# -gt 0 ]; then
@@ -159,6 +224,21 @@ for f in $fixtures; do
             rb_differ=$((rb_differ + 1))
         fi
     fi
+    case $name in
+    tracedat-* | synthetic-* | shared-tracedat-*)
+        if $have_tc; then
+            losses_tc "$src" >"$tmp/loss.tc"
+            losses_bt "$ctf" >"$tmp/loss.bt"
+            if same_losses "$tmp/loss.tc" "$tmp/loss.bt"; then
+                loss_same=$((loss_same + 1))
+                [ -s "$tmp/loss.tc" ] && rb="$rb [losses as trace-cmd's: $(wc -l <"$tmp/loss.tc")]"
+            else
+                loss_differ=$((loss_differ + 1))
+                rb="$rb [LOSSES DIFFER: trace-cmd $(tr '\n' ',' <"$tmp/loss.tc.s" | cut -c1-120) babeltrace2 $(tr '\n' ',' <"$tmp/loss.bt.s" | cut -c1-120)]"
+            fi
+        fi
+        ;;
+    esac
     if [ ! -s "$tmp/bt.txt" ] && ! ls "$ctf" | grep -qv metadata; then
         echo "NO EVENTS $name (a latency trace is text only)"
         nothing=$((nothing + 1))
@@ -177,5 +257,6 @@ for f in $fixtures; do
     rm -rf "$ctf"
 done
 echo "identical: $same, stale strings only: $stale, different: $differ, failed: $failed, without events: $nothing;" \
-    "read back by tracemux's CTF reader as babeltrace2 read it: $rb_same, differently: $rb_differ"
-[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$rb_differ" -eq 0 ]
+    "read back by tracemux's CTF reader as babeltrace2 read it: $rb_same, differently: $rb_differ;" \
+    "losses as trace-cmd reports them: $loss_same, differently: $loss_differ"
+[ "$differ" -eq 0 ] && [ "$failed" -eq 0 ] && [ "$rb_differ" -eq 0 ] && [ "$loss_differ" -eq 0 ]

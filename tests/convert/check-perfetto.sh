@@ -5,7 +5,8 @@
 # For every fixture of every format (trace.dat: tests/fixtures/tracedat/*,
 # tests/fixtures/synthetic/*; CTF: tests/fixtures/ctf/*/trace; uftrace:
 # tests/fixtures/uftrace/{recorded,corpus}/*/uftrace.data; the hand-built LTT
-# trace assembled from its annotated hex) this converts the trace and runs
+# trace assembled from its annotated hex; perf: tests/fixtures/perf/*/perf.data,
+# whose samples become PerfSample packets with interned call stacks) this converts the trace and runs
 # tests/convert/check_perfetto.py on the result: every packet decoded on its
 # own with the official schema and compared with `tracemux report --json` of
 # the source (see that script for what is checked). Then, once, the check is
@@ -29,6 +30,16 @@ check() { # NAME SRC OUTPUT
     python3 tests/convert/check_perfetto.py "$tm" "$2" "$3" "$1"
 }
 each_fixture perfetto pftrace check "$@" | tee "$tmp/summary"
+# perf.data: samples as PerfSample packets with interned call stacks (named
+# as `perf script` names them on this machine), tracepoints in bundles
+for d in tests/fixtures/perf/*/; do
+    name=perf-$(basename "$d")
+    if [ $# -gt 0 ]; then
+        case " $* " in *" $name "*) ;; *) continue ;; esac
+    fi
+    "$tm" convert -q --force "$d/perf.data" --to perfetto -o "$tmp/$name.pftrace" 2>/dev/null
+    check "$name" "$d/perf.data" "$tmp/$name.pftrace"
+done | tee -a "$tmp/summary"
 counts
 
 # The oracle notices damage: one event dropped, one field changed.
@@ -41,6 +52,14 @@ for m in drop field compact; do
         echo "mutation $m: detected ($(cut -c1-160 "$tmp/m.out"))"
     fi
 done | tee -a "$tmp/summary"
+# and in a perf sample's call stack
+src=tests/fixtures/perf/sw-callchain/perf.data
+"$tm" convert -q --force "$src" --to perfetto -o "$tmp/p.pftrace"
+if python3 tests/convert/check_perfetto.py "$tm" "$src" "$tmp/p.pftrace" "mutated-perf" --mutate stack >"$tmp/m.out"; then
+    echo "mutation stack: NOT DETECTED"
+else
+    echo "mutation stack: detected ($(cut -c1-160 "$tmp/m.out"))"
+fi | tee -a "$tmp/summary"
 fail=$((fail + $(grep -c 'NOT DETECTED' "$tmp/summary")))
 echo "$ok passed, $fail failed, $empty without events" | tee -a "$tmp/summary"
 if [ $# -eq 0 ]; then

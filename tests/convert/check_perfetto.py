@@ -3,7 +3,7 @@
 schema (the `perfetto` PyPI package's perfetto_trace_pb2) and the source's
 `tracemux report --json` lines.
 
-Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact] [--verbose]
+Usage: check_perfetto.py TRACEMUX SOURCE OUTPUT.pftrace NAME [--mutate drop|field|compact|stack] [--verbose]
 
 Every packet is decoded on its own (Python protobuf cannot parse one message
 over 2 GB). Checked: every source event present once, with its timestamp,
@@ -46,7 +46,8 @@ Over MAX_PENDING events waiting at once fail the check (a broken or
 disordered output) rather than grow without bound.
 
 --mutate drops one event (the first written), changes one field, or changes one
-compact sched_switch's next_pid (compact) in the decoded output first: the
+compact sched_switch's next_pid (compact), or turns one perf sample's call
+stack by a frame (stack) in the decoded output first: the
 check must then fail. --verbose prints counts, the pools' high-water mark
 and the time taken on stderr.
 Prints one line: NAME: OK ... or NAME: FAIL ...; exit status 0 or 1.
@@ -280,6 +281,68 @@ def matches(out, src, typed):
     return src == out or same(canon(src), canon(out))
 
 
+class PerfTables:
+    """The interned data of the perf samples' sequence (profile_common.proto)."""
+
+    def __init__(self):
+        self.functions, self.paths, self.mappings, self.frames, self.callstacks = {}, {}, {}, {}, {}
+
+    def add(self, d):
+        for table, items, value in (
+                (self.functions, d.function_names, lambda x: x.str.decode('utf-8', 'replace')),
+                (self.paths, d.mapping_paths, lambda x: x.str.decode('utf-8', 'replace')),
+                (self.mappings, d.mappings, lambda x: list(x.path_string_ids)),
+                (self.frames, d.frames, lambda x: x),
+                (self.callstacks, d.callstacks, lambda x: list(x.frame_ids))):
+            for x in items:
+                if x.iid in table:
+                    return f'iid {x.iid} interned twice'
+                table[x.iid] = value(x)
+        return None
+
+    def stack(self, iid):
+        """The frames, the sampled function first: 'PATH REL_PC FUNCTION',
+        the path joined as Perfetto joins it (a '/' before each part)."""
+        if iid not in self.callstacks:
+            raise KeyError(f'callstack {iid} not interned')
+        out = []
+        for fid in reversed(self.callstacks[iid]):
+            if fid not in self.frames:
+                raise KeyError(f'frame {fid} not interned')
+            f = self.frames[fid]
+            if f.mapping_id not in self.mappings:
+                raise KeyError(f'mapping {f.mapping_id} not interned')
+            parts = []
+            for s in self.mappings[f.mapping_id]:
+                if s not in self.paths:
+                    raise KeyError(f'mapping path {s} not interned')
+                parts.append('/' + self.paths[s])
+            func = ''
+            if f.HasField('function_name_id'):
+                if f.function_name_id not in self.functions:
+                    raise KeyError(f'function name {f.function_name_id} not interned')
+                func = self.functions[f.function_name_id]
+            out.append(f"{''.join(parts)} {f.rel_pc:x} {func}")
+        return out
+
+
+def perf_expected(e, f):
+    """A perf sample of the source (its `frames` lines, see tracemux-perf's
+    FRAME_LINE) as its PerfSample: key and fields."""
+    mode, stack = None, []
+    for line in f['frames'].splitlines():
+        c = line.split('\t', 4)
+        if mode is None:
+            mode = 1 if c[2] == 'k' else 2  # Profiling.CpuMode MODE_KERNEL, MODE_USER
+        path = c[3] if c[3].startswith('/') else '/' + c[3]
+        stack.append(f'{path} {c[1]} {c[4]}')
+    ids = lambda v: None if v in (-1, 2**32 - 1) else v
+    fields = {'pid': ids(f['pid']), 'tid': ids(f['tid']), 'period': f['period'],
+              'mode': mode or 0, 'stack': stack}
+    tid = ids(f['tid'])
+    return (e['ts'], e['cpu'], -1 if tid is None else tid, 'perf sample'), fields
+
+
 def ann_value(a, names):
     w = a.WhichOneof('value')
     if w in SIMPLE_VALUES:
@@ -398,7 +461,9 @@ class Check:
                     raise Restart(kernel, True, self.late)
             if e.get('comm') and pid > 0:
                 comms[pid] = e['comm']
-            if kernel and sys_ != 'uftrace':
+            if sys_ == 'perf' and isinstance(f.get('frames'), str):
+                key, f = perf_expected(e, f)
+            elif kernel and sys_ != 'uftrace':
                 if pid < 0:
                     pid = next((f[k] for k in ('common_pid', 'perf_tid') if isinstance(f.get(k), int)), -1)
                 name = ev if ev is not None else f"type_{e['type_id']}"
@@ -458,6 +523,10 @@ class Check:
             self.ngot = n
             self.mutate = None
             return
+        if self.mutate == 'stack' and fields.get('stack'):
+            fields['stack'] = fields['stack'][1:] + fields['stack'][:1]
+            if len(fields['stack']) > 1:
+                self.mutate = None
         if self.mutate == 'field':
             for k, v in fields.items():
                 if isinstance(v, int) and not isinstance(v, bool):
@@ -509,6 +578,9 @@ class Check:
         self.ksyms = ksyms
         ksyms_src = self.ksyms_src
         ftrace_seq = None
+        perf_seq = None
+        perf = PerfTables()
+        nperf = 0
         descs = {}        # field id -> Described
         carry = {}        # cpu -> the last switches of its earlier bundles (sorted)
         reached = {}      # cpu -> the latest switch or compact event of its earlier bundles
@@ -653,6 +725,31 @@ class Check:
                     advance(last)
                 for key, fields, typed in items:
                     written(key, fields, typed)
+            elif kind == 'perf_sample':
+                sid = p.trusted_packet_sequence_id
+                if perf_seq is None:
+                    perf_seq = sid
+                    if not p.sequence_flags & CLEARED:
+                        errors_('the first perf sample does not clear its incremental state')
+                elif sid != perf_seq:
+                    errors_(f'perf samples on sequences {perf_seq} and {sid}')
+                if p.HasField('interned_data'):
+                    err = perf.add(p.interned_data)
+                    if err:
+                        errors_(err)
+                ps = p.perf_sample
+                try:
+                    stack = perf.stack(ps.callstack_iid) if ps.HasField('callstack_iid') else []
+                except KeyError as k:
+                    errors_(str(k.args[0]))
+                    continue
+                nperf += 1
+                fields = {'pid': ps.pid if ps.HasField('pid') else None,
+                          'tid': ps.tid if ps.HasField('tid') else None,
+                          'period': ps.timebase_count, 'mode': ps.cpu_mode, 'stack': stack}
+                tid = ps.tid if ps.HasField('tid') else -1
+                advance(p.timestamp)
+                written((p.timestamp, ps.cpu, tid, 'perf sample'), fields, False)
             elif kind == 'process_tree':
                 for t in p.process_tree.threads:
                     thread_names[t.tid] = t.name
@@ -712,7 +809,7 @@ class Check:
                     label = title
                 advance(ts)
                 written((ts, tid, 0, label), fields, False)
-        self.counts = (ntyped, ncompact, ndescribed, ngeneric, ntrack)
+        self.counts = (ntyped, ncompact, ndescribed, ngeneric, ntrack, nperf)
 
     def resolve_late(self):
         """The compact events of all bundles, with every switch of their CPU."""
@@ -765,8 +862,8 @@ class Check:
                 if len(errors) < MAX_ERRORS:
                     errors.append(f'thread {tid} named {self.thread_names[tid]!r}, source {comm!r}')
         named = sum(1 for t in self.comms if t in self.thread_names)
-        ntyped, ncompact, ndescribed, ngeneric, ntrack = self.counts
-        stats = (f'{self.ngot} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track), '
+        ntyped, ncompact, ndescribed, ngeneric, ntrack, nperf = self.counts
+        stats = (f'{self.ngot} events ({ntyped} typed, {ncompact} compact, {ndescribed} described, {ngeneric} generic, {ntrack} track, {nperf} perf samples), '
                  f'{sum(self.lost_out.values())} lost markers, {len(self.seq)} sequences, {len(self.ksyms)} kernel symbols, '
                  f'{named}/{len(self.comms)} tasks named')
         if errors:

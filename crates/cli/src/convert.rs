@@ -113,24 +113,22 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
         .iter()
         .filter_map(|p| p.to_str())
         .find(|s| tracemux_ctf::live::is_live_url(s));
-    if let Some(url) = live {
-        if a.inputs.len() > 1 {
-            anyhow::bail!("{url}: a live session is converted alone (one input)");
-        }
-        // The session is written down as it arrives, then converted.
-        let spool = crate::live::spool_session(url, &a.output, a.quiet)?;
-        let mut b = a.clone();
-        b.inputs = vec![spool.clone()];
-        let res = run(&b);
-        let _ = std::fs::remove_dir_all(&spool);
-        return res;
+    if live.is_some() && a.inputs.len() > 1 {
+        anyhow::bail!(
+            "{}: a live session is converted alone (one input)",
+            live.unwrap_or_default()
+        );
     }
     let started = Instant::now();
     let hooks = Terminal {
         quiet: a.quiet,
         bar: RefCell::new(None),
     };
-    let res = tracemux_convert::run(&a.options(), &hooks);
+    let res = match live {
+        // streamed into the output as the session arrives
+        Some(url) => crate::live::convert(url, &a.options(), &hooks),
+        None => tracemux_convert::run(&a.options(), &hooks),
+    };
     hooks.finished();
     let summary = res?;
     if a.quiet {

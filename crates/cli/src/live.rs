@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tracemux_ctf::live::session::SessionOptions;
-use tracemux_ctf::live::{list_sessions, LiveSession, LiveUrl, NotFound, Options};
+use tracemux_ctf::live::{list_sessions, LiveRecords, LiveSession, LiveUrl, NotFound, Options};
 use tracemux_ctf::text::{PacketSource, TextOptions};
 
 use crate::out::{Out, Outcome};
@@ -78,55 +78,46 @@ pub fn report(url: &str, text: &TextOptions, not_found: NotFound) -> Result<Outc
     Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
-/// `convert net://...`: follow the session to its end (or Ctrl-C) and
-/// write what arrives as a CTF directory beside `output`; its path.
-pub fn spool_session(
-    url: &str,
-    output: &std::path::Path,
-    quiet: bool,
-) -> Result<std::path::PathBuf> {
-    let url = LiveUrl::parse(url)?;
+/// The session `url` names, opened for reading to its end.
+fn open_session(url: &LiveUrl) -> Result<LiveSession> {
     let opts = SessionOptions {
         conn: conn_options(),
         interrupt: Some(interrupt_flag()),
         debug: std::env::var_os("TRACEMUX_LIVE_DEBUG").is_some(),
         ..SessionOptions::default()
     };
-    let mut session = LiveSession::open(&url, opts).with_context(|| url.text.clone())?;
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let dir = output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."))
-        .join(format!(".{name}.live-{}", std::process::id()));
-    let res = tracemux_ctf::live::spool::spool(&mut session, &dir);
-    session.detach();
-    match res {
-        Ok(s) => {
-            if !quiet {
-                eprintln!(
-                    "tracemux: {}: {} packets ({} bytes) of {} stream(s) received{}",
-                    url.text,
-                    s.packets,
-                    s.bytes,
-                    s.streams,
-                    if s.interrupted { " (interrupted)" } else { "" }
-                );
-            }
-            if s.packets == 0 {
-                let _ = std::fs::remove_dir_all(&dir);
-                anyhow::bail!("{}: no packet received", url.text);
-            }
-            Ok(dir)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Err(anyhow::Error::new(e).context(url.text.clone()))
-        }
+    LiveSession::open(url, opts).with_context(|| url.text.clone())
+}
+
+/// `convert net://...`: the session streamed into the output as it
+/// arrives, until it ends (or Ctrl-C: what arrived is a complete output).
+pub fn convert(
+    url: &str,
+    o: &tracemux_convert::Options,
+    hooks: &dyn tracemux_convert::Hooks,
+) -> Result<tracemux_convert::Summary> {
+    let url = LiveUrl::parse(url)?;
+    if url.target.is_none() {
+        anyhow::bail!(
+            "{}: names no session (net://HOST[:PORT]/host/HOSTNAME/SESSION)",
+            url.text
+        );
     }
+    let mut session = open_session(&url)?;
+    if tracemux_convert::spools(o) {
+        let res = tracemux_convert::spool_live(o, &mut session);
+        session.detach();
+        return res;
+    }
+    let mut records = LiveRecords::new(session, o.strict);
+    let res = tracemux_convert::run_live(
+        o,
+        &mut records,
+        url.target.as_ref().map(|t| t.1.as_str()),
+        hooks,
+    );
+    records.source_mut().detach();
+    res
 }
 
 /// `report --follow DIR`: the CTF traces under DIR as they are written.

@@ -261,3 +261,39 @@ pub fn report_json(src: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).expect("report --json line parses"))
         .collect()
 }
+
+/// The address space a child of the damage sweeps may take: a damaged
+/// value that sizes an allocation then fails the run at once (an abort),
+/// where without a limit Linux would hand out the memory lazily and the
+/// run would look clean.
+pub const CHILD_ADDRESS_SPACE: u64 = 1 << 30;
+
+/// `cmd`'s child limited to [`CHILD_ADDRESS_SPACE`] bytes of address space
+/// (`setrlimit(RLIMIT_AS)` between fork and exec).
+#[allow(unsafe_code)]
+pub fn limit_address_space(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec and
+    // only calls setrlimit, which is async-signal-safe and allocates
+    // nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: CHILD_ADDRESS_SPACE as libc::rlim_t,
+                rlim_max: CHILD_ADDRESS_SPACE as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Whether `st` is the end of a child that ran out of address space or
+/// was killed by a signal (an abort: `memory allocation of N bytes
+/// failed`).
+pub fn died(st: &std::process::ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    st.signal().map(|s| format!("killed by signal {s}"))
+}

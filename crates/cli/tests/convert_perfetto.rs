@@ -623,6 +623,130 @@ struct Checked {
     lost: usize,
 }
 
+/// The interned data of the perf sample sequence.
+#[derive(Default)]
+struct PerfTables {
+    functions: HashMap<u64, String>,
+    paths: HashMap<u64, String>,
+    mappings: HashMap<u64, Vec<u64>>,
+    frames: HashMap<u64, Frame>,
+    callstacks: HashMap<u64, Vec<u64>>,
+}
+
+impl PerfTables {
+    fn add(&mut self, i: &InternedData) -> Result<(), String> {
+        fn once<T>(
+            m: &mut HashMap<u64, T>,
+            k: Option<u64>,
+            v: T,
+            what: &str,
+        ) -> Result<(), String> {
+            let k = k.ok_or(format!("{what} without iid"))?;
+            if m.insert(k, v).is_some() {
+                return Err(format!("{what} {k} interned twice"));
+            }
+            Ok(())
+        }
+        for f in &i.function_names {
+            let s = String::from_utf8(f.str.clone().unwrap_or_default()).unwrap();
+            once(&mut self.functions, f.iid, s, "function name")?;
+        }
+        for f in &i.mapping_paths {
+            let s = String::from_utf8(f.str.clone().unwrap_or_default()).unwrap();
+            once(&mut self.paths, f.iid, s, "mapping path")?;
+        }
+        for m in &i.mappings {
+            once(
+                &mut self.mappings,
+                m.iid,
+                m.path_string_ids.clone(),
+                "mapping",
+            )?;
+        }
+        for f in &i.frames {
+            once(&mut self.frames, f.iid, f.clone(), "frame")?;
+        }
+        for c in &i.callstacks {
+            once(
+                &mut self.callstacks,
+                c.iid,
+                c.frame_ids.clone(),
+                "callstack",
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The frames of a callstack, the sampled function first, as
+    /// "PATH REL_PC FUNCTION" (the path as Perfetto joins it).
+    fn stack(&self, iid: u64) -> Result<Vec<String>, String> {
+        let ids = self
+            .callstacks
+            .get(&iid)
+            .ok_or(format!("callstack {iid} not interned"))?;
+        let mut out = Vec::new();
+        for f in ids.iter().rev() {
+            let f = self
+                .frames
+                .get(f)
+                .ok_or(format!("frame {f} not interned"))?;
+            let m = f.mapping_id.ok_or("frame without mapping")?;
+            let parts = self
+                .mappings
+                .get(&m)
+                .ok_or(format!("mapping {m} not interned"))?;
+            let mut path = String::new();
+            for p in parts {
+                path.push('/');
+                path.push_str(self.paths.get(p).ok_or(format!("path {p} not interned"))?);
+            }
+            let func = match f.function_name_id {
+                Some(n) => self
+                    .functions
+                    .get(&n)
+                    .ok_or(format!("function {n} not interned"))?
+                    .as_str(),
+                None => "",
+            };
+            out.push(format!("{path} {:x} {func}", f.rel_pc.unwrap_or(0)));
+        }
+        Ok(out)
+    }
+}
+
+/// What a perf sample of the source's JSON lines becomes in Perfetto: a
+/// `PerfSample` of its thread with its frames (see `PerfTables::stack`).
+fn perf_sample_row(e: &Value) -> (Row, Map<String, Value>, String) {
+    let f = &e["fields"];
+    let opt = |v: &Value| v.as_i64().filter(|&v| v != -1 && v != i64::from(u32::MAX));
+    let (mut mode, mut stack) = (None, Vec::new());
+    for line in f["frames"].as_str().unwrap().lines() {
+        let c: Vec<&str> = line.splitn(5, '\t').collect();
+        mode.get_or_insert(if c[2] == "k" { 1 } else { 2 });
+        let path = if c[3].starts_with('/') {
+            c[3].to_string()
+        } else {
+            format!("/{}", c[3])
+        };
+        stack.push(format!("{path} {} {}", c[1], c[4]));
+    }
+    let mut m = Map::new();
+    m.insert("pid".into(), json!(opt(&f["pid"])));
+    m.insert("tid".into(), json!(opt(&f["tid"])));
+    m.insert("period".into(), f["period"].clone());
+    m.insert("mode".into(), json!(mode.unwrap_or(0)));
+    m.insert("stack".into(), json!(stack));
+    let tid = opt(&f["tid"]).unwrap_or(-1);
+    let key = row_key(
+        e["ts"].as_u64().unwrap(),
+        e["cpu"].as_i64().unwrap(),
+        tid,
+        "perf sample",
+        &Map::new(),
+    );
+    (key, m, "perf sample".into())
+}
+
 /// Decode a Perfetto output and check it against the source's JSON lines.
 fn check_perfetto(
     name: &str,
@@ -637,6 +761,8 @@ fn check_perfetto(
     let mut descs: HashMap<u32, DescriptorProto> = HashMap::new();
     let mut stacks: HashMap<i64, Vec<Value>> = HashMap::new();
     let mut ftrace_seq = None;
+    let mut perf_seq = None;
+    let mut perf_tables = PerfTables::default();
     let kernel = matches!(kind, Kind::TraceDat | Kind::KernelCtf | Kind::PerfTp);
     let mut got: Vec<(Row, Map<String, Value>, bool)> = Vec::new();
     let mut lost_out: BTreeMap<u32, usize> = BTreeMap::new();
@@ -799,6 +925,44 @@ fn check_perfetto(
                 };
                 got.push((row_key(ts, tid, 0, &label, &m), Map::new(), false));
             }
+            Some(Data::PerfSample(ps)) => {
+                let seq = p
+                    .trusted_packet_sequence_id
+                    .ok_or("sample without sequence")?;
+                match perf_seq {
+                    None => {
+                        perf_seq = Some(seq);
+                        if p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED == 0 {
+                            return Err(format!("{name}: the first sample keeps old state"));
+                        }
+                    }
+                    Some(s) if s != seq => {
+                        return Err(format!("{name}: samples on sequences {s} and {seq}"))
+                    }
+                    _ => {}
+                }
+                if let Some(i) = &p.interned_data {
+                    perf_tables.add(i).map_err(|e| format!("{name}: {e}"))?;
+                }
+                let stack = match ps.callstack_iid {
+                    Some(i) => perf_tables.stack(i).map_err(|e| format!("{name}: {e}"))?,
+                    None => Vec::new(),
+                };
+                let mut m = Map::new();
+                m.insert("pid".into(), json!(ps.pid));
+                m.insert("tid".into(), json!(ps.tid));
+                m.insert("period".into(), json!(ps.timebase_count));
+                m.insert("mode".into(), json!(ps.cpu_mode.unwrap_or(0)));
+                m.insert("stack".into(), json!(stack));
+                let ts = p.timestamp.ok_or("sample without time")?;
+                let cpu = ps.cpu.ok_or("sample without cpu")?;
+                let tid = ps.tid.map_or(-1, i64::from);
+                got.push((
+                    row_key(ts, cpu.into(), tid, "perf sample", &Map::new()),
+                    m,
+                    false,
+                ));
+            }
             _ => {}
         }
     }
@@ -832,6 +996,10 @@ fn check_perfetto(
         let sys = e["system"].as_str().unwrap_or("");
         let ev = e["event"].as_str().unwrap_or("");
         let pid = e["pid"].as_i64().unwrap();
+        if sys == "perf" && e["fields"]["frames"].is_string() {
+            want.push(perf_sample_row(e));
+            continue;
+        }
         if kernel && sys != "uftrace" {
             let mut fields = e["fields"].as_object().cloned().unwrap_or_default();
             if !syms.is_empty() && sys == "ftrace" && ev.starts_with("funcgraph_") {

@@ -3,9 +3,13 @@
 //! uftrace's info, task.txt, map, symbol and data files; LTT tracefiles of
 //! a trace made by the fixture writer)
 //! truncated at several points and with bytes flipped or zeroed, then
-//! `report --json` and `convert --to ctf --reencode` run on it. Neither may
-//! panic or hang (exit 0, or 1 with the damage reported, within a minute);
-//! JSON output stays one object per line; no run's peak RSS passes 64 MB.
+//! `report --json`, `convert --to ctf --reencode` and a conversion into one
+//! more format (Perfetto, Chrome, Parquet, JSON lines, trace.dat, in turn)
+//! run on it, each under a 1 GB address-space limit (so that an allocation
+//! sized by a damaged value fails the run even when Linux would hand the
+//! memory out lazily). None may panic, abort or hang (exit 0, or 1 with the
+//! damage reported, within a minute); JSON output stays one object per
+//! line; no run's peak RSS passes 64 MB.
 
 mod common;
 
@@ -68,7 +72,8 @@ const HANG: Duration = Duration::from_secs(60);
 fn run(args: &[&str], scratch: &Path) -> Option<std::process::Output> {
     let out = scratch.join("stdout");
     let err = scratch.join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tracemux"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracemux"));
+    let mut child = common::limit_address_space(&mut cmd)
         .env("TZ", "UTC")
         .args(args)
         .stdout(std::fs::File::create(&out).unwrap())
@@ -167,6 +172,7 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
     let tmp = std::env::temp_dir().join(format!("tracemux-damage-model-{}", std::process::id()));
     let mut runs = 0;
     let mut fails = Vec::new();
+    let mut turn = 0usize;
     for Case {
         trace,
         overlay,
@@ -222,12 +228,39 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
                     ],
                     &tmp,
                 );
-                runs += 2;
-                let (Some(json), Some(conv)) = (json, conv) else {
+                // and one more output format per damage, in turn (trace.dat
+                // output only from a trace.dat)
+                let formats: &[&str] = if file.is_empty() && trace.ends_with("trace.dat") {
+                    &["perfetto", "chrome", "parquet", "jsonl", "tracedat"]
+                } else {
+                    &["perfetto", "chrome", "parquet", "jsonl"]
+                };
+                let to = formats[turn % formats.len()];
+                turn += 1;
+                let other = tmp.join("other");
+                let conv2 = run(
+                    &[
+                        "convert",
+                        "-q",
+                        "--to",
+                        to,
+                        "-o",
+                        other.to_str().unwrap(),
+                        c,
+                    ],
+                    &tmp,
+                );
+                runs += 3;
+                let (Some(json), Some(conv), Some(conv2)) = (json, conv, conv2) else {
                     fails.push(format!("{what}: no result within {HANG:?}"));
                     continue;
                 };
-                for (cmd, o) in [("report --json", &json), ("convert", &conv)] {
+                let to_cmd = format!("convert --to {to}");
+                for (cmd, o) in [
+                    ("report --json", &json),
+                    ("convert --to ctf --reencode", &conv),
+                    (to_cmd.as_str(), &conv2),
+                ] {
                     let code = o.status.code();
                     let err = String::from_utf8_lossy(&o.stderr);
                     if !matches!(code, Some(0) | Some(1)) || err.contains("panicked") {
@@ -261,5 +294,103 @@ fn damaged_inputs_of_every_format_never_crash_the_model_paths() {
         peak > 0 && peak <= 64 << 20,
         "a damaged input took {} MB of memory",
         peak >> 20
+    );
+}
+
+/// Where the CPU numbers of `data`'s buffers are written (the `cpu` word
+/// before each CPU's offset and size in a version 7 BUFFER option).
+fn cpu_number_offsets(data: &[u8]) -> (Vec<usize>, tracemux_core::Endian) {
+    let t = tracemux_tracedat::TraceDat::parse(data, false).unwrap();
+    let mut at = Vec::new();
+    for b in &t.buffers {
+        for c in &b.cpus {
+            let mut pat = Vec::new();
+            match t.endian {
+                tracemux_core::Endian::Little => {
+                    pat.extend(c.cpu.to_le_bytes());
+                    pat.extend(c.offset.to_le_bytes());
+                    pat.extend(c.size.to_le_bytes());
+                }
+                tracemux_core::Endian::Big => {
+                    pat.extend(c.cpu.to_be_bytes());
+                    pat.extend(c.offset.to_be_bytes());
+                    pat.extend(c.size.to_be_bytes());
+                }
+            }
+            if let Some(i) = data.windows(pat.len()).position(|w| w == pat) {
+                at.push(i);
+            }
+        }
+    }
+    (at, t.endian)
+}
+
+/// Issue 40's one failure: a version 7 trace.dat whose CPU number is
+/// damaged (3,221,225,471 and the like) made `convert --to perfetto` ask
+/// for 12.9 GB. Every output format of such a file, under the 1 GB
+/// address-space limit, ends normally.
+#[test]
+fn a_damaged_cpu_number_sizes_no_allocation() {
+    let f = repo_root().join("tests/fixtures");
+    let tmp = std::env::temp_dir().join(format!("tracemux-damage-cpu-{}", std::process::id()));
+    let mut fails = Vec::new();
+    let mut runs = 0;
+    for fixture in ["tracedat/v7-instance-B", "report-options/sched-irq"] {
+        let orig = std::fs::read(f.join(fixture).join("trace.dat")).unwrap();
+        let (offsets, endian) = cpu_number_offsets(&orig);
+        assert!(!offsets.is_empty(), "{fixture}: no CPU number found");
+        for (k, &at) in offsets.iter().enumerate() {
+            for bad in [0xbfff_ffffu32, 0x7fff_ffff, u32::MAX, 1 << 20] {
+                let _ = std::fs::remove_dir_all(&tmp);
+                std::fs::create_dir_all(&tmp).unwrap();
+                let mut b = orig.clone();
+                let word = match endian {
+                    tracemux_core::Endian::Little => bad.to_le_bytes(),
+                    tracemux_core::Endian::Big => bad.to_be_bytes(),
+                };
+                b[at..at + 4].copy_from_slice(&word);
+                let input = tmp.join("trace.dat");
+                std::fs::write(&input, &b).unwrap();
+                let i = input.to_str().unwrap();
+                for to in [
+                    "perfetto", "chrome", "parquet", "jsonl", "ctf", "ctf2", "tracedat", "v6",
+                ] {
+                    let out = tmp.join(format!("out-{to}"));
+                    let o = out.to_str().unwrap();
+                    let mut args = vec!["convert", "-q", "--to", to, "-o", o, i];
+                    if to == "v6" {
+                        args[3] = "tracedat";
+                        args.extend(["--file-version", "6"]);
+                    }
+                    let o = run(&args, &tmp);
+                    runs += 1;
+                    let what = format!("{fixture} cpu #{k} = {bad:#x}: convert --to {to}");
+                    match o {
+                        None => fails.push(format!("{what}: no result within {HANG:?}")),
+                        Some(o) => {
+                            let err = String::from_utf8_lossy(&o.stderr);
+                            if !matches!(o.status.code(), Some(0) | Some(1))
+                                || err.contains("panicked")
+                            {
+                                fails.push(format!(
+                                    "{what}: {:?} {}: {}",
+                                    o.status.code(),
+                                    common::died(&o.status).unwrap_or_default(),
+                                    err.lines().last().unwrap_or("")
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    assert!(runs >= 64);
+    assert!(
+        fails.is_empty(),
+        "{} of {runs} runs failed:\n{}",
+        fails.len(),
+        fails.join("\n")
     );
 }

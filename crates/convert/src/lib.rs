@@ -10,6 +10,7 @@
 mod chrome;
 mod copy;
 mod ctf;
+mod live;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod perfetto;
@@ -23,6 +24,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
 
 pub use copy::CopySummary;
+pub use live::{run_live, spool_live, spools};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,6 +22,7 @@ pub mod bytes;
 pub mod digits;
 pub mod error;
 pub mod ident;
+pub mod idmap;
 pub mod json;
 pub mod known;
 pub mod layout;

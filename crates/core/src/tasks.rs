@@ -97,6 +97,14 @@ impl TaskTracker {
         }
     }
 
+    /// The thread groups learned from events so far (not those of the
+    /// trace's own table, [`TraceMeta::tgids`]), as (tid, tgid) by tid.
+    pub fn learned_tgids(&self) -> Vec<(i32, i32)> {
+        let mut v: Vec<(i32, i32)> = self.tgids.iter().map(|(&t, &g)| (t, g)).collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Whether events of `c` can tell the tracker anything (sinks skip
     /// [`TaskTracker::learn`] for the others).
     pub fn learns_from(&mut self, c: &EventClass) -> bool {

@@ -134,6 +134,35 @@ pub struct Node {
     /// class, the same in every event class of it (see
     /// [`Builder::number`]). 0 for scope roots and the packet header.
     pub field: u32,
+    /// What the model takes this member for, by its name, when it is one
+    /// ([`TaskField`]): set once with [`Node::field`], so that the model
+    /// source compares no names per record.
+    pub task: TaskField,
+}
+
+/// Members whose values the model source keeps apart: the CPU of a
+/// packet (`cpu_id`) and the task of an event, best first (`vtid`, `tid`,
+/// `pid`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskField {
+    #[default]
+    None,
+    Vtid,
+    Tid,
+    Pid,
+    CpuId,
+}
+
+impl TaskField {
+    fn of(name: Option<&str>) -> TaskField {
+        match name {
+            Some("vtid") => TaskField::Vtid,
+            Some("tid") => TaskField::Tid,
+            Some("pid") => TaskField::Pid,
+            Some("cpu_id") => TaskField::CpuId,
+            _ => TaskField::None,
+        }
+    }
 }
 
 /// One variant option.
@@ -283,6 +312,7 @@ impl Builder {
             fixed_bits: None,
             inert: roles.is_empty(),
             field: 0,
+            task: TaskField::None,
         };
         match fc {
             FieldClass::Int(c) => {
@@ -493,6 +523,7 @@ impl Builder {
         let mut id = base;
         for n in &mut self.p.nodes[root as usize + 1..end] {
             n.field = id;
+            n.task = TaskField::of(n.name.as_deref());
             id = id.saturating_add(1);
         }
         id

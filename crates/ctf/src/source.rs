@@ -41,7 +41,7 @@ use tracemux_core::typed::{
 };
 use tracemux_core::Error;
 
-use crate::decode::{IntValue, Kind, Node, Program, Visitor};
+use crate::decode::{IntValue, Kind, Node, Program, TaskField, Visitor};
 use crate::fs::{self, Loader, Trace};
 use crate::ir::{
     ClockClass, DisplayBase, EnvValue, FieldClass, Length, Mapping, Scope, StructClass,
@@ -155,7 +155,7 @@ pub fn class_schema(sc: &crate::ir::StreamClass, ec: &crate::ir::EventClass) -> 
     s
 }
 
-fn clock_info(c: &ClockClass) -> ClockInfo {
+pub(crate) fn clock_info(c: &ClockClass) -> ClockInfo {
     ClockInfo {
         name: c.name.clone(),
         freq: c.frequency,
@@ -166,7 +166,7 @@ fn clock_info(c: &ClockClass) -> ClockInfo {
     }
 }
 
-fn env_text(v: &EnvValue) -> String {
+pub(crate) fn env_text(v: &EnvValue) -> String {
     match v {
         EnvValue::Int(i) => i.to_string(),
         EnvValue::Str(s) => s.clone(),
@@ -187,9 +187,9 @@ enum Target {
 /// program gave its nodes ([`Node::field`]: their ids in the layout of
 /// every event class of the stream class, or of the node's event class).
 #[derive(Default)]
-struct Capture {
+pub(crate) struct Capture {
     pc: FieldTape,
-    ev: FieldTape,
+    pub(crate) ev: FieldTape,
     /// Where the packet context's values end in `ev` (kept from event to
     /// event of a packet: only each event's own values are recorded anew).
     pc_in_ev: Option<tracemux_core::typed::TapeMark>,
@@ -199,11 +199,11 @@ struct Capture {
     /// Nesting below the scope's root structure (1: its direct members).
     depth: u32,
     tmp: Vec<u8>,
-    cpu: Option<u64>,
+    pub(crate) cpu: Option<u64>,
     /// (preference, value) of the best task field so far.
-    pid: Option<(u8, i64)>,
-    ev_begin: u64,
-    ev_end: u64,
+    pub(crate) pid: Option<(u8, i64)>,
+    pub(crate) ev_begin: u64,
+    pub(crate) ev_end: u64,
 }
 
 impl Capture {
@@ -217,9 +217,9 @@ impl Capture {
 }
 
 /// Records what the decoder reads into a [`Capture`].
-struct Rec<'a> {
-    prog: &'a Program,
-    c: &'a mut Capture,
+pub(crate) struct Rec<'a> {
+    pub(crate) prog: &'a Program,
+    pub(crate) c: &'a mut Capture,
 }
 
 /// The model's field id of node `n`.
@@ -236,10 +236,9 @@ impl Rec<'_> {
 
     fn int_value(&mut self, n: &Node, v: IntValue, base: DisplayBase, maps: &[Mapping]) {
         let c = &mut *self.c;
-        if c.depth == 1 {
-            let nm = n.name.as_deref().unwrap_or("");
+        if c.depth == 1 && n.task != TaskField::None {
             match c.target {
-                Some(Target::Packet) if nm == "cpu_id" => {
+                Some(Target::Packet) if n.task == TaskField::CpuId => {
                     c.cpu = Some(v.as_i128() as u64);
                 }
                 Some(Target::Event)
@@ -248,10 +247,10 @@ impl Rec<'_> {
                         Some(Scope::EventCommonContext | Scope::EventSpecificContext)
                     ) =>
                 {
-                    let pref = match nm {
-                        "vtid" => Some(0),
-                        "tid" => Some(1),
-                        "pid" => Some(2),
+                    let pref = match n.task {
+                        TaskField::Vtid => Some(0),
+                        TaskField::Tid => Some(1),
+                        TaskField::Pid => Some(2),
                         _ => None,
                     };
                     if let Some(p) = pref {

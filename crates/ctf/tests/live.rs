@@ -323,3 +323,74 @@ fn a_slow_relayd_is_followed_to_the_end() {
         },
     );
 }
+
+/// JSON lines of every record of `src`, until `stop` says enough.
+fn json_records(next: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    while next(&mut out) {}
+    out
+}
+
+/// The records of a live session come as they arrive, before the session
+/// ends: against a relayd that keeps the session open once it has sent
+/// every packet, every record of the trace on disk is read (the same
+/// records, in the same order), and the session is still going on.
+#[test]
+fn records_stream_before_the_session_ends() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use tracemux_core::model::{Record, RecordSource};
+    use tracemux_ctf::live::LiveRecords;
+    for name in ["lttng-ust-uid", "lttng-ust-pid", "lttng-ust-discard-small"] {
+        // on disk
+        let loader = tracemux_ctf::fs::ReadLoader;
+        let traces = tracemux_ctf::source::open(&[fixture(name)], &loader).unwrap();
+        let mut disk = tracemux_ctf::source::CtfSource::new(&traces, &loader, false).unwrap();
+        let mut w = tracemux_render::jsonl::JsonWriter::default();
+        let mut want = Vec::new();
+        let mut count = 0;
+        let meta = disk.meta().clone();
+        while let Some(r) = disk.next_record().unwrap() {
+            match r {
+                Record::Event(ev) => w.event(&mut want, &meta, &ev),
+                Record::Lost(l) => tracemux_render::jsonl::write_lost(&mut want, &meta, &l),
+                Record::Damage(e) => panic!("{name}: {e}"),
+            }
+            count += 1;
+        }
+        // live, from a session that does not end
+        let drained = Arc::new(AtomicBool::new(false));
+        let script = Script {
+            endless: Some(drained.clone()),
+            ..Script::default()
+        };
+        let port = serve(&fixture(name), script);
+        let url = LiveUrl::parse(&format!("net://127.0.0.1:{port}/host/testhost/s")).unwrap();
+        let s = LiveSession::open(&url, options(Duration::from_secs(10))).unwrap();
+        let mut live = LiveRecords::new(s, true);
+        let mut w = tracemux_render::jsonl::JsonWriter::default();
+        let mut n = 0;
+        let got = json_records(&mut |out| {
+            if n == count {
+                return false;
+            }
+            let (r, meta) = live.next_with_meta().unwrap().expect("a record");
+            match r {
+                Record::Event(ev) => w.event(out, meta, &ev),
+                Record::Lost(l) => tracemux_render::jsonl::write_lost(out, meta, &l),
+                Record::Damage(e) => panic!("{name}: {e}"),
+            }
+            n += 1;
+            true
+        });
+        assert!(count > 100, "{name}");
+        assert!(
+            got == want,
+            "{name}: {}",
+            tracemux_testkit::first_diff(&want, &got)
+        );
+        // (the session goes on: its streams are quiet, not ended)
+        assert!(live.take_error().is_none());
+        live.source_mut().detach();
+    }
+}

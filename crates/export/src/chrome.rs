@@ -19,6 +19,7 @@
 
 use std::io::Write;
 
+use tracemux_core::idmap::IdMap;
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_core::typed::Scope;
 
@@ -49,8 +50,8 @@ pub struct ChromeWriter<W: Write> {
     uftrace_pid: Option<i32>,
     /// Per CPU: whether a CPU slice is open, and whether the CPU's thread
     /// was named.
-    cpus: Vec<(bool, bool)>,
-    streams_named: Vec<bool>,
+    cpus: IdMap<(bool, bool)>,
+    streams_named: IdMap<()>,
     last_ts: u64,
     first: bool,
     stats: ChromeStats,
@@ -70,8 +71,8 @@ impl<W: Write> ChromeWriter<W> {
             tree: Tree::default(),
             kernel: is_kernel_trace(meta),
             uftrace_pid,
-            cpus: Vec::new(),
-            streams_named: Vec::new(),
+            cpus: IdMap::new(),
+            streams_named: IdMap::new(),
             last_ts: 0,
             first: true,
             stats: ChromeStats::default(),
@@ -158,11 +159,8 @@ impl<W: Write> ChromeWriter<W> {
                 .unwrap_or(ev.pid);
             (i64::from(pid), i64::from(ev.pid))
         } else {
-            if self.streams_named.len() <= ev.stream as usize {
-                self.streams_named.resize(ev.stream as usize + 1, false);
-            }
-            if !self.streams_named[ev.stream as usize] {
-                self.streams_named[ev.stream as usize] = true;
+            if self.streams_named.get(ev.stream).is_none() {
+                self.streams_named.slot(ev.stream);
                 let n = format!("stream {} (cpu {})", ev.stream, ev.cpu);
                 self.meta_event("thread_name", STREAM_PID, ev.stream.into(), n.as_bytes());
             }
@@ -250,28 +248,25 @@ impl<W: Write> ChromeWriter<W> {
             .find(Scope::Payload, "next_comm")
             .map(|i| t.bytes(i).to_vec())
             .unwrap_or_default();
-        let c = ev.cpu as usize;
-        if self.cpus.len() <= c {
-            self.cpus.resize(c + 1, (false, false));
-        }
-        if !self.cpus[c].1 {
-            self.cpus[c].1 = true;
-            if !self.cpus.iter().enumerate().any(|(k, s)| k != c && s.1) {
+        let c = ev.cpu;
+        if !self.cpus.slot(c).1 {
+            self.cpus.slot(c).1 = true;
+            if !self.cpus.iter().any(|(k, s)| k != c && s.1) {
                 self.meta_event("process_name", CPU_PID, 0, b"CPUs");
             }
             let n = format!("CPU {}", ev.cpu);
-            self.meta_event("thread_name", CPU_PID, c as i64, n.as_bytes());
+            self.meta_event("thread_name", CPU_PID, c.into(), n.as_bytes());
         }
-        if self.cpus[c].0 {
-            self.head(b"", "cpu", "E", (ev.ts, CPU_PID, c as i64, ev.cpu));
+        if self.cpus.slot(c).0 {
+            self.head(b"", "cpu", "E", (ev.ts, CPU_PID, c.into(), ev.cpu));
             self.buf.push(b'}');
-            self.cpus[c].0 = false;
+            self.cpus.slot(c).0 = false;
         }
         if next_pid != 0 {
-            self.head(&next_comm, "cpu", "B", (ev.ts, CPU_PID, c as i64, ev.cpu));
+            self.head(&next_comm, "cpu", "B", (ev.ts, CPU_PID, c.into(), ev.cpu));
             self.buf
                 .extend_from_slice(format!(",\"args\":{{\"pid\":{next_pid}}}}}").as_bytes());
-            self.cpus[c].0 = true;
+            self.cpus.slot(c).0 = true;
         }
         Ok(())
     }
@@ -296,12 +291,16 @@ impl<W: Write> ChromeWriter<W> {
 
     /// Close the open CPU slices and the JSON; returns what was written.
     pub fn finish(mut self) -> std::io::Result<(W, ChromeStats)> {
-        for c in 0..self.cpus.len() {
-            if self.cpus[c].0 {
-                let t = self.last_ts;
-                self.head(b"", "cpu", "E", (t, CPU_PID, c as i64, c as u32));
-                self.buf.push(b'}');
-            }
+        let open: Vec<u32> = self
+            .cpus
+            .iter()
+            .filter(|(_, s)| s.0)
+            .map(|(c, _)| c)
+            .collect();
+        for c in open {
+            let t = self.last_ts;
+            self.head(b"", "cpu", "E", (t, CPU_PID, c.into(), c));
+            self.buf.push(b'}');
         }
         self.buf.extend_from_slice(b"\n]}\n");
         write_out(&mut self.out, &mut self.buf, &mut self.stats.bytes)?;

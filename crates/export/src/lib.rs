@@ -19,6 +19,7 @@ pub use prost;
 
 pub mod chrome;
 mod packets;
+pub mod perf_samples;
 pub mod perfetto;
 pub mod proto;
 pub mod tree;

@@ -29,12 +29,15 @@ use foldhash::{HashMap, HashMapExt};
 use std::io::Write;
 
 use prost::Message;
-use tracemux_core::layout::ClassLayout;
+use tracemux_core::idmap::IdMap;
+use tracemux_core::layout::{ClassLayout, ClassMap, FieldRef};
 use tracemux_core::model::{Event, EventClass, FieldDef, Format, Lost, TraceMeta, Value};
+use tracemux_core::tasks::TaskTracker;
 use tracemux_core::typed::{FieldTape, Scope, TapeStep};
 use tracemux_core::Endian;
 
 use crate::packets::Packets;
+use crate::perf_samples::PerfSamples;
 use crate::proto::*;
 use crate::tree::{Kind, Tree};
 use crate::typed_events::{record_value, value_int, Fields, Layout, Typed};
@@ -91,6 +94,8 @@ pub struct PerfettoStats {
     pub track_events: u64,
     /// Packet sequences (threads and streams) of track events.
     pub sequences: u32,
+    /// perf samples written as `PerfSample`s.
+    pub perf_samples: u64,
 }
 
 struct Pending {
@@ -180,6 +185,27 @@ struct Ksym {
     name: Vec<u8>,
     written: bool,
 }
+/// What a class's events are on a track: uftrace's entries and exits
+/// (slices), uftrace's other events, or any other event (instants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrackKind {
+    Entry,
+    Exit,
+    Uftrace,
+    Other,
+}
+
+impl TrackKind {
+    fn of(c: &EventClass) -> TrackKind {
+        match (c.system.as_str(), c.name.as_str()) {
+            ("uftrace", "entry") => TrackKind::Entry,
+            ("uftrace", "exit") => TrackKind::Exit,
+            ("uftrace", _) => TrackKind::Uftrace,
+            _ => TrackKind::Other,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TrackKey {
     Thread(i32),
@@ -190,6 +216,10 @@ struct Seq {
     id: u32,
     names: HashMap<String, u64>,
     ann_names: HashMap<String, u64>,
+    /// [`Interner::fields`] of each class seen on the sequence.
+    field_iids: ClassMap<Vec<u64>>,
+    /// The iid of the name of each class's instants on the sequence.
+    class_names: ClassMap<u64>,
     /// uftrace: the `addr` of the open entries of the thread.
     stack: Vec<u64>,
 }
@@ -200,7 +230,7 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     out: Packets<W>,
     opts: PerfettoOptions,
     kernel: bool,
-    cpu_sched: Vec<CpuSched>,
+    cpu_sched: IdMap<CpuSched>,
     ksyms: HashMap<u64, Ksym>,
     /// Generic event classes by address: `None` when they cannot be
     /// described (too many fields).
@@ -216,8 +246,15 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// incremental state).
     ftrace_started: bool,
     uftrace_pid: Option<i32>,
+    /// Thread groups the events say (`task_newtask`, `sched_process_exec`,
+    /// LTTng's `vtid`/`vpid` contexts): a process tree of them at the end.
+    tasks: TaskTracker,
+    /// How each class's events are written on a track.
+    kinds: ClassMap<TrackKind>,
+    /// The trace's own task names and thread groups (for the end).
+    task_meta: TraceMeta,
     tree: Tree,
-    pending: Vec<Option<Pending>>,
+    pending: IdMap<Option<Pending>>,
     /// What to do with each class's events, by class id (with the class's
     /// address: merged traces may share ids).
     plans: Vec<Option<(usize, Plan)>>,
@@ -225,11 +262,27 @@ pub struct PerfettoWriter<W: Write + Send + 'static> {
     /// Names newly interned by the event being built.
     new_names: Vec<EventName>,
     new_ann_names: Vec<DebugAnnotationName>,
+    /// perf samples as `PerfSample`s (perf.data only).
+    perf: Option<PerfSamples>,
     stats: PerfettoStats,
 }
 
 /// The process of a uftrace recording (its first task), whose threads its
 /// tasks are; `None` for other traces.
+/// Process `pid` of a process tree: its command line is its name.
+fn process(meta: &TraceMeta, pid: i32) -> Process {
+    Process {
+        pid: Some(pid),
+        ppid: None,
+        cmdline: meta
+            .tasks
+            .get(pid)
+            .map(|c| vec![c.to_string()])
+            .unwrap_or_default(),
+        cmdline_is_comm: Some(true),
+    }
+}
+
 pub(crate) fn uftrace_pid(meta: &TraceMeta) -> Option<i32> {
     if meta.format == Some(Format::Uftrace) {
         meta.tasks.sorted().first().map(|t| t.0)
@@ -272,7 +325,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             out: Packets::start(out, opts.compress)?,
             opts,
             kernel: is_kernel_trace(meta),
-            cpu_sched: Vec::new(),
+            cpu_sched: IdMap::new(),
             ksyms: HashMap::new(),
             dense: HashMap::new(),
             dense_buf: Vec::new(),
@@ -281,12 +334,20 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             arena: Arena::default(),
             ftrace_started: false,
             uftrace_pid,
+            tasks: TaskTracker::new(),
+            kinds: ClassMap::new(),
+            task_meta: TraceMeta {
+                tasks: meta.tasks.clone(),
+                tgids: meta.tgids.clone(),
+                ..TraceMeta::default()
+            },
             tree: Tree::default(),
-            pending: Vec::new(),
+            pending: IdMap::new(),
             plans: Vec::new(),
             seqs: HashMap::new(),
             new_names: Vec::new(),
             new_ann_names: Vec::new(),
+            perf: (meta.format == Some(Format::Perf)).then(PerfSamples::new),
             stats: PerfettoStats::default(),
         };
         w.packet(
@@ -301,20 +362,18 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             tree.threads.push(Thread {
                 tid: Some(tid),
                 name: Some(comm.to_string()),
-                tgid: w.uftrace_pid,
+                tgid: meta.tgids.get(&tid).copied().or(w.uftrace_pid),
             });
         }
-        if let Some(pid) = w.uftrace_pid {
-            tree.processes.push(Process {
-                pid: Some(pid),
-                ppid: None,
-                cmdline: meta
-                    .tasks
-                    .get(pid)
-                    .map(|c| vec![c.to_string()])
-                    .unwrap_or_default(),
-                cmdline_is_comm: Some(true),
-            });
+        // the processes: the recording's (uftrace), then every other
+        // thread group the trace's task table says
+        let mut groups: Vec<i32> = w.uftrace_pid.into_iter().collect();
+        let mut said: Vec<i32> = meta.tgids.values().copied().filter(|&p| p > 0).collect();
+        said.sort_unstable();
+        said.dedup();
+        groups.extend(said.into_iter().filter(|g| Some(*g) != w.uftrace_pid));
+        for pid in groups {
+            tree.processes.push(process(meta, pid));
         }
         if !tree.threads.is_empty() {
             w.packet(
@@ -336,7 +395,23 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// One event of the model.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
-        let uftrace = ev.class.is_some_and(|c| c.system == "uftrace");
+        if let Some(p) = self.perf.as_mut() {
+            if let Some(pk) = p.packet(ev) {
+                self.stats.perf_samples += 1;
+                return self.packet(pk, 1);
+            }
+        }
+        if let Some(c) = ev.class {
+            if self.tasks.learns_from(c) {
+                self.tasks.learn(meta, ev);
+            }
+        }
+        let uftrace = match ev.class {
+            Some(c) => {
+                *self.kinds.get_or_insert_with(c.index, || TrackKind::of(c)) != TrackKind::Other
+            }
+            None => false,
+        };
         if self.kernel && !uftrace {
             self.ftrace(meta, ev)
         } else {
@@ -351,16 +426,16 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if !self.kernel {
             return self.lost_instant(meta, l);
         }
-        let s = l.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        if let Some(p) = &self.pending[s] {
+        let s = l.stream;
+        if let Some(Some(p)) = self.pending.get(s) {
             if p.len() > 0 || p.lost {
                 self.flush_bundle(s)?;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(l.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(l.cpu));
         p.lost = true;
         Ok(())
     }
@@ -398,6 +473,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let mut names = Interner {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
+            fields: None,
         };
         let anns = vec![
             DebugAnnotation {
@@ -445,16 +521,57 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     /// Write what is pending and flush; returns what was written.
     pub fn finish(mut self) -> std::io::Result<(W, PerfettoStats)> {
-        for s in 0..self.pending.len() {
+        for s in self.pending.ids() {
             self.flush_bundle(s)?;
         }
+        self.learned_groups()?;
         self.stats.sequences = self.seqs.len() as u32;
         let (out, bytes) = self.out.finish()?;
         self.stats.bytes = bytes;
         Ok((out, self.stats))
     }
 
-    fn flush_bundle(&mut self, s: usize) -> std::io::Result<()> {
+    /// The thread groups learned from the events that the trace's task
+    /// table did not say, as one more process tree (threads with their
+    /// tgid, and each group's process).
+    fn learned_groups(&mut self) -> std::io::Result<()> {
+        let meta = &self.task_meta;
+        let learned: Vec<(i32, i32)> = self
+            .tasks
+            .learned_tgids()
+            .into_iter()
+            .filter(|(t, g)| meta.tgids.get(t) != Some(g))
+            .collect();
+        if learned.is_empty() {
+            return Ok(());
+        }
+        let mut tree = ProcessTree::default();
+        for &(tid, tgid) in &learned {
+            tree.threads.push(Thread {
+                tid: Some(tid),
+                // the name the first process tree gave it (the trace's
+                // table), not the last one of the events
+                name: meta.tasks.get(tid).map(str::to_string),
+                tgid: Some(tgid),
+            });
+        }
+        let mut groups: Vec<i32> = learned.iter().map(|l| l.1).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        for pid in groups {
+            tree.processes.push(process(meta, pid));
+        }
+        drop(learned);
+        self.packet(
+            TracePacket {
+                data: Some(Data::ProcessTree(tree)),
+                ..Default::default()
+            },
+            1,
+        )
+    }
+
+    fn flush_bundle(&mut self, s: u32) -> std::io::Result<()> {
         let Some(p) = self.pending.get_mut(s).and_then(|p| p.as_mut()) else {
             return Ok(());
         };
@@ -641,14 +758,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             self.stats.generic_events += 1;
         }
         self.stats.ftrace_events += 1;
-        let s = ev.stream as usize;
-        if self.pending.len() <= s {
-            self.pending.resize_with(s + 1, || None);
-        }
-        let cpu = ev.cpu as usize;
-        if self.cpu_sched.len() <= cpu {
-            self.cpu_sched.resize_with(cpu + 1, CpuSched::default);
-        }
+        let s = ev.stream;
         // funcgraph: the function's name interned on the bundles' sequence
         let func = match &mut built.event.event {
             Some(FtraceKind::FuncgraphEntry(e)) => e.func.as_mut(),
@@ -670,7 +780,10 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 *f = k.iid;
             }
         }
-        let p = self.pending[s].get_or_insert_with(|| Pending::new(ev.cpu));
+        let p = self
+            .pending
+            .slot(s)
+            .get_or_insert_with(|| Pending::new(ev.cpu));
         p.cpu = ev.cpu;
         if let Some(a) = new_symbol {
             p.symbols.push(a);
@@ -678,7 +791,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         if let Some((key, false)) = built.descriptor {
             p.descriptors.push(key);
         }
-        let st = &mut self.cpu_sched[cpu];
+        let st = self.cpu_sched.slot(ev.cpu);
         let fe = &built.event;
         let compacted = self.opts.compact_sched
             && fe
@@ -718,17 +831,20 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
 
     fn track_event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> std::io::Result<()> {
         let class = ev.class;
-        let (sys, name) = class.map_or(("", ""), |c| (c.system.as_str(), c.name.as_str()));
+        let kind = match class {
+            Some(c) => *self.kinds.get_or_insert_with(c.index, || TrackKind::of(c)),
+            None => TrackKind::Other,
+        };
         // most uftrace entries and exits need no value tree (and their
         // sequence's description none either: the recording says the pid)
-        let call = match (sys, name) {
-            ("uftrace", "entry" | "exit") if self.uftrace_pid.is_some() => ev
+        let call = match kind {
+            TrackKind::Entry | TrackKind::Exit if self.uftrace_pid.is_some() => ev
                 .tape
                 .zip(class)
-                .and_then(|(t, c)| plain_call(t, c.layout(), name == "entry")),
+                .and_then(|(t, c)| plain_call(t, c.layout(), kind == TrackKind::Entry)),
             _ => None,
         };
-        let uftrace = sys == "uftrace" || self.uftrace_pid.is_some();
+        let uftrace = kind != TrackKind::Other || self.uftrace_pid.is_some();
         // the other events' annotations come straight from their recorded
         // values when these are well formed (else from the value tree)
         let steps = ev
@@ -751,8 +867,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         let t = &self.tree;
         let title = &mut self.title;
         title.clear();
-        let (ty, named, skip_name) = match (sys, name) {
-            ("uftrace", "entry") => {
+        let (ty, named, skip_name) = match kind {
+            TrackKind::Entry => {
                 let name = match &call {
                     Some(c) => Some(c.name),
                     None => t.find(Scope::Payload, "name").map(|i| t.bytes(i)),
@@ -762,41 +878,56 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 }
                 (TYPE_SLICE_BEGIN, name.is_some(), true)
             }
-            ("uftrace", "exit") => (TYPE_SLICE_END, false, true),
-            _ if class.is_none() => {
-                let _ = write!(title, "type {}", ev.type_id);
-                (TYPE_INSTANT, true, false)
-            }
-            _ => {
-                if !sys.is_empty() {
-                    title.push_str(sys);
-                    title.push(':');
+            TrackKind::Exit => (TYPE_SLICE_END, false, true),
+            _ => match class {
+                None => {
+                    let _ = write!(title, "type {}", ev.type_id);
+                    (TYPE_INSTANT, true, false)
                 }
-                title.push_str(name);
-                (TYPE_INSTANT, true, false)
-            }
+                // `system:name`, written when the sequence first sees the
+                // class (below)
+                Some(_) => (TYPE_INSTANT, true, false),
+            },
         };
         let seq = self.seqs.get_mut(&key).expect("sequence made above");
         let seq_id = seq.id;
         self.new_names.clear();
         self.new_ann_names.clear();
-        let name_iid = named.then(|| match seq.names.get(title.as_str()) {
-            Some(&n) => n,
-            None => {
-                let n = seq.names.len() as u64 + 1;
-                seq.names.insert(title.clone(), n);
-                self.new_names.push(EventName {
-                    iid: Some(n),
-                    name: Some(title.clone()),
-                });
-                n
+        // an instant of a class is named the same every time: its name's
+        // iid is looked up once per class and sequence
+        let by_class = class.filter(|_| kind != TrackKind::Entry);
+        let known = by_class.and_then(|c| seq.class_names.get(c.index).copied());
+        if let (Some(c), None) = (by_class, known) {
+            if !c.system.is_empty() {
+                title.push_str(&c.system);
+                title.push(':');
             }
-        });
+            title.push_str(&c.name);
+        }
+        let name_iid =
+            named.then(
+                || match known.or_else(|| seq.names.get(title.as_str()).copied()) {
+                    Some(n) => n,
+                    None => {
+                        let n = seq.names.len() as u64 + 1;
+                        seq.names.insert(title.clone(), n);
+                        self.new_names.push(EventName {
+                            iid: Some(n),
+                            name: Some(title.clone()),
+                        });
+                        n
+                    }
+                },
+            );
+        if let (Some(c), Some(n), None) = (by_class, name_iid, known) {
+            seq.class_names.get_or_insert_with(c.index, || n);
+        }
         let anns = &mut self.ann_buf;
         anns.clear();
         let mut names = Interner {
             map: &mut seq.ann_names,
             new: &mut self.new_ann_names,
+            fields: class.map(|c| seq.field_iids.get_or_insert_with(c.index, Vec::new)),
         };
         // uftrace entry/exit leave out what a reader knows: empty `args`,
         // an absent `retval`, and an exit's `addr` when it is the one of
@@ -954,6 +1085,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 id,
                 names: HashMap::new(),
                 ann_names: HashMap::new(),
+                field_iids: ClassMap::new(),
+                class_names: ClassMap::new(),
                 stack: Vec::new(),
             },
         );
@@ -1062,13 +1195,6 @@ enum Named<'a> {
 }
 
 impl<'a> Named<'a> {
-    fn name(self, own: &'a str) -> Option<&'a str> {
-        match self {
-            Named::Own => Some(own),
-            Named::No => None,
-            Named::As(n) => Some(n),
-        }
-    }
     /// How the members of a compound named so are named (array elements
     /// have none).
     fn members(array: bool) -> Named<'a> {
@@ -1097,7 +1223,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
     let own = match first {
         TapeStep::Field(n, _, v) => {
             put_leaf(v, names, out);
-            n.name()
+            n
         }
         TapeStep::StructBegin(n) | TapeStep::ArrayBegin(n, _) => {
             let array = matches!(first, TapeStep::ArrayBegin(..));
@@ -1115,7 +1241,7 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             if !any {
                 put_bytes(out, 9, if array { b"[]" } else { b"{}" });
             }
-            n.name()
+            n
         }
         TapeStep::VariantBegin(n, option) => {
             // only the first value counts, as in the tree
@@ -1138,14 +1264,17 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
                     }
                 }
             }
-            n.name()
+            n
         }
         TapeStep::OptionalBegin(n, false) => {
             matches!(it.next()?, TapeStep::OptionalEnd).then_some(())?;
-            n.name()
+            n
         }
         TapeStep::OptionalBegin(n, true) => {
-            let inner = named.name(n.name()).map_or(Named::No, Named::As);
+            let inner = match named {
+                Named::Own => Named::As(n.name()),
+                other => other,
+            };
             let made = match it.next()? {
                 TapeStep::OptionalEnd => return Some(false),
                 TapeStep::OptionalBegin(..) => return None,
@@ -1173,11 +1302,15 @@ fn put_step<'a, I: Iterator<Item = TapeStep<'a>>>(
             }
             let iid = names.iid("labels");
             frame(out, labels, Some(iid), DICT_ENTRIES);
-            n.name()
+            n
         }
         _ => return None,
     };
-    let iid = named.name(own).map(|n| names.iid(n));
+    let iid = match named {
+        Named::Own => Some(names.field(own)),
+        Named::No => None,
+        Named::As(n) => Some(names.iid(n)),
+    };
     frame(out, start, iid, tag);
     Some(true)
 }
@@ -1509,9 +1642,32 @@ impl Arena {
 struct Interner<'a> {
     map: &'a mut HashMap<String, u64>,
     new: &'a mut Vec<DebugAnnotationName>,
+    /// The iids of the fields of the event's class, by field id (0: not
+    /// interned yet): each name is looked up once per class and sequence.
+    fields: Option<&'a mut Vec<u64>>,
 }
 
 impl Interner<'_> {
+    /// The iid of field `f`'s name.
+    fn field(&mut self, f: FieldRef<'_>) -> u64 {
+        let k = f.id.index();
+        if let Some(&i) = self.fields.as_ref().and_then(|c| c.get(k)) {
+            if i != 0 {
+                return i;
+            }
+        }
+        let i = self.iid(f.name());
+        if let Some(c) = self.fields.as_deref_mut() {
+            if k < c.len().max(1 << 16) {
+                if c.len() <= k {
+                    c.resize(k + 1, 0);
+                }
+                c[k] = i;
+            }
+        }
+        i
+    }
+
     fn iid(&mut self, name: &str) -> u64 {
         if let Some(&i) = self.map.get(name) {
             return i;
@@ -1841,6 +1997,7 @@ mod tests {
         let mut names = Interner {
             map: &mut map,
             new: &mut new,
+            fields: None,
         };
         let mut want = Vec::new();
         for i in tree.top(Scope::Payload) {
@@ -1868,6 +2025,7 @@ mod tests {
         let mut names2 = Interner {
             map: &mut map2,
             new: &mut new2,
+            fields: None,
         };
         let mut got = Vec::new();
         put_scopes(&t, &l, &mut names2, &mut got).expect("well formed");
@@ -1885,6 +2043,7 @@ mod tests {
         let mut names3 = Interner {
             map: &mut map3,
             new: &mut new3,
+            fields: None,
         };
         assert!(put_scopes(&bad, &l, &mut names3, &mut Vec::new()).is_none());
         // a scope twice, or a value outside the scopes: not taken

@@ -31,7 +31,7 @@ pub struct TracePacket {
     pub trace_packet_defaults: Option<TracePacketDefaults>,
     #[prost(bool, optional, tag = "87")]
     pub first_packet_on_sequence: Option<bool>,
-    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 50, 60")]
+    #[prost(oneof = "Data", tags = "1, 2, 11, 45, 50, 60, 66")]
     pub data: Option<Data>,
 }
 
@@ -72,6 +72,67 @@ pub enum Data {
     CompressedPackets(Vec<u8>),
     #[prost(message, tag = "60")]
     TrackDescriptor(TrackDescriptor),
+    #[prost(message, tag = "66")]
+    PerfSample(PerfSample),
+}
+
+/// `PerfSample` (`protos/perfetto/trace/profiling/profile_packet.proto`):
+/// one sample of a perf event, its call stack an iid into the sequence's
+/// interned `callstacks`.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct PerfSample {
+    #[prost(uint32, optional, tag = "1")]
+    pub cpu: Option<u32>,
+    #[prost(uint32, optional, tag = "2")]
+    pub pid: Option<u32>,
+    #[prost(uint32, optional, tag = "3")]
+    pub tid: Option<u32>,
+    #[prost(uint64, optional, tag = "4")]
+    pub callstack_iid: Option<u64>,
+    /// `Profiling.CpuMode`: [`CPU_MODE_KERNEL`], [`CPU_MODE_USER`].
+    #[prost(int32, optional, tag = "5")]
+    pub cpu_mode: Option<i32>,
+    /// The sample's period (the timebase counter's increment).
+    #[prost(uint64, optional, tag = "6")]
+    pub timebase_count: Option<u64>,
+}
+
+pub const CPU_MODE_UNKNOWN: i32 = 0;
+pub const CPU_MODE_KERNEL: i32 = 1;
+pub const CPU_MODE_USER: i32 = 2;
+
+/// `Callstack` (`profile_common.proto`): frame iids, the outermost
+/// (bottom) frame first.
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Callstack {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(uint64, repeated, tag = "2")]
+    pub frame_ids: Vec<u64>,
+}
+
+/// `Frame`: a function (iid into `function_names`) at `rel_pc` in a
+/// mapping (iid into `mappings`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Frame {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(uint64, optional, tag = "2")]
+    pub function_name_id: Option<u64>,
+    #[prost(uint64, optional, tag = "3")]
+    pub mapping_id: Option<u64>,
+    #[prost(uint64, optional, tag = "4")]
+    pub rel_pc: Option<u64>,
+}
+
+/// `Mapping`: a mapped file, its path as iids into `mapping_paths`
+/// (readers join them, each after a `/`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct Mapping {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(uint64, repeated, tag = "7")]
+    pub path_string_ids: Vec<u64>,
 }
 
 /// `FtraceEventBundle`: the events of one CPU.
@@ -901,6 +962,18 @@ pub struct InternedData {
     /// into these (on the ftrace bundles' packet sequence).
     #[prost(message, repeated, tag = "26")]
     pub kernel_symbols: Vec<InternedString>,
+    /// Names of the functions of `frames`.
+    #[prost(message, repeated, tag = "5")]
+    pub function_names: Vec<InternedString>,
+    #[prost(message, repeated, tag = "6")]
+    pub frames: Vec<Frame>,
+    #[prost(message, repeated, tag = "7")]
+    pub callstacks: Vec<Callstack>,
+    /// The path components of `mappings`.
+    #[prost(message, repeated, tag = "17")]
+    pub mapping_paths: Vec<InternedString>,
+    #[prost(message, repeated, tag = "19")]
+    pub mappings: Vec<Mapping>,
 }
 
 /// `InternedString`.

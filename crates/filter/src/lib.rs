@@ -260,7 +260,7 @@ pub struct FilterSet {
     kernel_stack: Option<u32>,
     user_stack: Option<u32>,
     /// Per CPU: the last event that reached the negative filters passed them.
-    last_printed: Vec<bool>,
+    last_printed: tracemux_core::idmap::IdMap<bool>,
 }
 
 impl FilterSet {
@@ -276,7 +276,7 @@ impl FilterSet {
             negative: Vec::new(),
             kernel_stack: find("kernel_stack"),
             user_stack: find("user_stack"),
-            last_printed: vec![false; meta.cpus as usize],
+            last_printed: tracemux_core::idmap::IdMap::new(),
         }
     }
 
@@ -304,10 +304,7 @@ impl FilterSet {
     }
 
     fn printed(&self, cpu: u32) -> bool {
-        self.last_printed
-            .get(cpu as usize)
-            .copied()
-            .unwrap_or(false)
+        self.last_printed.get(cpu).copied().unwrap_or(false)
     }
 
     /// Whether the event passes (`== TRACECMD_FILTER_MATCH`). Call it for
@@ -323,11 +320,7 @@ impl FilterSet {
             }
         }
         let hidden = self.negative.iter().any(|f| pass(f.matches(meta, ev)));
-        let c = ev.cpu as usize;
-        if self.last_printed.len() <= c {
-            self.last_printed.resize(c + 1, false);
-        }
-        self.last_printed[c] = !hidden;
+        *self.last_printed.slot(ev.cpu) = !hidden;
         !hidden
     }
 }

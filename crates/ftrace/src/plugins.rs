@@ -180,7 +180,7 @@ pub(crate) struct Plugin {
     /// `tep_find_common_field` of each name.
     common: Vec<Option<u32>>,
     /// The function plugin's per-CPU call stacks (`indent` option).
-    fstack: Mutex<Vec<Vec<Option<String>>>>,
+    fstack: Mutex<tracemux_core::idmap::IdMap<Vec<Option<String>>>>,
     /// funcgraph_entry: the funcgraph_exit event, looked up once.
     exit: OnceLock<Option<ExitInfo>>,
 }
@@ -202,7 +202,7 @@ impl Plugin {
                 })
                 .collect(),
             common: ns.iter().map(|n| find_common(n)).collect(),
-            fstack: Mutex::new(Vec::new()),
+            fstack: Mutex::new(tracemux_core::idmap::IdMap::new()),
             exit: OnceLock::new(),
         }
     }
@@ -607,11 +607,7 @@ impl<'a> H<'a> {
     /// The function plugin's `add_and_get_index` (the `indent` option).
     fn indent_index(&self, parent: &str, child: Option<&str>, cpu: u32) -> usize {
         let mut st = self.pl.fstack.lock().unwrap_or_else(|e| e.into_inner());
-        let cpu = cpu as usize;
-        if st.len() <= cpu {
-            st.resize_with(cpu + 1, Vec::new);
-        }
-        let stack = &mut st[cpu];
+        let stack = st.slot(cpu);
         let add = |stack: &mut Vec<Option<String>>, child: Option<&str>, pos: usize| {
             let Some(c) = child else { return };
             if pos >= stack.len() {
@@ -1182,10 +1178,17 @@ fn write_state(out: &mut Vec<u8>, val: i32) {
     }
 }
 
+/// The most blanks a function graph line is indented by. trace-cmd
+/// indents by twice the depth the record says; the kernel's depth is far
+/// below this (its return stack holds a few hundred calls at most), so
+/// only a damaged record reaches the limit, which keeps it from sizing
+/// the line (up to 4 GB of blanks).
+pub const MAX_GRAPH_INDENT: usize = 1 << 16;
+
 fn indent(out: &mut Vec<u8>, depth: u64) {
     let n = (depth.wrapping_mul(2)) as i32;
     if n > 0 {
-        out.resize(out.len() + n as usize, b' ');
+        out.resize(out.len() + (n as usize).min(MAX_GRAPH_INDENT), b' ');
     }
 }
 

@@ -21,6 +21,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use tracemux_core::{Cursor, Endian, Result};
+
+use crate::consts::rec;
+use crate::records::RawRecord;
 use crate::symbols::{self, Symbols};
 
 /// A fast hasher for thread ids (perf.data records carry millions of
@@ -351,6 +355,65 @@ impl Machine {
             sym,
             dso: Some(&d.name),
         }
+    }
+}
+
+impl Machine {
+    /// A machine for `p`: its recorded build ids, `symfs` and `kallsyms`
+    /// as `perf script`'s options give them.
+    pub fn for_data(
+        p: &crate::PerfData<'_>,
+        symfs: Option<PathBuf>,
+        kallsyms: Option<PathBuf>,
+    ) -> Machine {
+        let mut m = Machine::new(symfs, kallsyms);
+        m.build_ids = p
+            .features
+            .build_ids
+            .iter()
+            .map(|b| (b.filename.clone(), b.id.clone()))
+            .collect();
+        m
+    }
+
+    /// Apply a COMM, FORK, EXIT, MMAP or MMAP2 record (others are
+    /// ignored), as `perf script` does before printing anything.
+    pub fn apply(&mut self, r: &RawRecord<'_>, e: Endian) -> Result<()> {
+        let mut c = Cursor::with_base(r.body, r.offset + 8, e, "record");
+        match r.type_ {
+            rec::COMM => {
+                let pid = c.u32()? as i32;
+                let tid = c.u32()? as i32;
+                let name = String::from_utf8_lossy(c.cstr()?).into_owned();
+                self.comm(pid, tid, &name);
+            }
+            rec::FORK | rec::EXIT => {
+                let pid = c.u32()? as i32;
+                let ppid = c.u32()? as i32;
+                let tid = c.u32()? as i32;
+                let ptid = c.u32()? as i32;
+                if r.type_ == rec::FORK {
+                    self.fork(pid, tid, ppid, ptid, r.misc & (1 << 13) == 0);
+                } else {
+                    self.findnew(pid, tid);
+                    self.exit(tid);
+                }
+            }
+            rec::MMAP | rec::MMAP2 => {
+                let pid = c.u32()? as i32;
+                let tid = c.u32()? as i32;
+                let start = c.u64()?;
+                let len = c.u64()?;
+                let pgoff = c.u64()?;
+                if r.type_ == rec::MMAP2 {
+                    c.bytes(32)?;
+                }
+                let name = String::from_utf8_lossy(c.cstr()?).into_owned();
+                self.mmap(pid, tid, start, len, pgoff, &name);
+            }
+            _ => {}
+        }
+        Ok(())
     }
 }
 

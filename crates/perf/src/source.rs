@@ -8,16 +8,21 @@
 //!   tracks, the SQL sched tables).
 //! - Any other sample (cpu-clock, cycles...) is an event of a class `perf`
 //!   / event name whose fixed layout this module writes for each sample:
-//!   `ip`, `pid`, `tid`, `period`, `addr` and the callchain as a
-//!   `__data_loc u64[]` (markers included, as perf stores them).
+//!   `ip`, `pid`, `tid`, `period`, `addr`, the callchain as a
+//!   `__data_loc u64[]` (markers included, as perf stores them) and
+//!   `frames`, a `__data_loc char[]` naming each frame as `perf script`
+//!   resolves it (see [`FRAME_LINE`]).
 //! - LOST and LOST_SAMPLES are [`Record::Lost`]; damage is
 //!   [`Record::Damage`]; the other records (COMM, MMAP, ...) are not events.
 //! - Streams are CPUs (samples without CPU are CPU 0); tasks are the last
 //!   comm of each tid (a first pass over the COMM records).
 //!
-//! For Perfetto's `PerfSample` with interned callstacks, a sink needs the
-//! callchain (here), the maps and symbols to name frames ([`crate::machine`]
-//! resolves them as perf script does) and the thread of each sample.
+//! The source keeps perf's threads and maps ([`crate::machine`]) from the
+//! COMM, FORK, EXIT and MMAP records in the order perf delivers them, so
+//! the frames are named as `perf script` names them (symbols from the
+//! files and kallsyms of this machine, as perf finds them); a sink such as
+//! Perfetto's writer (`PerfSample` with interned callstacks) needs only
+//! the event.
 
 use std::sync::Arc;
 
@@ -28,7 +33,10 @@ use tracemux_core::model::{
 use tracemux_core::{Cursor, Result};
 use tracemux_ftrace::format::parse_field_line;
 
-use crate::consts::{attr_type, rec, sample as st};
+use crate::consts::{
+    attr_type, misc, rec, sample as st, PERF_CONTEXT_KERNEL, PERF_CONTEXT_MAX, PERF_CONTEXT_USER,
+};
+use crate::machine::Machine;
 use crate::records::{IdMap, Records};
 use crate::sample::parse_sample;
 use crate::PerfData;
@@ -38,15 +46,26 @@ use crate::PerfData;
 pub const SAMPLE_CLASS_BASE: u32 = 0x1_0000;
 
 /// The fixed layout of a non-tracepoint sample's payload.
-const SAMPLE_FIELDS: [&str; 6] = [
+const SAMPLE_FIELDS: [&str; 7] = [
     "field:unsigned long ip;\toffset:0;\tsize:8;\tsigned:0;",
     "field:int pid;\toffset:8;\tsize:4;\tsigned:1;",
     "field:int tid;\toffset:12;\tsize:4;\tsigned:1;",
     "field:u64 period;\toffset:16;\tsize:8;\tsigned:0;",
     "field:u64 addr;\toffset:24;\tsize:8;\tsigned:0;",
     "field:__data_loc u64[] callchain;\toffset:32;\tsize:4;\tsigned:0;",
+    "field:__data_loc char[] frames;\toffset:36;\tsize:4;\tsigned:0;",
 ];
-const SAMPLE_HEAD: usize = 36;
+const SAMPLE_HEAD: usize = 40;
+
+/// The layout of one line of a sample's `frames` field, one line per
+/// frame from the sampled function outwards (the callchain without its
+/// context markers, else the sample's `ip`), fields separated by tabs:
+/// the address, the address in its dso (perf's `map_ip`), `k` or `u`
+/// (kernel or user space), the dso (`[unknown]` when no map holds the
+/// address) and the symbol (empty when none is known); a newline ends
+/// each line. At most 127 frames (perf script's limit), and only whole
+/// lines up to the `__data_loc`'s 65535 bytes.
+pub const FRAME_LINE: &str = "ADDR\tDSO_ADDR\tk|u\tDSO\tSYMBOL\n";
 
 fn sample_fields() -> Vec<FieldDef> {
     SAMPLE_FIELDS
@@ -151,6 +170,8 @@ pub struct PerfSource<'p, 'a> {
     records: Records<'a>,
     ids: IdMap,
     buf: Vec<u8>,
+    frames: Vec<u8>,
+    machine: Machine,
     damage_seen: usize,
     strict: bool,
     done: bool,
@@ -165,11 +186,16 @@ impl<'p, 'a> PerfSource<'p, 'a> {
         let ids = p.id_map();
         let mut r = p.records().unordered();
         let mut tasks: std::collections::HashMap<i32, String> = Default::default();
+        let mut tgids: std::collections::HashMap<i32, i32> = Default::default();
         let mut max_cpu = 0u32;
         while let Some(x) = r.next_record() {
             match x.type_ {
                 rec::COMM if x.body.len() > 8 => {
+                    let pid = e.u32(x.body[0..4].try_into().unwrap_or([0; 4])) as i32;
                     let tid = e.u32(x.body[4..8].try_into().unwrap_or([0; 4])) as i32;
+                    if pid > 0 && tid > 0 {
+                        tgids.insert(tid, pid);
+                    }
                     let name = &x.body[8..];
                     let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
                     let name = String::from_utf8_lossy(&name[..end]).into_owned();
@@ -179,6 +205,9 @@ impl<'p, 'a> PerfSource<'p, 'a> {
                     // a thread takes its parent's comm
                     let w = |i: usize| e.u32(x.body[i..i + 4].try_into().unwrap_or([0; 4])) as i32;
                     let (tid, ptid) = (w(8), w(12));
+                    if w(0) > 0 && tid > 0 {
+                        tgids.insert(tid, w(0));
+                    }
                     if !tasks.contains_key(&tid) {
                         if let Some(c) = tasks.get(&ptid).cloned() {
                             tasks.insert(tid, c);
@@ -189,6 +218,11 @@ impl<'p, 'a> PerfSource<'p, 'a> {
                     if let Some(i) = ids.attr_index(x.type_, x.body, e) {
                         if let Ok(s) = parse_sample(&p.events[i].attr, x.misc, x.body, 0, e) {
                             max_cpu = max_cpu.max(s.cpu.unwrap_or(0).min(4095));
+                            if let (Some(pid), Some(tid)) = (s.pid, s.tid) {
+                                if pid as i32 > 0 && tid as i32 > 0 {
+                                    tgids.entry(tid as i32).or_insert(pid as i32);
+                                }
+                            }
                         }
                     }
                 }
@@ -200,16 +234,20 @@ impl<'p, 'a> PerfSource<'p, 'a> {
             .nrcpus
             .map_or(1, |(avail, _)| avail.clamp(1, 4096))
             .max(max_cpu + 1);
+        let mut meta = trace_meta(p, cpus, &{
+            let mut t: Vec<(i32, String)> = tasks.into_iter().collect();
+            t.sort_unstable();
+            t
+        });
+        meta.tgids = tgids;
         PerfSource {
             p,
-            meta: trace_meta(p, cpus, &{
-                let mut t: Vec<(i32, String)> = tasks.into_iter().collect();
-                t.sort_unstable();
-                t
-            }),
+            meta,
             records: p.records(),
             ids,
             buf: Vec::new(),
+            frames: Vec::new(),
+            machine: Machine::for_data(p, None, None),
             damage_seen: p.damage.len(),
             strict,
             done: false,
@@ -263,6 +301,20 @@ impl RecordSource for PerfSource<'_, '_> {
                 self.done = true;
                 return Ok(None);
             };
+            if matches!(
+                loc.type_,
+                rec::COMM | rec::FORK | rec::EXIT | rec::MMAP | rec::MMAP2
+            ) {
+                let r = self.records.view(&loc);
+                if let Err(d) = self.machine.apply(&r, e) {
+                    if self.strict {
+                        self.done = true;
+                        return Err(d);
+                    }
+                    return Ok(Some(Record::Damage(d)));
+                }
+                continue;
+            }
             if !matches!(loc.type_, rec::SAMPLE | rec::LOST | rec::LOST_SAMPLES) {
                 continue;
             }
@@ -334,8 +386,22 @@ impl RecordSource for PerfSource<'_, '_> {
                     put64(b, s.period.unwrap_or(attr.sample_period));
                     put64(b, s.addr.unwrap_or(0));
                     let len = chain.len().min(0xffff);
+                    let len = len - len % 8;
                     put32(b, ((len as u32) << 16) | SAMPLE_HEAD as u32);
-                    b.extend_from_slice(&chain[..len - len % 8]);
+                    let kernel = s.misc & misc::CPUMODE_MASK == misc::KERNEL;
+                    let tid = s.tid.map_or(-1, |t| t as i32);
+                    self.machine.findnew(s.pid.map_or(-1, |v| v as i32), tid);
+                    let f = &mut self.frames;
+                    f.clear();
+                    if chain.is_empty() {
+                        put_frame(f, &mut self.machine, tid, s.ip.unwrap_or(0), kernel);
+                    } else {
+                        put_frames(f, &mut self.machine, tid, s.callchain(e), kernel);
+                    }
+                    let flen = f.len().min(0xffff) as u32;
+                    put32(b, (flen << 16) | (SAMPLE_HEAD + len) as u32);
+                    b.extend_from_slice(&chain[..len]);
+                    b.extend_from_slice(&f[..flen as usize]);
                     let type_id = SAMPLE_CLASS_BASE + i as u32;
                     let class = self.meta.classes.get(type_id);
                     return Ok(Some(Record::Event(Event {
@@ -382,4 +448,58 @@ impl RecordSource for PerfSource<'_, '_> {
             }
         }
     }
+}
+
+/// The lines of `frames` for a callchain (see [`FRAME_LINE`]).
+fn put_frames(
+    out: &mut Vec<u8>,
+    m: &mut Machine,
+    tid: i32,
+    chain: impl Iterator<Item = u64>,
+    mut kernel: bool,
+) {
+    let mut n = 0;
+    for ip in chain {
+        if ip >= PERF_CONTEXT_MAX {
+            match ip {
+                PERF_CONTEXT_KERNEL => kernel = true,
+                PERF_CONTEXT_USER => kernel = false,
+                _ => {}
+            }
+            continue;
+        }
+        if n == 127 {
+            break;
+        }
+        n += 1;
+        let before = out.len();
+        put_frame(out, m, tid, ip, kernel);
+        if out.len() > 0xffff {
+            out.truncate(before);
+            break;
+        }
+    }
+}
+
+/// One line of `frames`.
+fn put_frame(out: &mut Vec<u8>, m: &mut Machine, tid: i32, ip: u64, kernel: bool) {
+    use std::io::Write as _;
+    let r = m.resolve(tid, ip, kernel);
+    let _ = write!(out, "{ip:x}\t{:x}\t", r.addr);
+    out.push(if kernel { b'k' } else { b'u' });
+    out.push(b'\t');
+    put_clean(out, r.dso.unwrap_or("[unknown]"));
+    out.push(b'\t');
+    if let Some((_, name)) = r.sym {
+        put_clean(out, name);
+    }
+    out.push(b'\n');
+}
+
+/// `s` with tabs and newlines as spaces (they separate the fields).
+fn put_clean(out: &mut Vec<u8>, s: &str) {
+    out.extend(
+        s.bytes()
+            .map(|b| if b == b'\t' || b == b'\n' { b' ' } else { b }),
+    );
 }

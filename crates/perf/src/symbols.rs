@@ -36,6 +36,9 @@ pub struct Symbols {
     pub syms: Vec<SymEntry>,
     names: Names,
     cache: std::collections::HashMap<u32, Box<str>>,
+    /// Whether names are demangled when printed (ELF files: perf
+    /// demangles user-space symbols, not the kernel's).
+    demangle: bool,
 }
 
 /// One symbol, without its name: `[start, end)`, where its name is.
@@ -70,12 +73,55 @@ pub struct RawSym<'n> {
     pub name_off: u64,
 }
 
+/// A symbol name as perf 6.1 (Debian) prints it: demangled by GNU
+/// libiberty's `cplus_demangle(name, DMGL_NO_OPTS)` (perf's
+/// `demangle_sym` without `-v`), which tries Rust first, then the C++
+/// (Itanium) ABI; `None` when the name is neither. Without options: no
+/// function parameters or return types, no clone suffixes (`.llvm.N`,
+/// `.cold`), Rust without crate disambiguators and legacy hashes.
+pub fn demangle(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    if b.starts_with(b"_R") || is_legacy_rust(b) {
+        if let Ok(d) = rustc_demangle::try_demangle(name) {
+            return Some(format!("{d:#}"));
+        }
+        if b.starts_with(b"_R") {
+            return None;
+        }
+    }
+    if !b.starts_with(b"_Z") {
+        return None;
+    }
+    let sym = cpp_demangle::Symbol::new(b).ok()?;
+    let opts = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
+    sym.demangle_with_options(&opts).ok()
+}
+
+/// libiberty's test for a legacy Rust name: `_ZN...E` whose last path
+/// element is `17h` and 16 hex digits (a suffix after `E` allowed).
+fn is_legacy_rust(b: &[u8]) -> bool {
+    if !b.starts_with(b"_ZN") {
+        return false;
+    }
+    let end = b.iter().position(|&c| c == b'.').unwrap_or(b.len());
+    let b = &b[..end];
+    b.len() > 20
+        && b.ends_with(b"E")
+        && b[b.len() - 20..b.len() - 17] == *b"17h"
+        && b[b.len() - 17..b.len() - 1]
+            .iter()
+            .all(|c| c.is_ascii_hexdigit())
+}
+
 fn underscores(s: &[u8]) -> usize {
     s.iter().take_while(|&&b| b == b'_').count()
 }
 
-/// `choose_best_symbol`: whether `b` should replace `a`.
-fn better(a: &RawSym<'_>, b: &RawSym<'_>) -> bool {
+/// `choose_best_symbol`: whether `b` should replace `a` (names as perf
+/// holds them: demangled when `demangled`).
+fn better(a: &RawSym<'_>, b: &RawSym<'_>, demangled: bool) -> bool {
     let (la, lb) = (a.end - a.start, b.end - b.start);
     if la == 0 && lb > 0 {
         return true;
@@ -91,20 +137,28 @@ fn better(a: &RawSym<'_>, b: &RawSym<'_>) -> bool {
     if ga != gb {
         return gb;
     }
-    let (ua, ub) = (underscores(a.name), underscores(b.name));
+    let name = |s: &RawSym<'_>| -> Option<String> {
+        demangled
+            .then(|| demangle(std::str::from_utf8(s.name).ok()?))
+            .flatten()
+    };
+    let (da, db) = (name(a), name(b));
+    let na = da.as_deref().map_or(a.name, str::as_bytes);
+    let nb = db.as_deref().map_or(b.name, str::as_bytes);
+    let (ua, ub) = (underscores(na), underscores(nb));
     if ua != ub {
         return ub < ua;
     }
-    b.name.len() > a.name.len()
+    nb.len() > na.len()
 }
 
 /// `symbols__fixup_duplicate`: of symbols at one address, the best (in
 /// place).
-fn dedupe(mut syms: Vec<RawSym<'_>>) -> Vec<RawSym<'_>> {
+fn dedupe(mut syms: Vec<RawSym<'_>>, demangled: bool) -> Vec<RawSym<'_>> {
     let mut w = 0;
     for r in 0..syms.len() {
         if w > 0 && syms[w - 1].start == syms[r].start {
-            if better(&syms[w - 1], &syms[r]) {
+            if better(&syms[w - 1], &syms[r], demangled) {
                 syms[w - 1] = syms[r];
             }
         } else {
@@ -141,9 +195,9 @@ fn order(mut syms: Vec<RawSym<'_>>, kallsyms: bool) -> Vec<RawSym<'_>> {
     syms.sort_by_key(|s| s.start);
     if kallsyms {
         fixup_end(&mut syms);
-        dedupe(syms)
+        dedupe(syms, false)
     } else {
-        let mut v = dedupe(syms);
+        let mut v = dedupe(syms, true);
         fixup_end(&mut v);
         v
     }
@@ -162,7 +216,9 @@ impl Symbols {
                 name_off: 0,
             })
             .collect();
-        Symbols::arena(order(raw, kallsyms))
+        let mut t = Symbols::arena(order(raw, kallsyms));
+        t.demangle = !kallsyms;
+        t
     }
 
     /// Names copied into an arena.
@@ -185,6 +241,7 @@ impl Symbols {
             syms: entries,
             names: Names::Arena(arena),
             cache: Default::default(),
+            demangle: false,
         }
     }
 
@@ -203,6 +260,7 @@ impl Symbols {
             syms: entries,
             names: Names::File(path, base),
             cache: Default::default(),
+            demangle: true,
         }
     }
 
@@ -211,20 +269,32 @@ impl Symbols {
         let Some(e) = self.syms.get(i).copied() else {
             return "";
         };
+        let demangle = self.demangle;
         match &self.names {
             Names::None => "",
             Names::Arena(a) => {
                 let b = a
                     .get(e.name_off as usize..e.name_off as usize + e.name_len as usize)
                     .unwrap_or(&[]);
-                std::str::from_utf8(b).unwrap_or("")
+                let raw = std::str::from_utf8(b).unwrap_or("");
+                if !demangle || !(raw.starts_with("_Z") || raw.starts_with("_R")) {
+                    return raw;
+                }
+                self.cache
+                    .entry(i as u32)
+                    .or_insert_with(|| demangle_or(raw).into_boxed_str())
             }
             Names::File(path, base) => {
                 let (path, base) = (path.clone(), *base);
                 self.cache.entry(i as u32).or_insert_with(|| {
-                    name_from_file(&path, base + e.name_off)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned().into_boxed_str())
-                        .unwrap_or_default()
+                    let raw = name_from_file(&path, base + e.name_off)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    if demangle {
+                        demangle_or(&raw).into_boxed_str()
+                    } else {
+                        raw.into_boxed_str()
+                    }
                 })
             }
         }
@@ -250,6 +320,11 @@ impl Symbols {
     pub fn is_empty(&self) -> bool {
         self.syms.is_empty()
     }
+}
+
+/// `demangle(raw)`, else `raw`.
+fn demangle_or(raw: &str) -> String {
+    demangle(raw).unwrap_or_else(|| raw.to_string())
 }
 
 /// Parse a kallsyms text (`ADDR TYPE NAME [MODULE]` lines); `None` when
@@ -536,7 +611,9 @@ fn elf_symbols<R: ReadAt + ?Sized>(src: &R, path: Option<&Path>) -> Option<Symbo
         });
     }
     if !big {
-        return Some(Symbols::arena(order(v, false)));
+        let mut t = Symbols::arena(order(v, false));
+        t.demangle = true;
+        return Some(t);
     }
     // names from the file, for the symbols that share an address (the
     // only ones whose names decide anything)

@@ -432,7 +432,7 @@ struct Model {
     live: HashMap<i32, u32>,
     processes: Vec<Process>,
     /// Per CPU: the slice running (since, utid, priority).
-    running: Vec<Option<(i64, u32, Option<i32>)>>,
+    running: tracemux_core::idmap::IdMap<Option<(i64, u32, Option<i32>)>>,
     last_ts: i64,
     out: Out,
 }
@@ -445,7 +445,7 @@ impl Model {
             threads: Vec::new(),
             live: HashMap::new(),
             processes: Vec::new(),
-            running: Vec::new(),
+            running: Default::default(),
             last_ts: 0,
             out: Out::default(),
         };
@@ -643,12 +643,8 @@ impl Model {
         self.name(prev, pc.as_deref());
         self.name(next, nc.as_deref());
         let state = self.f.int(&["prev_state"]).map(end_state);
-        let cpu_i = cpu as usize;
-        if self.running.len() <= cpu_i {
-            self.running.resize(cpu_i + 1, None);
-        }
         let prev_u = prev.map(|p| self.utid(p));
-        if let Some((since, u, prio)) = self.running[cpu_i].take() {
+        if let Some((since, u, prio)) = self.running.slot(cpu).take() {
             if self.which == Derived::SchedSlice {
                 let st = if Some(u) == prev_u {
                     state.as_deref()
@@ -673,7 +669,7 @@ impl Model {
                 .f
                 .int(&["next_prio"])
                 .and_then(|p| i32::try_from(p).ok());
-            self.running[cpu_i] = Some((ts, u, prio));
+            *self.running.slot(cpu) = Some((ts, u, prio));
             if tid != 0 {
                 self.set_state(u, ts, Some(cpu), "Running");
             }
@@ -722,9 +718,9 @@ impl Model {
     fn finish(&mut self) {
         match self.which {
             Derived::SchedSlice => {
-                for cpu in 0..self.running.len() {
-                    if let Some((since, u, prio)) = self.running[cpu].take() {
-                        self.slice(since, -1, cpu as u32, u, None, prio);
+                for cpu in self.running.ids() {
+                    if let Some((since, u, prio)) = self.running.slot(cpu).take() {
+                        self.slice(since, -1, cpu, u, None, prio);
                     }
                 }
             }

@@ -529,8 +529,8 @@ fn convert_with(
         let max_cpu = bufs
             .iter()
             .flat_map(|b| {
-                let packed = b.packed.iter().map(|p| p.0 + 1);
-                packed.chain(b.spilled.iter().map(|p| p.0 + 1))
+                let packed = b.packed.iter().map(|p| p.0.saturating_add(1));
+                packed.chain(b.spilled.iter().map(|p| p.0.saturating_add(1)))
             })
             .max()
             .unwrap_or(0);

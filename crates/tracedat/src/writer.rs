@@ -400,21 +400,46 @@ impl TraceFile {
 /// Compress `data` as trace-cmd does: zstd frames without a content size,
 /// zlib streams at best compression.
 pub fn compress(c: Compression, data: &[u8]) -> Result<Vec<u8>, WriteError> {
-    use std::io::Write;
-    let fail = |e: std::io::Error| WriteError(format!("{} compression: {e}", c.name()));
-    match c {
-        Compression::None => Ok(data.to_vec()),
-        Compression::Zstd => {
-            let mut z =
-                zstd::bulk::Compressor::new(zstd::DEFAULT_COMPRESSION_LEVEL).map_err(fail)?;
-            z.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))
-                .map_err(fail)?;
-            z.compress(data).map_err(fail)
-        }
-        Compression::Zlib => {
-            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(data).map_err(fail)?;
-            e.finish().map_err(fail)
+    Compressor::new(c)?.compress(data)
+}
+
+/// [`compress`] for many pieces: one zstd context for all of them.
+pub(crate) struct Compressor {
+    c: Compression,
+    zstd: Option<zstd::bulk::Compressor<'static>>,
+}
+
+impl Compressor {
+    pub(crate) fn new(c: Compression) -> Result<Compressor, WriteError> {
+        let zstd = match c {
+            Compression::Zstd => {
+                let mut z = zstd::bulk::Compressor::new(zstd::DEFAULT_COMPRESSION_LEVEL)
+                    .map_err(|e| Compressor::fail(c, e))?;
+                z.set_parameter(zstd::zstd_safe::CParameter::ContentSizeFlag(false))
+                    .map_err(|e| Compressor::fail(c, e))?;
+                Some(z)
+            }
+            _ => None,
+        };
+        Ok(Compressor { c, zstd })
+    }
+
+    fn fail(c: Compression, e: std::io::Error) -> WriteError {
+        WriteError(format!("{} compression: {e}", c.name()))
+    }
+
+    pub(crate) fn compress(&mut self, data: &[u8]) -> Result<Vec<u8>, WriteError> {
+        use std::io::Write;
+        let c = self.c;
+        match (c, self.zstd.as_mut()) {
+            (Compression::Zstd, Some(z)) => z.compress(data).map_err(|e| Compressor::fail(c, e)),
+            (Compression::Zlib, _) => {
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+                e.write_all(data).map_err(|e| Compressor::fail(c, e))?;
+                e.finish().map_err(|e| Compressor::fail(c, e))
+            }
+            _ => Ok(data.to_vec()),
         }
     }
 }

@@ -310,6 +310,10 @@ pub fn trace_meta(data: &UftraceData) -> (TraceMeta, Vec<(u32, u32)>) {
     };
     for t in &data.sessions.tasks {
         meta.tasks.insert(t.tid, t.comm.clone());
+        // task.txt says each task's thread group
+        if t.pid > 0 {
+            meta.tgids.insert(t.tid, t.pid);
+        }
     }
     let i = &data.info;
     let mut env = |k: &str, v: Option<String>| {

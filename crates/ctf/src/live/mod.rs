@@ -6,14 +6,18 @@
 //! `net://HOST[:PORT]/host/HOSTNAME/SESSION` URLs, and [`session`] a
 //! session attached and followed: its traces, metadata and streams, as a
 //! [`crate::text::PacketSource`] for the text printer; [`spool`] writes a
-//! session down as a CTF directory (for `convert`).
+//! session down as a CTF directory (`convert --to ctf`), and [`model`]
+//! reads any [`crate::text::PacketSource`] as a source of the event model
+//! (`convert` into the other formats, `report --json`).
 
 pub mod conn;
+pub mod model;
 pub mod proto;
 pub mod session;
 pub mod spool;
 pub mod url;
 
 pub use conn::{LiveError, Options, Relay};
+pub use model::LiveRecords;
 pub use session::{list_sessions, LiveSession, NotFound, SessionLine};
 pub use url::{is_live_url, LiveUrl};

@@ -579,14 +579,6 @@ impl LiveSession {
         }
     }
 
-    /// The relayd's path of trace `t` (as in [`PacketSource::traces`]).
-    pub fn trace_path(&self, t: usize) -> &str {
-        self.traces
-            .iter()
-            .find(|x| x.exposed == Some(t))
-            .map_or("", |x| x.path.as_str())
-    }
-
     /// The metadata received so far of trace `t` (as in
     /// [`PacketSource::traces`]).
     pub fn metadata_bytes(&self, t: usize) -> &[u8] {
@@ -648,5 +640,13 @@ impl PacketSource for LiveSession {
 
     fn interrupted(&self) -> bool {
         self.interrupted
+    }
+
+    /// The relayd's path of trace `t`.
+    fn trace_path(&self, t: usize) -> &str {
+        self.traces
+            .iter()
+            .find(|x| x.exposed == Some(t))
+            .map_or("", |x| x.path.as_str())
     }
 }

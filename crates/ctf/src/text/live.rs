@@ -102,6 +102,11 @@ pub trait PacketSource {
     fn interrupted(&self) -> bool {
         false
     }
+    /// Where trace `t` (as in [`PacketSource::traces`]) lives, as a path
+    /// of the source (a relayd's path of the trace; empty if none).
+    fn trace_path(&self, _t: usize) -> &str {
+        ""
+    }
 }
 
 /// Why a live report stopped short.

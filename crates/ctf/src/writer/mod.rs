@@ -17,8 +17,10 @@
 //!   `timestamp_begin`, `timestamp_end` (first and last event of the
 //!   packet), `content_size`, `packet_size`, `packet_seq_num`,
 //!   `events_discarded` (the running count of events the source reported
-//!   lost on that stream: a loss ends the packet, so the count appears in
-//!   the context of the next one, where babeltrace2 reports it), `cpu_id`.
+//!   lost on that stream), `cpu_id`. A loss ends the packet before it and
+//!   is written as babeltrace2 places it (see [`CtfWriter::lost`]): an
+//!   empty packet whose `events_discarded` rises, or a gap in
+//!   `packet_seq_num` for a loss of unknown size.
 //! * Event header: `id` (32 bits, the source's class id) and `timestamp`
 //!   (64 bits, mapped to the clock: no wrapping).
 //! * One clock: the source's first clock ([`TraceMeta::clocks`]), else one
@@ -115,6 +117,11 @@ struct StreamOut {
     discarded: u64,
     /// `discarded` as of the last packet written.
     written_discarded: u64,
+    /// A loss not written yet (its count, its time): written when the
+    /// stream's next event comes, at the earlier of the two times (a CTF
+    /// source's loss is timed at the end of its packet, past the events
+    /// that follow it), or at the end.
+    pending_loss: Option<(Option<u64>, u64)>,
 }
 
 impl StreamOut {
@@ -130,6 +137,7 @@ impl StreamOut {
             seq: 0,
             discarded: 0,
             written_discarded: 0,
+            pending_loss: None,
         }
     }
 }
@@ -155,6 +163,11 @@ pub struct CtfWriter {
     /// Whether packets say their CPU (`cpu_id`): always, but for a CTF
     /// source whose packets did not (its events have no CPU to show).
     with_cpu: bool,
+    /// Losses written where babeltrace2 places them at the source's loss
+    /// (see [`CtfWriter::lost`]); not for CTF sources, whose losses are
+    /// timed by their packets (there the count goes into the next
+    /// packet's context, as before).
+    place_losses: bool,
     /// Whether the source is a CTF trace (whose classes say whether they
     /// have a payload structure at all; other formats always get one).
     source_ctf: bool,
@@ -366,6 +379,7 @@ impl CtfWriter {
             clock_offset: offset_ns.max(0) as u64,
             with_cpu,
             source_ctf: meta.format == Some(tracemux_core::model::Format::Ctf),
+            place_losses: meta.format != Some(tracemux_core::model::Format::Ctf),
         };
         let mut max_id = 0u64;
         for c in meta.classes.iter() {
@@ -492,6 +506,9 @@ impl CtfWriter {
     /// Append one event.
     pub fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<(), Error> {
         let si = self.stream_index(ev.stream, ev.cpu);
+        if let Some((count, ts)) = self.streams[si].pending_loss.take() {
+            self.write_loss(si, count, ts.min(ev.ts))?;
+        }
         let (id, unknown) = match ev.class {
             Some(c) if self.classes.contains_key(&c.id) => (u64::from(c.id), false),
             Some(c) => {
@@ -556,40 +573,91 @@ impl CtfWriter {
         Ok(())
     }
 
-    /// Events lost on a stream: counted in the next packet's context.
+    /// Events lost on a stream, before `l.ts` (the time of the stream's
+    /// next event). babeltrace2 places a loss by the packets around it: a
+    /// rise of `events_discarded` between the ends of two packets, a gap
+    /// in `packet_seq_num` between the end of one and the beginning of the
+    /// next, and none in or before a stream's first packet. So the events
+    /// before the loss end their packet, a stream that has no packet yet
+    /// gets an empty one at `l.ts`, and then
+    /// * a loss of `n` events is an empty packet at `l.ts` whose
+    ///   `events_discarded` is `n` more: "discarded n events between [the
+    ///   last event before] and [l.ts]";
+    /// * a loss of unknown size (trace-cmd's `[EVENTS DROPPED]`, discarded
+    ///   packets, a damaged part of the source) a gap in the packet
+    ///   sequence numbers: "discarded 1 packet between [the last event
+    ///   before] and [the next event]".
     pub fn lost(&mut self, l: &Lost) -> Result<(), Error> {
-        let si = self.stream_index(l.stream, l.cpu);
-        let Some(n) = l.count else {
-            // a loss of unknown size (discarded packets, a damaged part of
-            // the source): a gap in the packet sequence numbers, which
-            // babeltrace2 reports as discarded packets
-            if self.streams[si].first_ts.is_some() {
-                self.flush(si)?;
-            }
-            self.streams[si].seq += 1;
-            self.summary.discarded_packets += 1;
-            return Ok(());
-        };
-        if n == 0 {
+        if l.count == Some(0) {
             return Ok(());
         }
-        self.summary.discarded += n;
+        let si = self.stream_index(l.stream, l.cpu);
         if self.streams[si].first_ts.is_some() {
             self.flush(si)?;
         }
-        let st = &mut self.streams[si];
-        st.discarded += n;
+        if !self.place_losses {
+            match l.count {
+                None => {
+                    self.streams[si].seq += 1;
+                    self.summary.discarded_packets += 1;
+                }
+                Some(n) => {
+                    self.summary.discarded += n;
+                    let st = &mut self.streams[si];
+                    st.discarded = st.discarded.saturating_add(n);
+                }
+            }
+            return Ok(());
+        }
+        if let Some((count, ts)) = self.streams[si].pending_loss.take() {
+            self.write_loss(si, count, ts.min(l.ts))?;
+        }
+        self.streams[si].pending_loss = Some((l.count, l.ts));
         Ok(())
+    }
+
+    /// The loss [`CtfWriter::lost`] held back, at `ts`.
+    fn write_loss(&mut self, si: usize, count: Option<u64>, ts: u64) -> Result<(), Error> {
+        if self.streams[si].file.is_none() {
+            self.empty_packet(si, ts)?;
+        }
+        match count {
+            None => {
+                self.streams[si].seq += 1;
+                self.summary.discarded_packets += 1;
+            }
+            Some(n) => {
+                self.summary.discarded += n;
+                let st = &mut self.streams[si];
+                st.discarded = st.discarded.saturating_add(n);
+                self.empty_packet(si, ts)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A packet with no events at `ts` (or at the stream's last time, when
+    /// that is later) on stream `si`, whose events are all written.
+    fn empty_packet(&mut self, si: usize, ts: u64) -> Result<(), Error> {
+        let st = &mut self.streams[si];
+        st.last_ts = st.last_ts.max(ts);
+        self.write_packet(si)
     }
 
     /// Write the packet of stream `si` (if it has events or a new
     /// discarded count).
     fn flush(&mut self, si: usize) -> Result<(), Error> {
-        let uuid = self.tc.uuid.unwrap_or_default();
-        let st = &mut self.streams[si];
+        let st = &self.streams[si];
         if st.first_ts.is_none() && st.discarded == st.written_discarded {
             return Ok(());
         }
+        self.write_packet(si)
+    }
+
+    /// Write the packet of stream `si`, even with no events.
+    fn write_packet(&mut self, si: usize) -> Result<(), Error> {
+        let uuid = self.tc.uuid.unwrap_or_default();
+        let st = &mut self.streams[si];
         if st.file.is_none() {
             let p = self.dir.join(&st.name);
             let f = File::create(&p).map_err(|e| io(&p, e))?;
@@ -634,6 +702,13 @@ impl CtfWriter {
     pub fn finish(mut self) -> Result<WriteSummary, Error> {
         for i in 0..self.streams.len() {
             self.flush(i)?;
+            if let Some((count, ts)) = self.streams[i].pending_loss.take() {
+                self.write_loss(i, count, ts)?;
+                if count.is_none() {
+                    // (a gap shows only before a packet)
+                    self.empty_packet(i, ts)?;
+                }
+            }
             let p = self.dir.join(&self.streams[i].name);
             if let Some(mut f) = self.streams[i].file.take() {
                 f.flush().map_err(|e| io(&p, e))?;

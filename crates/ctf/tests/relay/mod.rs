@@ -65,6 +65,10 @@ pub struct Script {
     /// Pause before each reply.
     pub delay: Option<Duration>,
     pub hostile: Option<Hostile>,
+    /// The session never ends: once a stream has sent every packet, it
+    /// is quiet (a beacon at its last packet's end) instead of hung up;
+    /// the flag is set when every stream is there.
+    pub endless: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     pub host: String,
     pub session: String,
 }
@@ -79,6 +83,7 @@ impl Default for Script {
             retries: 0,
             delay: None,
             hostile: None,
+            endless: None,
             host: "testhost".into(),
             session: "s".into(),
         }
@@ -145,6 +150,9 @@ struct StreamState {
     beacon_done: bool,
     retries: usize,
     hup: bool,
+    /// Every packet sent (an endless session).
+    drained: bool,
+    quiet_polls: u64,
 }
 
 struct Relay {
@@ -172,6 +180,8 @@ impl Relay {
                     beacon_done: false,
                     retries: script.retries,
                     hup: false,
+                    drained: false,
+                    quiet_polls: 0,
                 });
             }
         }
@@ -386,6 +396,20 @@ impl Relay {
         if s.retries > 0 {
             s.retries -= 1;
             status = 2;
+        } else if s.next >= st.packets.len() && self.script.endless.is_some() {
+            s.drained = true;
+            // quiet up to a time that goes on (as a relayd's live timer)
+            s.quiet_polls += 1;
+            if let Some(p) = st.packets.last() {
+                v[4] = p.4 + s.quiet_polls * 1_000_000_000;
+            }
+            v[6] = st.packets.last().map_or(0, |p| p.5);
+            status = 5;
+            if self.streams.iter().all(|s| s.drained) {
+                if let Some(f) = &self.script.endless {
+                    f.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
         } else if s.next >= st.packets.len() {
             s.hup = true;
             status = 3;

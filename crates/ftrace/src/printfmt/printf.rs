@@ -135,8 +135,15 @@ fn digits(b: &[u8]) -> (u32, usize) {
     (v, n)
 }
 
+/// The most padding one conversion gets. A width or precision is written
+/// in the format (up to 4 billion) or taken from the record (`%*d`: up to
+/// 2 billion); libtraceevent pads to it whatever it is, which only a
+/// damaged record or a broken format asks for in gigabytes: past this
+/// limit the padding is cut, so that no line is sized by such a number.
+pub const MAX_PAD: usize = 1 << 16;
+
 fn pad(out: &mut Vec<u8>, c: u8, n: usize) {
-    out.resize(out.len() + n, c);
+    out.resize(out.len() + n.min(MAX_PAD), c);
 }
 
 /// Format an integer conversion (`d i u x X o`). `val` holds the argument
