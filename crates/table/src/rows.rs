@@ -114,7 +114,11 @@ fn unique(used: &mut HashMap<String, u32>, base: String) -> String {
 
 /// `SYSTEM__EVENT`, with anything but letters, digits, `_`, `-` and `.`
 /// replaced by `_` (file and table names that cannot collide across
-/// systems, and that SQL and shells take as they are).
+/// systems, and that SQL and shells take as they are). A class without a
+/// system is `none__EVENT`, and a name that would begin with `_` or `.`
+/// gets a `t` in front: Spark and Hadoop's readers skip such folders as
+/// hidden (a CTF `cpu-clock` of perf was `___cpu-clock`, silently left
+/// out of Spark's reads).
 pub fn table_name(system: &str, event: &str) -> String {
     let clean = |s: &str| -> String {
         let s: String = s
@@ -133,7 +137,13 @@ pub fn table_name(system: &str, event: &str) -> String {
             s
         }
     };
-    format!("{}__{}", clean(system), clean(event))
+    let system = if system.is_empty() { "none" } else { system };
+    let name = format!("{}__{}", clean(system), clean(event));
+    if name.starts_with(['_', '.']) {
+        format!("t{name}")
+    } else {
+        name
+    }
 }
 
 /// Which class table an event's class is: its index in
@@ -476,5 +486,19 @@ impl Flat {
                 c.put(m, val(f));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_name;
+
+    #[test]
+    fn table_names_are_never_hidden() {
+        assert_eq!(table_name("sched", "sched_switch"), "sched__sched_switch");
+        assert_eq!(table_name("", "cpu-clock"), "none__cpu-clock");
+        assert_eq!(table_name("_x", "e"), "t_x__e");
+        assert_eq!(table_name(".x", "e"), "t.x__e");
+        assert_eq!(table_name("a b", "c/d"), "a_b__c_d");
     }
 }
