@@ -8,11 +8,24 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use tracemux_convert::{Compression, Hooks, Options, To};
+use tracemux_convert::{Compression, DatasetLayout, Hooks, Options, SchemaKind, To};
 
 use crate::out::Outcome;
 
+const CONVERT_EXAMPLES: &str = "\
+EXAMPLES:
+  tracemux convert trace.dat --to perfetto -o trace.pftrace
+  tracemux convert trace.dat --to parquet -o tables/
+                                          a table per event class, meta.json
+  tracemux convert host*/trace.dat --to parquet -o ds/
+                                          one Hive dataset: TABLE/trace=NAME/part-0.parquet
+  tracemux convert traces/*/trace.dat lttng/* --to parquet --layout shared -o fleet/
+                                          a fleet's traces in shared files of 256 MiB with
+                                          trace and host columns, one portable schema per table
+  tracemux convert a.dat b.dat --to parquet --layout shared --schema native --file-size 64M -o ds/";
+
 #[derive(Args, Debug, Clone)]
+#[command(after_help = CONVERT_EXAMPLES)]
 pub struct ConvertArgs {
     /// The trace(s) to convert: several of any formats are one timeline
     /// merged by time (each event says its input); with `--to parquet`,
@@ -62,6 +75,26 @@ pub struct ConvertArgs {
     /// unless this is given).
     #[arg(long)]
     pub partition: bool,
+    /// Parquet output of a dataset: `hive` writes a folder per table and
+    /// trace; `shared` writes each table's rows of all inputs into shared
+    /// files (`TABLE/part-NNNNN.parquet`) with `trace` and `host` columns,
+    /// sorted by trace then time, rolled at `--file-size`: what Spark,
+    /// Trino and DuckDB read best from a fleet of machines. A dataset is
+    /// complete when its `_SUCCESS` marker is there.
+    #[arg(long, value_enum, value_name = "LAYOUT", default_value_t = DatasetLayout::Hive)]
+    pub layout: DatasetLayout,
+    /// Parquet output: column types. `portable` (the default of
+    /// `--layout shared`) gives each table one schema whatever the
+    /// kernel, architecture or format of the trace: integers Int64 (a u64
+    /// keeps its bit pattern), floats Float64. `native` (otherwise the
+    /// default) keeps each field's width.
+    #[arg(long, value_enum, value_name = "SCHEMA")]
+    pub schema: Option<SchemaKind>,
+    /// Parquet output: a table's file closes once it holds this many
+    /// bytes and its rows go on in the next (`K`, `M`, `G` suffixes of
+    /// 1024; default 256M).
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub file_size: Option<u64>,
     /// Parquet output: leave out the long `events` table (every event with
     /// its payload as JSON text); the class tables and `lost` are written.
     /// About half the time and the size.
@@ -108,6 +141,9 @@ impl ConvertArgs {
             compression: self.compression,
             reencode: self.reencode,
             partition: self.partition,
+            layout: self.layout,
+            schema: self.schema,
+            file_size: self.file_size,
             no_events_table: self.no_events_table,
             full_sched: self.full_sched,
             named_generic: self.named_generic,
@@ -115,6 +151,29 @@ impl ConvertArgs {
             clock_offsets: self.clock_offsets.clone(),
         }
     }
+}
+
+/// A size in bytes: digits with an optional `K`, `M` or `G` (powers of
+/// 1024).
+fn parse_size(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return Err(format!("{s:?}: not a size (digits and K, M or G)")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?}: not a size (digits and K, M or G)"))?;
+    n.checked_shl(shift)
+        .filter(|v| *v >> shift == n && *v > 0)
+        .ok_or_else(|| format!("{s:?}: not a size this tool can use"))
 }
 
 pub fn run(a: &ConvertArgs) -> Result<Outcome> {

@@ -490,3 +490,55 @@ fn sql_oracle_results_stored() {
     assert!(!text.contains("FAIL") && !text.contains("DIFFERENT"));
     assert!(text.contains("results: same rows"));
 }
+
+/// The stored result of tests/spark/check-spark.sh (PySpark `local[2]`;
+/// not run here): the traces of tests/spark/fixtures.txt converted now
+/// into one shared dataset hold, per table and trace, the rows Spark read
+/// (the writer's counts in `_meta/NAME.json`), and Spark read every table
+/// and the Hive dataset's sched_switch with one Int64 `prev_state`.
+#[test]
+fn spark_result_stored() {
+    let root = common::repo_root();
+    let text = std::fs::read_to_string(root.join("tests/fixtures/spark/spark-result.txt"))
+        .expect("tests/fixtures/spark/spark-result.txt");
+    assert!(text.lines().last().unwrap().ends_with(": OK"), "{text}");
+    assert!(text.contains("hive sched__sched_switch: prev_state bigint"));
+    let list = std::fs::read_to_string(root.join("tests/spark/fixtures.txt")).unwrap();
+    let srcs: Vec<PathBuf> = list
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| root.join(l))
+        .collect();
+    let srcs: Vec<&Path> = srcs.iter().map(|p| p.as_path()).collect();
+    let out = tmp("spark").join("ds");
+    let o = convert(&srcs, &out, &["--layout", "shared"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("_SUCCESS").exists());
+    let mut want = Vec::new();
+    for e in std::fs::read_dir(out.join("_meta")).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with('_') {
+            continue;
+        }
+        let desc: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        assert_eq!(desc["layout"], "shared");
+        assert_eq!(desc["schema"], "portable");
+        let trace = desc["trace"].as_str().unwrap().to_string();
+        for (table, d) in desc["tables"].as_object().unwrap() {
+            let n = d["rows"].as_u64().unwrap();
+            if n > 0 {
+                want.push(format!("rows {table} {trace} {n}"));
+            }
+        }
+    }
+    want.sort();
+    let mut got: Vec<String> = text
+        .lines()
+        .filter(|l| l.starts_with("rows "))
+        .map(|l| l.to_string())
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}

@@ -84,6 +84,36 @@ fn by_name<T: Copy>(s: &str, names: &[(T, &str)], what: &str) -> std::result::Re
     }
 }
 
+/// How the Parquet tables of several traces are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum DatasetLayout {
+    /// `TABLE/trace=NAME/part-N.parquet`: a folder per trace and table.
+    #[default]
+    Hive,
+    /// `TABLE/part-NNNNN.parquet` shared by all traces, with `trace` and
+    /// `host` columns, rows sorted by trace then time, files rolled at
+    /// `--file-size` (few, large files for Spark, Trino, DuckDB).
+    Shared,
+}
+
+from_names!(DatasetLayout, "a dataset layout", [Hive => "hive", Shared => "shared"]);
+
+/// Column types of Parquet output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum SchemaKind {
+    /// Each field at its own width and signedness (u8 is UInt8, a 32-bit
+    /// kernel's `long` Int32).
+    Native,
+    /// One schema per table whatever the kernel, architecture or format:
+    /// every integer Int64 (a u64 keeps its bit pattern), every float
+    /// Float64, so that datasets of many machines merge.
+    Portable,
+}
+
+from_names!(SchemaKind, "a schema", [Native => "native", Portable => "portable"]);
+
 /// Section compression of trace.dat (version 7) output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
@@ -122,6 +152,15 @@ pub struct Options {
     pub reencode: bool,
     /// Parquet output: a Hive-partitioned dataset even for one input.
     pub partition: bool,
+    /// Parquet output of a dataset (several inputs, or `partition`): its
+    /// layout.
+    pub layout: DatasetLayout,
+    /// Parquet output: column types; `None`: portable in the shared
+    /// layout, native otherwise.
+    pub schema: Option<SchemaKind>,
+    /// Parquet output: a table's file closes at this many bytes and its
+    /// rows go on in the next (`None`: the writer's default, 256 MiB).
+    pub file_size: Option<u64>,
     /// Parquet output: no long `events` table (only the class tables and
     /// `lost`).
     pub no_events_table: bool,
@@ -152,6 +191,9 @@ impl Options {
             compression: Compression::Zstd,
             reencode: false,
             partition: false,
+            layout: DatasetLayout::Hive,
+            schema: None,
+            file_size: None,
             no_events_table: false,
             full_sched: false,
             named_generic: false,
@@ -249,6 +291,7 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
         uftrace_chrome::run(o, &tmp, &mut summary, hooks)
     } else if o.to == To::Parquet
         && (o.partition
+            || o.layout == DatasetLayout::Shared
             || (o.inputs.len() > 1
                 && o.clock_offsets.is_empty()
                 && !tracemux_open::timeline::mixed_formats(&o.inputs)?))
@@ -373,9 +416,23 @@ fn remove(p: &Path) {
     }
 }
 
-/// Several traces (or one with `partition`) as one Hive-partitioned
-/// Parquet dataset: each converted on its own into its partition.
+/// A trace's place in a dataset of several: its name, and in the shared
+/// layout the dataset it is written into.
+struct Part {
+    name: String,
+    #[cfg(feature = "parquet")]
+    shared: Option<parquet::Slot>,
+}
+
+/// Several traces (or one with `partition`) as one Parquet dataset: each
+/// converted on its own into its partition (Hive) or, in turn, into the
+/// shared files.
 fn partitions(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) -> Result<()> {
+    #[cfg(feature = "parquet")]
+    let shared = match o.layout {
+        DatasetLayout::Shared => Some(parquet::shared(o, tmp)?),
+        DatasetLayout::Hive => None,
+    };
     let mut names = std::collections::HashSet::new();
     for input in &o.inputs {
         #[cfg(feature = "parquet")]
@@ -392,9 +449,18 @@ fn partitions(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks)
             inputs: vec![input.clone()],
             ..o.clone()
         };
+        let part = Part {
+            name,
+            #[cfg(feature = "parquet")]
+            shared: shared.clone(),
+        };
         with_source(&one.inputs, o.strict, &[], hooks, |src| {
-            convert(&one, src, tmp, Some(&name), summary, hooks)
+            convert(&one, src, tmp, Some(&part), summary, hooks)
         })?;
+    }
+    #[cfg(feature = "parquet")]
+    if let Some(slot) = &shared {
+        parquet::finish_shared(slot)?;
     }
     Ok(())
 }
@@ -403,13 +469,19 @@ fn make_sink(
     o: &Options,
     meta: &TraceMeta,
     tmp: &Path,
-    partition: Option<&str>,
+    partition: Option<&Part>,
 ) -> Result<Box<dyn Sink + Send>> {
     match o.to {
         #[cfg(feature = "parquet")]
         To::Parquet => {
             let inputs: Vec<&Path> = o.inputs.iter().map(|p| p.as_path()).collect();
-            parquet::sink(meta, tmp, partition, &inputs, !o.no_events_table)
+            match partition {
+                Some(Part {
+                    name,
+                    shared: Some(slot),
+                }) => parquet::shared_sink(o, meta, slot, name, &inputs),
+                _ => parquet::sink(o, meta, tmp, partition.map(|p| p.name.as_str()), &inputs),
+            }
         }
         #[cfg(not(feature = "parquet"))]
         To::Parquet => {
@@ -452,7 +524,7 @@ fn convert(
     o: &Options,
     src: &mut dyn RecordSource,
     tmp: &Path,
-    partition: Option<&str>,
+    partition: Option<&Part>,
     summary: &mut Summary,
     hooks: &dyn Hooks,
 ) -> Result<()> {

@@ -73,8 +73,13 @@ fn convert<S: PacketSource>(
         bail!("{name}: no data stream received");
     }
     let meta = records.meta().clone();
-    let partition = partition.filter(|_| o.partition);
-    let mut sink = make_sink(o, &meta, tmp, partition)?;
+    // a live session is one trace: a Hive partition at most
+    let part = partition.filter(|_| o.partition).map(|name| crate::Part {
+        name: name.to_string(),
+        #[cfg(feature = "parquet")]
+        shared: None,
+    });
+    let mut sink = make_sink(o, &meta, tmp, part.as_ref())?;
     hooks.started();
     loop {
         let next = records

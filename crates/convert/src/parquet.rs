@@ -1,14 +1,19 @@
 //! [`To::Parquet`](crate::To::Parquet): the tables of `tracemux-table` as a sink.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use tracemux_core::model::{Event, Lost, TraceMeta};
-use tracemux_table::{Layout, TablesWriter, WriteOptions};
+use tracemux_table::{Dataset, Layout, TablesWriter, WriteOptions};
 
-use super::Sink;
+use super::{DatasetLayout, Options, SchemaKind, Sink};
 
-struct TablesSink(TablesWriter);
+/// The dataset the traces of the shared layout are written into in turn:
+/// a trace's sink takes it and gives it back when it finishes.
+pub type Slot = Arc<Mutex<Option<Dataset>>>;
+
+struct TablesSink(TablesWriter, Option<Slot>);
 
 impl Sink for TablesSink {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
@@ -21,30 +26,111 @@ impl Sink for TablesSink {
         self.0.damage(what);
     }
     fn finish(self: Box<Self>, meta: &TraceMeta) -> Result<()> {
-        self.0.finish(meta)?;
+        match self.1 {
+            Some(slot) => {
+                let (_, ds) = self.0.finish_in(meta)?;
+                *slot.lock().map_err(|_| anyhow!("dataset lock poisoned"))? = Some(ds);
+            }
+            None => {
+                self.0.finish(meta)?;
+            }
+        }
         Ok(())
     }
+}
+
+/// Whether `o` asks for the portable schema: `--schema`, or by default
+/// the shared layout's.
+fn portable(o: &Options) -> bool {
+    match o.schema {
+        Some(s) => s == SchemaKind::Portable,
+        None => o.layout == DatasetLayout::Shared,
+    }
+}
+
+/// The writer's options for `o`, in `layout`.
+fn write_options(o: &Options, layout: Layout, source: &[&Path]) -> WriteOptions {
+    let mut w = WriteOptions {
+        layout,
+        source: source.iter().map(|p| p.display().to_string()).collect(),
+        events_table: !o.no_events_table,
+        portable: portable(o),
+        ..Default::default()
+    };
+    if let Some(size) = o.file_size {
+        w.file_size = size.max(1);
+    }
+    w
+}
+
+/// A shared dataset in `dir`, for the traces of `o` written in turn.
+pub fn shared(o: &Options, dir: &Path) -> Result<Slot> {
+    let opts = write_options(
+        o,
+        Layout::Shared {
+            trace: String::new(),
+        },
+        &[],
+    );
+    Ok(Arc::new(Mutex::new(Some(Dataset::new(dir, &opts)?))))
+}
+
+/// Close the files of the shared dataset in `slot` and mark it complete.
+pub fn finish_shared(slot: &Slot) -> Result<()> {
+    let ds = slot
+        .lock()
+        .map_err(|_| anyhow!("dataset lock poisoned"))?
+        .take()
+        .ok_or_else(|| anyhow!("the shared dataset was not given back"))?;
+    ds.finish()?;
+    Ok(())
+}
+
+/// The tables of one trace as the trace `trace` of the shared dataset in
+/// `slot`.
+pub fn shared_sink(
+    o: &Options,
+    meta: &TraceMeta,
+    slot: &Slot,
+    trace: &str,
+    source: &[&Path],
+) -> Result<Box<dyn Sink + Send>> {
+    let ds = slot
+        .lock()
+        .map_err(|_| anyhow!("dataset lock poisoned"))?
+        .take()
+        .ok_or_else(|| anyhow!("the shared dataset is in use"))?;
+    let opts = write_options(
+        o,
+        Layout::Shared {
+            trace: trace.into(),
+        },
+        source,
+    );
+    Ok(Box::new(TablesSink(
+        TablesWriter::in_dataset(ds, meta, opts)?,
+        Some(slot.clone()),
+    )))
 }
 
 /// The Parquet tables of one trace in directory `dir`: flat, or as the
 /// partition `trace` of a Hive-partitioned dataset.
 pub fn sink(
+    o: &Options,
     meta: &TraceMeta,
     dir: &Path,
     trace: Option<&str>,
     source: &[&Path],
-    events_table: bool,
 ) -> Result<Box<dyn Sink + Send>> {
-    let opts = WriteOptions {
-        layout: match trace {
-            Some(t) => Layout::Hive { trace: t.into() },
-            None => Layout::Flat,
-        },
-        source: source.iter().map(|p| p.display().to_string()).collect(),
-        events_table,
-        ..Default::default()
+    let layout = match trace {
+        Some(t) => Layout::Hive { trace: t.into() },
+        None => Layout::Flat,
     };
-    Ok(Box::new(TablesSink(TablesWriter::new(dir, meta, opts)?)))
+    let opts = write_options(o, layout, source);
+    Ok(Box::new(TablesSink(
+        TablesWriter::new(dir, meta, opts)?,
+        None,
+    )))
 }
 
 /// The name of a trace's partition: its directory's or file's name

@@ -267,6 +267,9 @@ pub struct Columns {
     pub visited: u64,
     /// Some payload field was projected away.
     projected: bool,
+    /// Every integer column Int64 and every float Float64 (the portable
+    /// schema of datasets, see [`Columns::portable`]).
+    wide: bool,
 }
 
 impl Columns {
@@ -292,6 +295,26 @@ impl Columns {
             unknown: 0,
             visited: 0,
             projected: false,
+            wide: false,
+        }
+    }
+
+    /// Columns of the portable schema: every integer Int64 (an unsigned
+    /// 64-bit value kept as its bit pattern, as Perfetto's trace processor
+    /// keeps it), every float Float64, so that a table has one schema
+    /// whatever the width a kernel, architecture or format gives a field.
+    pub fn portable() -> Self {
+        Columns {
+            wide: true,
+            ..Columns::new()
+        }
+    }
+
+    /// Rename top-level column `name` to `to` (the dataset's rule for a
+    /// field of another kind than the column of that name had before).
+    pub fn rename(&mut self, name: &str, to: &str) {
+        if let Some(id) = self.child(Self::ROOT, name) {
+            self.nodes[id].name = to.to_string();
         }
     }
 
@@ -403,12 +426,15 @@ impl Columns {
                 self.attach(id, l);
                 id
             }
+            FieldType::Int(_) if self.wide => {
+                self.push_node(name, Kind::Leaf(Leaf::I64(Int64Builder::with_capacity(0))))
+            }
             FieldType::Int(t) => self.push_node(name, Kind::Leaf(Leaf::int(t))),
             FieldType::Bool => self.push_node(
                 name,
                 Kind::Leaf(Leaf::Bool(BooleanBuilder::with_capacity(0))),
             ),
-            FieldType::Float { bits: 32 } => self.push_node(
+            FieldType::Float { bits: 32 } if !self.wide => self.push_node(
                 name,
                 Kind::Leaf(Leaf::F32(Float32Builder::with_capacity(0))),
             ),

@@ -19,7 +19,7 @@ pub mod writer;
 
 pub use rows::{table_defs, tables, TableDef, TableKind};
 pub use scan::{Scan, ScanSpec};
-pub use writer::{Layout, TablesWriter, WriteOptions};
+pub use writer::{Dataset, FileWritten, Layout, TablesWriter, WriteOptions};
 
 /// What can go wrong writing tables.
 #[derive(Debug, thiserror::Error)]

@@ -115,7 +115,11 @@ fn unique(used: &mut HashMap<String, u32>, base: String) -> String {
 
 /// `SYSTEM__EVENT`, with anything but letters, digits, `_`, `-` and `.`
 /// replaced by `_` (file and table names that cannot collide across
-/// systems, and that SQL and shells take as they are).
+/// systems, and that SQL and shells take as they are). A class without a
+/// system is `none__EVENT`, and a name that would begin with `_` or `.`
+/// gets a `t` in front: Spark and Hadoop's readers skip such folders as
+/// hidden (a CTF `cpu-clock` of perf was `___cpu-clock`, silently left
+/// out of Spark's reads).
 pub fn table_name(system: &str, event: &str) -> String {
     let clean = |s: &str| -> String {
         let s: String = s
@@ -134,7 +138,13 @@ pub fn table_name(system: &str, event: &str) -> String {
             s
         }
     };
-    format!("{}__{}", clean(system), clean(event))
+    let system = if system.is_empty() { "none" } else { system };
+    let name = format!("{}__{}", clean(system), clean(event));
+    if name.starts_with(['_', '.']) {
+        format!("t{name}")
+    } else {
+        name
+    }
 }
 
 /// Which class table an event's class is: its index in
@@ -288,17 +298,23 @@ pub struct Rows {
 impl Rows {
     /// The table `kind` of `meta`, every column.
     pub fn new(meta: &TraceMeta, kind: TableKind) -> Rows {
+        Rows::new_as(meta, kind, false)
+    }
+
+    /// The table `kind` of `meta`, every column; with `portable`, in the
+    /// portable schema of datasets (see [`Columns::portable`]).
+    pub fn new_as(meta: &TraceMeta, kind: TableKind, portable: bool) -> Rows {
         match kind {
             TableKind::Class(i) => match meta.classes.iter().nth(i) {
-                Some(c) => Rows::class(meta, c),
-                None => Rows::build(meta, |_| Body::Class),
+                Some(c) => Rows::class_as(meta, c, portable),
+                None => Rows::build(meta, portable, |_| Body::Class),
             },
-            TableKind::Events => Rows::build(meta, |c| Body::Events {
+            TableKind::Events => Rows::build(meta, portable, |c| Body::Events {
                 system: c.add_dict("system"),
                 event: c.add_dict("event"),
                 fields: c.add("fields", &FieldType::Str),
             }),
-            TableKind::Lost => Rows::build(meta, |c| Body::Lost {
+            TableKind::Lost => Rows::build(meta, portable, |c| Body::Lost {
                 count: c.add("count", &FieldType::u(64)),
             }),
         }
@@ -306,7 +322,13 @@ impl Rows {
 
     /// The table of the events of `class`.
     pub fn class(meta: &TraceMeta, class: &EventClass) -> Rows {
-        let mut r = Rows::build(meta, |c| {
+        Rows::class_as(meta, class, false)
+    }
+
+    /// The table of the events of `class`, in the portable schema with
+    /// `portable`.
+    pub fn class_as(meta: &TraceMeta, class: &EventClass, portable: bool) -> Rows {
+        let mut r = Rows::build(meta, portable, |c| {
             for s in &class.schema().scopes {
                 c.add_scope(s.scope, &s.fields);
             }
@@ -316,8 +338,12 @@ impl Rows {
         r
     }
 
-    fn build(meta: &TraceMeta, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
-        let mut cols = Columns::new();
+    fn build(meta: &TraceMeta, portable: bool, body: impl FnOnce(&mut Columns) -> Body) -> Rows {
+        let mut cols = if portable {
+            Columns::portable()
+        } else {
+            Columns::new()
+        };
         let common = Common::add(&mut cols, meta);
         let body = body(&mut cols);
         let schema = Arc::new(Schema::new(cols.fields()));
@@ -330,6 +356,12 @@ impl Rows {
             json: Vec::new(),
             writer: Default::default(),
         }
+    }
+
+    /// Rename top-level column `name` to `to` (see [`Columns::rename`]).
+    pub fn rename(&mut self, name: &str, to: &str) {
+        self.cols.rename(name, to);
+        self.schema = Arc::new(Schema::new(self.cols.fields()));
     }
 
     /// Keep only the columns `keep` says yes to (see
@@ -466,5 +498,19 @@ impl Flat {
                 c.put(m, val(f));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_name;
+
+    #[test]
+    fn table_names_are_never_hidden() {
+        assert_eq!(table_name("sched", "sched_switch"), "sched__sched_switch");
+        assert_eq!(table_name("", "cpu-clock"), "none__cpu-clock");
+        assert_eq!(table_name("_x", "e"), "t_x__e");
+        assert_eq!(table_name(".x", "e"), "t.x__e");
+        assert_eq!(table_name("a b", "c/d"), "a_b__c_d");
     }
 }

@@ -1,4 +1,4 @@
-//! One trace as a Parquet dataset.
+//! One trace as a Parquet dataset, or many traces as one.
 //!
 //! Files (the default layout, [`Layout::Flat`]), with the columns of
 //! [`crate::rows`]:
@@ -6,27 +6,52 @@
 //! - `events.parquet`: every event, long (the payload as JSON text).
 //! - `lost.parquet`: lost-event markers.
 //! - `meta.json`: what the trace says about itself and what was written.
+//! - `_SUCCESS`: written last; the dataset is complete when it is there.
 //!
-//! [`Layout::Hive`] writes `TABLE/trace=NAME/part-0.parquet` instead, and
-//! `_meta/NAME.json`, so that many traces converted into one directory read
-//! as one table per event class with a `trace` column (Hive partitioning).
+//! A table's file is closed once it holds [`WriteOptions::file_size`] bytes
+//! and its rows go on in the next (`TABLE.1.parquet`, `TABLE.2.parquet`...;
+//! `meta.json` lists them), so that no file's metadata grows with the trace.
 //!
-//! Memory stays flat however many tables a trace has: each table records
-//! its rows on a compact, compressed tape ([`crate::tape`]); when the tapes
-//! of all tables hold more than [`WriteOptions::memory_budget`], one table's
-//! tape goes to the encoder thread, which builds its columns and writes it
-//! as a row group (only that table's builders and column writers exist at
-//! a time). The table picked is the one holding most against the square
-//! root of all it has had, which keeps row groups few for the memory.
+//! [`Layout::Hive`] writes `TABLE/trace=NAME/part-0.parquet` instead (and
+//! `part-1`... as files roll), and `_meta/NAME.json`, so that many traces
+//! converted into one directory read as one table per event class with a
+//! `trace` column (Hive partitioning).
+//!
+//! [`Layout::Shared`] writes the rows of every trace of a [`Dataset`] into
+//! shared files, `TABLE/part-NNNNN.parquet`, with `trace` and `host` as
+//! their first columns: files of a useful size whatever the number of
+//! traces. A table's files have one schema as long as its traces agree;
+//! a trace whose table lacks columns gets nulls there, one with more
+//! columns starts a new file with the union of them, and a column whose
+//! type differs from the one the dataset had first is renamed
+//! `NAME__TYPE` (e.g. `prev_state__utf8`) and said in `meta.json`'s
+//! `renamed_columns`. With [`WriteOptions::portable`] (the rule for
+//! datasets) every integer is Int64, so kernels, architectures and formats
+//! agree on the widths of the same field.
+//!
+//! Memory stays flat whatever the trace's length and the number of its
+//! tables: the rows being built (Arrow builders, on the thread that reads
+//! the trace) go to the encoder thread as a batch when a table has
+//! [`WriteOptions::batch_rows`] rows, or when all hold more than
+//! [`WriteOptions::memory_budget`] (the largest). The encoder appends
+//! each batch to its table's row group in progress, where it is kept
+//! encoded and compressed; a row group is written out when it has
+//! [`WriteOptions::row_group_rows`] rows, or when the row groups in
+//! progress of all tables hold more than [`WriteOptions::encoder_budget`]
+//! (the largest). Few, large row groups; and files rolled at a size keep
+//! what a file's footer holds (row group and page index metadata) bounded.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use arrow_array::RecordBatch;
-use arrow_schema::{DataType, SchemaRef};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::metadata::SortingColumn;
@@ -48,21 +73,50 @@ pub enum Layout {
     Flat,
     /// `DIR/TABLE/trace=NAME/part-0.parquet` and `DIR/_meta/NAME.json`.
     Hive { trace: String },
+    /// `DIR/TABLE/part-NNNNN.parquet`, shared by the traces of a
+    /// [`Dataset`], with a `trace` column; `DIR/_meta/NAME.json`.
+    Shared { trace: String },
+}
+
+impl Layout {
+    fn trace(&self) -> Option<&str> {
+        match self {
+            Layout::Flat => None,
+            Layout::Hive { trace } | Layout::Shared { trace } => Some(trace),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct WriteOptions {
     pub layout: Layout,
-    /// zstd level of the column chunks.
+    /// zstd level of the column chunks. 1 by default: each column writer
+    /// of a row group in progress has a compressor of its own, whose
+    /// tables at level 3 take about five times the memory of level 1's
+    /// (for files about 3% larger).
     pub zstd_level: i32,
-    /// Rows of a row group, at most: a table's rows go to the encoder as
-    /// a row group when it has built this many (or, before, when the
-    /// rows of all tables hold [`WriteOptions::memory_budget`] and it
-    /// holds the most).
+    /// Rows of a batch, at most: a table's rows go to the encoder when it
+    /// has built this many (or, before, when the rows of all tables hold
+    /// [`WriteOptions::memory_budget`] and it holds the most).
     pub batch_rows: usize,
     /// Bytes the rows being built may hold in all tables before the
     /// largest table's go to the encoder.
     pub memory_budget: usize,
+    /// Rows of a row group, at most.
+    pub row_group_rows: usize,
+    /// Bytes the encoded row groups in progress may hold in all tables
+    /// before the largest is written out.
+    pub encoder_budget: usize,
+    /// A table's file is closed, and its rows go on in a new one, once it
+    /// holds this many bytes.
+    pub file_size: u64,
+    /// A table's file is closed, too, once it holds this many row groups:
+    /// a file keeps the metadata of its row groups until it closes.
+    pub file_row_groups: usize,
+    /// The portable schema (every integer Int64, every float Float64;
+    /// see [`crate::columns::Columns::portable`]) instead of each field's
+    /// own width.
+    pub portable: bool,
     /// Write the long `events` table.
     pub events_table: bool,
     /// What to record as the source in `meta.json`.
@@ -73,27 +127,40 @@ impl Default for WriteOptions {
     fn default() -> Self {
         WriteOptions {
             layout: Layout::Flat,
-            zstd_level: 3,
+            zstd_level: 1,
             batch_rows: 1 << 16,
             memory_budget: 8 << 20,
+            row_group_rows: 1 << 20,
+            encoder_budget: 8 << 20,
+            file_size: 256 << 20,
+            file_row_groups: 64,
+            portable: false,
             events_table: true,
             source: Vec::new(),
         }
     }
 }
 
-/// One table: its rows being built (the builders of its columns, on the
-/// thread that reads the trace), and what `meta.json` says of it. Its
-/// Parquet file is written by the [`Encoder`] thread.
+/// One table of the trace being written: its rows being built (the
+/// builders of its columns, on the thread that reads the trace), and
+/// what `meta.json` says of it. Its files are written by the [`Encoder`]
+/// thread.
 struct Table {
-    /// The table's number at the encoder.
-    id: usize,
-    name: String,
-    path: PathBuf,
+    name: Arc<str>,
     rows: Rows,
-    /// The encoder has its file.
-    opened: bool,
+    /// The schema its batches have at the encoder: the rows' own, with
+    /// `trace` and `host` first in the shared layout, and, where the
+    /// dataset's table has more columns, those (null).
     schema: SchemaRef,
+    /// For each column of `schema`: the column of the rows' batch it is
+    /// (`None`: a null column), or, for the constant columns, its value.
+    fill: Vec<Fill>,
+    /// The rows' own schema (what `meta.json` lists).
+    own: SchemaRef,
+    /// The encoder was told of it.
+    announced: bool,
+    /// The encoder keeps its row group open (see [`Job::open`]).
+    open: Arc<AtomicBool>,
     /// Rows written so far.
     total: u64,
     /// About how many bytes a row takes in the builders.
@@ -103,6 +170,14 @@ struct Table {
     /// The last `ts` written and whether they came in order.
     last_ts: i64,
     sorted: bool,
+}
+
+/// Where a column of a batch for the encoder comes from.
+#[derive(Clone)]
+enum Fill {
+    Column(usize),
+    Null,
+    Text(Option<Arc<str>>),
 }
 
 /// About how many bytes a value of `t` takes in an Arrow builder.
@@ -119,22 +194,115 @@ fn value_bytes(t: &DataType) -> usize {
     }
 }
 
+fn dict_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+/// The short name of a type in a renamed column (`NAME__TYPE`).
+fn type_tag(t: &DataType) -> String {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Dictionary(..) => "utf8".into(),
+        DataType::Binary | DataType::LargeBinary => "binary".into(),
+        DataType::Struct(_) => "struct".into(),
+        DataType::List(_) => "list".into(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
 impl Table {
-    fn new(id: usize, name: String, path: PathBuf, rows: Rows) -> Table {
-        let schema = rows.schema().clone();
-        let row_bytes = schema
+    fn new(name: &str, rows: Rows, ds: &mut Dataset, trace: Option<(&str, Option<&str>)>) -> Table {
+        let mut rows = rows;
+        let mut renamed = Vec::new();
+        // the shared layout: a column's type is the one the dataset's
+        // table had first (another kind is renamed)
+        if ds.shared {
+            if let Some(prev) = ds.schemas.get(name) {
+                for f in rows.schema().clone().fields() {
+                    let Ok(p) = prev.field_with_name(f.name()) else {
+                        continue;
+                    };
+                    if p.data_type() == f.data_type() {
+                        continue;
+                    }
+                    let base = format!("{}__{}", f.name(), type_tag(f.data_type()));
+                    let mut to = base.clone();
+                    let mut k = 2;
+                    while rows.schema().field_with_name(&to).is_ok()
+                        || prev
+                            .field_with_name(&to)
+                            .is_ok_and(|p| p.data_type() != f.data_type())
+                    {
+                        to = format!("{base}_{k}");
+                        k += 1;
+                    }
+                    rows.rename(f.name(), &to);
+                    renamed.push((f.name().clone(), to));
+                }
+            }
+        }
+        let own = rows.schema().clone();
+        let mut fields: Vec<Arc<Field>> = Vec::new();
+        let mut fill = Vec::new();
+        if let Some((t, host)) = trace.filter(|_| ds.shared) {
+            fields.push(Arc::new(Field::new("trace", dict_type(), false)));
+            fill.push(Fill::Text(Some(t.into())));
+            fields.push(Arc::new(Field::new("host", dict_type(), true)));
+            fill.push(Fill::Text(host.map(Into::into)));
+        }
+        for (i, f) in own.fields().iter().enumerate() {
+            fields.push(f.clone());
+            fill.push(Fill::Column(i));
+        }
+        if ds.shared {
+            if let Some(prev) = ds.schemas.get(name) {
+                // the dataset's columns this trace lacks: nulls, in the
+                // dataset's order where this trace agrees with it
+                let mine: Vec<Arc<Field>> = fields.clone();
+                let (mut f2, mut fill2) = (Vec::new(), Vec::new());
+                for p in prev.fields() {
+                    match mine.iter().position(|m| m.name() == p.name()) {
+                        Some(i) => {
+                            f2.push(mine[i].clone());
+                            fill2.push(fill[i].clone());
+                        }
+                        None => {
+                            f2.push(Arc::new(p.as_ref().clone().with_nullable(true)));
+                            fill2.push(Fill::Null);
+                        }
+                    }
+                }
+                for (i, m) in mine.iter().enumerate() {
+                    if prev.field_with_name(m.name()).is_err() {
+                        f2.push(m.clone());
+                        fill2.push(fill[i].clone());
+                    }
+                }
+                fields = f2;
+                fill = fill2;
+            }
+        }
+        let schema = Arc::new(Schema::new(fields));
+        if ds.shared {
+            ds.schemas.insert(name.to_string(), schema.clone());
+            for (from, to) in renamed {
+                ds.renamed
+                    .push(json!({"table": name, "column": from, "as": to}));
+            }
+        }
+        let row_bytes = own
             .fields()
             .iter()
             .map(|f| value_bytes(f.data_type()))
             .sum::<usize>()
             .max(1);
         Table {
-            id,
-            name,
-            path,
+            name: name.into(),
             rows,
-            opened: false,
             schema,
+            fill,
+            own,
+            announced: false,
+            open: Arc::new(AtomicBool::new(false)),
             total: 0,
             row_bytes,
             system: None,
@@ -142,6 +310,15 @@ impl Table {
             last_ts: i64::MIN,
             sorted: true,
         }
+    }
+
+    /// Whether its rows go to the encoder now: at `batch_rows`, or, when
+    /// the encoder gathers its row groups, at `small` bytes.
+    #[inline]
+    fn full(&self, batch_rows: usize, small: usize) -> bool {
+        let n = self.rows.rows();
+        n >= batch_rows
+            || (n & 1023 == 0 && self.open.load(Ordering::Relaxed) && self.held() >= small)
     }
 
     /// About how many bytes the rows being built hold.
@@ -159,54 +336,151 @@ impl Table {
     }
 
     /// The rows built so far, as a batch for the encoder (and, the first
-    /// time, the table's file: every table gets one, even without rows).
+    /// time, word of the table: every table gets a file, even without
+    /// rows).
     fn job(&mut self) -> Result<Option<Job>> {
-        let first = (!self.opened).then(|| (self.path.clone(), self.schema.clone()));
-        self.opened = true;
-        if self.rows.rows() == 0 && first.is_none() {
+        let first = !self.announced;
+        self.announced = true;
+        let n = self.rows.rows();
+        if n == 0 && !first {
             return Ok(None);
         }
-        let batch = match self.rows.rows() {
+        let batch = match n {
             0 => None,
-            _ => Some(self.rows.batch(&self.name)?),
+            _ => {
+                let b = self.rows.batch(&self.name)?;
+                Some(self.shape(b)?)
+            }
         };
         Ok(Some(Job {
-            id: self.id,
-            first,
+            table: self.name.clone(),
+            schema: self.schema.clone(),
             batch,
+            open: self.open.clone(),
         }))
+    }
+
+    /// `b` (of the rows' own schema) in the encoder's schema.
+    fn shape(&self, b: RecordBatch) -> Result<RecordBatch> {
+        if self.fill.len() == b.num_columns()
+            && self
+                .fill
+                .iter()
+                .enumerate()
+                .all(|(i, f)| matches!(f, Fill::Column(c) if *c == i))
+        {
+            return Ok(b);
+        }
+        let n = b.num_rows();
+        let cols: Vec<ArrayRef> = self
+            .fill
+            .iter()
+            .zip(self.schema.fields())
+            .map(|(f, field)| match f {
+                Fill::Column(i) => b.column(*i).clone(),
+                Fill::Null => arrow_array::new_null_array(field.data_type(), n),
+                Fill::Text(v) => {
+                    let keys = arrow_array::Int32Array::from(match v {
+                        Some(_) => vec![Some(0); n],
+                        None => vec![None; n],
+                    });
+                    let values = arrow_array::StringArray::from(match v {
+                        Some(s) => vec![s.to_string()],
+                        None => vec![],
+                    });
+                    Arc::new(
+                        arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::try_new(
+                            keys,
+                            Arc::new(values),
+                        )
+                        .expect("keys within the values"),
+                    )
+                }
+            })
+            .collect();
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
+        RecordBatch::try_new_with_options(self.schema.clone(), cols, &opts).map_err(|e| {
+            Error::Arrow {
+                table: self.name.to_string(),
+                source: e,
+            }
+        })
     }
 }
 
-/// Rows of a table for the encoder; with the table's first rows, its
-/// file's path and schema.
+/// Rows of a table for the encoder, in the schema its file has (or is to
+/// have); without rows, word that the table exists.
 struct Job {
-    id: usize,
-    first: Option<(PathBuf, SchemaRef)>,
+    table: Arc<str>,
+    schema: SchemaRef,
     batch: Option<RecordBatch>,
+    /// Set by the encoder when it keeps the table's row group open across
+    /// batches: the reader then sends it small batches.
+    open: Arc<AtomicBool>,
 }
+
+/// How the encoder names the files of a table.
+#[derive(Debug, Clone)]
+enum Naming {
+    Flat,
+    Hive(String),
+    Shared,
+}
+
+impl Naming {
+    fn of(layout: &Layout) -> Naming {
+        match layout {
+            Layout::Flat => Naming::Flat,
+            Layout::Hive { trace } => Naming::Hive(trace.clone()),
+            Layout::Shared { .. } => Naming::Shared,
+        }
+    }
+
+    /// The path of part `k` of `table` under `dir`.
+    fn path(&self, dir: &Path, table: &str, k: usize) -> PathBuf {
+        match self {
+            Naming::Flat if k == 0 => dir.join(format!("{table}.parquet")),
+            Naming::Flat => dir.join(format!("{table}.{k}.parquet")),
+            Naming::Hive(trace) => dir
+                .join(table)
+                .join(format!("trace={trace}"))
+                .join(format!("part-{k}.parquet")),
+            Naming::Shared => dir.join(table).join(format!("part-{k:05}.parquet")),
+        }
+    }
+}
+
+/// A file the encoder wrote: its path under the dataset's directory, rows
+/// and bytes.
+#[derive(Debug, Clone)]
+pub struct FileWritten {
+    pub path: String,
+    pub rows: u64,
+    pub bytes: u64,
+}
+
+/// The files of each table, by its name.
+type TableFiles = Vec<(Arc<str>, Vec<FileWritten>)>;
 
 /// The Parquet writers of every table, on a thread of their own: encoding
 /// and compressing a table's rows runs beside the reading of the next
-/// events. A batch's encoded pages stay in its writer's row group until
-/// the row group is written: when it holds [`WriteOptions::row_group_bytes`],
-/// or, when the row groups of all tables hold more than
-/// [`WriteOptions::memory_budget`], the largest one. Few, large row groups
-/// in flat memory.
+/// events.
 struct Encoder {
     tx: Option<SyncSender<Job>>,
-    thread: Option<JoinHandle<Result<()>>>,
+    thread: Option<JoinHandle<Result<TableFiles>>>,
 }
 
 impl Encoder {
-    fn start(opts: &WriteOptions) -> Result<Encoder> {
+    fn start(dir: &Path, opts: &WriteOptions) -> Result<Encoder> {
         // (an invalid zstd level is refused here, not at the first table)
         properties(opts, &arrow_schema::Schema::empty())?;
         let props = opts.clone();
+        let dir = dir.to_path_buf();
+        let naming = Naming::of(&opts.layout);
         let (tx, rx) = sync_channel::<Job>(1);
         let thread = std::thread::Builder::new()
             .name("parquet-encoder".into())
-            .spawn(move || encode(rx, props))
+            .spawn(move || encode(rx, &dir, naming, props))
             .map_err(|e| io(Path::new("parquet encoder thread"), e))?;
         Ok(Encoder {
             tx: Some(tx),
@@ -222,11 +496,12 @@ impl Encoder {
             return Ok(());
         }
         // the thread stopped: on an error, which `finish` returns
-        self.finish()
+        self.finish().map(|_| ())
     }
 
-    /// Close every file; the first error of the encoder.
-    fn finish(&mut self) -> Result<()> {
+    /// Close every file; the files of each table, or the first error of
+    /// the encoder.
+    fn finish(&mut self) -> Result<TableFiles> {
         self.tx = None;
         match self.thread.take().map(|t| t.join()) {
             None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
@@ -248,51 +523,203 @@ impl Drop for Encoder {
     }
 }
 
-/// The encoder thread: write each batch to its table's file, close a row
-/// group at `rg_bytes` and the largest when all hold more than `budget`;
-/// at the end (the sender gone), close every file.
-fn encode(rx: Receiver<Job>, opts: WriteOptions) -> Result<()> {
-    struct Open {
-        path: PathBuf,
-        writer: ArrowWriter<BufWriter<File>>,
-    }
-    let mut open: Vec<Option<Open>> = Vec::new();
-    for job in rx {
-        if open.len() <= job.id {
-            open.resize_with(job.id + 1, || None);
+/// A table at the encoder: its file being written, if any, and those
+/// written.
+struct Out {
+    /// The number of its next file.
+    part: usize,
+    file: Option<Open>,
+    /// Bytes its row group in progress holds.
+    held: usize,
+    files: Vec<FileWritten>,
+    /// Its row group stays open across batches (a table that fills them).
+    open: bool,
+    /// Its leaf columns (column writers of a row group).
+    columns: usize,
+    /// Rows it had.
+    sent: u64,
+}
+
+/// Leaf columns the open row groups may have together.
+const MAX_OPEN_COLUMNS: usize = 40;
+/// About what a column writer of a row group holds besides its pages (its
+/// encoders, statistics, compressor and decompressor).
+const COLUMN_BYTES: usize = 128 << 10;
+
+/// The leaf columns of `fields`.
+fn leaves(fields: &arrow_schema::Fields) -> usize {
+    fn of(t: &DataType) -> usize {
+        match t {
+            DataType::Struct(f) => f.iter().map(|f| of(f.data_type())).sum(),
+            DataType::List(f) => of(f.data_type()),
+            _ => 1,
         }
-        if let Some((path, schema)) = job.first {
+    }
+    fields.iter().map(|f| of(f.data_type())).sum()
+}
+
+struct Open {
+    path: PathBuf,
+    schema: SchemaRef,
+    writer: ArrowWriter<BufWriter<File>>,
+    rows: u64,
+}
+
+impl Open {
+    /// Write the footer and close the file.
+    fn close(self, dir: &Path) -> Result<FileWritten> {
+        let bytes = self.writer.bytes_written() as u64;
+        let f = self.writer.into_inner().map_err(|e| pq(&self.path, e))?;
+        let f = f.into_inner().map_err(|e| io(&self.path, e.into_error()))?;
+        let bytes = f.metadata().map(|m| m.len()).unwrap_or(bytes);
+        f.sync_all().ok();
+        Ok(FileWritten {
+            path: self
+                .path
+                .strip_prefix(dir)
+                .unwrap_or(&self.path)
+                .display()
+                .to_string(),
+            rows: self.rows,
+            bytes,
+        })
+    }
+}
+
+/// The encoder thread: append each batch to its table's row group in
+/// progress; write row groups out at `row_group_rows` rows (the
+/// writer's own limit) and the largest when all hold more than
+/// `encoder_budget`; roll a table's file at `file_size`; at the end (the
+/// sender gone), close every file.
+fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> Result<TableFiles> {
+    let mut outs: Vec<(Arc<str>, Out)> = Vec::new();
+    let mut index: HashMap<Arc<str>, usize> = HashMap::new();
+    let mut held = 0usize;
+    let mut open_columns = 0usize;
+    let (max_open, budget) = (MAX_OPEN_COLUMNS, opts.encoder_budget);
+    for job in rx {
+        let i = *index.entry(job.table.clone()).or_insert_with(|| {
+            outs.push((
+                job.table.clone(),
+                Out {
+                    part: 0,
+                    file: None,
+                    held: 0,
+                    files: Vec::new(),
+                    open: false,
+                    sent: 0,
+                    columns: leaves(job.schema.fields()),
+                },
+            ));
+            outs.len() - 1
+        });
+        let (name, out) = &mut outs[i];
+        // a table of another schema (another trace of a shared dataset)
+        // starts a file of its own
+        if out.file.as_ref().is_some_and(|f| f.schema != job.schema) {
+            held -= out.held;
+            out.held = 0;
+            if let Some(f) = out.file.take() {
+                out.files.push(f.close(dir)?);
+            }
+            if out.open {
+                open_columns -= out.columns;
+                out.open = false;
+                job.open.store(false, Ordering::Relaxed);
+            }
+            out.columns = leaves(job.schema.fields());
+        }
+        if out.file.is_none() && (job.batch.is_some() || out.part == 0) {
+            let path = naming.path(dir, name, out.part);
+            out.part += 1;
             if let Some(d) = path.parent() {
                 std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
             }
             let f = File::create(&path).map_err(|e| io(&path, e))?;
-            let props = properties(&opts, &schema)?;
-            let writer =
-                ArrowWriter::try_new(BufWriter::with_capacity(8 << 10, f), schema, Some(props))
-                    .map_err(|e| pq(&path, e))?;
-            open[job.id] = Some(Open { path, writer });
+            let props = properties(&opts, &job.schema)?;
+            let writer = ArrowWriter::try_new(
+                BufWriter::with_capacity(8 << 10, f),
+                job.schema.clone(),
+                Some(props),
+            )
+            .map_err(|e| pq(&path, e))?;
+            out.file = Some(Open {
+                path,
+                schema: job.schema.clone(),
+                writer,
+                rows: 0,
+            });
         }
-        let Some(t) = open[job.id].as_mut() else {
-            return Err(Error::Encoder(format!(
-                "parquet table {} written before opened",
-                job.id
-            )));
+        let Some(b) = job.batch else {
+            continue;
         };
-        if let Some(b) = job.batch {
-            // a batch is a row group: one is encoded at a time (the
-            // column encoders of a row group, with their compression
-            // contexts, are what would grow with the tables open)
-            t.writer.write(&b).map_err(|e| pq(&t.path, e))?;
-            drop(b);
-            t.writer.flush().map_err(|e| pq(&t.path, e))?;
+        let Some(f) = out.file.as_mut() else {
+            continue;
+        };
+        f.writer.write(&b).map_err(|e| pq(&f.path, e))?;
+        f.rows += b.num_rows() as u64;
+        out.sent += b.num_rows() as u64;
+        let busy = out.sent >= opts.batch_rows as u64;
+        drop(b);
+        // a table that fills its batches keeps its row group open, as
+        // long as the open ones have few columns together (each column's
+        // encoder and compressor hold memory of their own); the others'
+        // batches are row groups
+        if !out.open && busy && open_columns + out.columns <= max_open {
+            out.open = true;
+            open_columns += out.columns;
+            job.open.store(true, Ordering::Relaxed);
+        }
+        let now = match out.open {
+            true => f.writer.memory_size() + out.columns * COLUMN_BYTES,
+            false => {
+                f.writer.flush().map_err(|e| pq(&f.path, e))?;
+                0
+            }
+        };
+        held = held - out.held + now;
+        out.held = now;
+        roll(out, dir, &opts, &mut held)?;
+        // over the budget: write out the largest row groups in progress
+        while held > budget {
+            let Some((_, big)) = outs
+                .iter_mut()
+                .filter(|(_, o)| o.held > 0)
+                .max_by_key(|(_, o)| o.held)
+            else {
+                held = 0;
+                break;
+            };
+            if let Some(f) = big.file.as_mut() {
+                f.writer.flush().map_err(|e| pq(&f.path, e))?;
+            }
+            held -= big.held;
+            big.held = 0;
+            roll(big, dir, &opts, &mut held)?;
         }
     }
-    for t in open.into_iter().flatten() {
-        let f = t.writer.into_inner().map_err(|e| pq(&t.path, e))?;
-        f.into_inner()
-            .map_err(|e| io(&t.path, e.into_error()))?
-            .sync_all()
-            .ok();
+    let mut files = Vec::new();
+    for (name, mut out) in outs {
+        if let Some(f) = out.file.take() {
+            out.files.push(f.close(dir)?);
+        }
+        files.push((name, out.files));
+    }
+    Ok(files)
+}
+
+/// Close `out`'s file when it holds `file_size` bytes (written out, not
+/// counting its row group in progress) or `file_row_groups` row groups.
+fn roll(out: &mut Out, dir: &Path, opts: &WriteOptions, held: &mut usize) -> Result<()> {
+    if out.file.as_ref().is_some_and(|f| {
+        f.writer.bytes_written() as u64 >= opts.file_size
+            || f.writer.flushed_row_groups().len() >= opts.file_row_groups.max(1)
+    }) {
+        *held -= out.held;
+        out.held = 0;
+        if let Some(f) = out.file.take() {
+            out.files.push(f.close(dir)?);
+        }
     }
     Ok(())
 }
@@ -347,7 +774,7 @@ fn properties(opts: &WriteOptions, schema: &arrow_schema::Schema) -> Result<Writ
     Ok(
         b.set_created_by(format!("tracemux {}", env!("CARGO_PKG_VERSION")))
             .set_compression(Compression::ZSTD(level))
-            .set_max_row_group_row_count(Some(opts.batch_rows.max(1)))
+            .set_max_row_group_row_count(Some(opts.row_group_rows.max(1)))
             // the values of a page are held until it is cut, for every column
             .set_data_page_size_limit(128 << 10)
             .set_dictionary_page_size_limit(128 << 10)
@@ -358,20 +785,80 @@ fn properties(opts: &WriteOptions, schema: &arrow_schema::Schema) -> Result<Writ
             .set_statistics_enabled(EnabledStatistics::Chunk)
             .set_column_statistics_enabled(ts.clone(), EnabledStatistics::Page)
             .set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED)
-            // events come in time order (the model's contract); `meta.json`
+            // events come in time order (the model's contract; the traces
+            // of a shared dataset in the order of their names); `meta.json`
             // says if a table's did not
-            .set_sorting_columns(Some(vec![SortingColumn {
-                column_idx: 0,
-                descending: false,
-                nulls_first: false,
-            }]))
+            .set_sorting_columns(Some(
+                ["trace", "ts"]
+                    .iter()
+                    .filter_map(|c| schema.index_of(c).ok())
+                    .map(|i| SortingColumn {
+                        column_idx: i as i32,
+                        descending: false,
+                        nulls_first: false,
+                    })
+                    .collect(),
+            ))
             .build(),
     )
 }
 
+/// Where the tables of traces are written: the encoder thread, its
+/// files, and (in the shared layout) the schema each table has so far.
+/// A [`TablesWriter`] writes one trace into it; in the shared layout,
+/// several in turn ([`TablesWriter::in_dataset`], [`TablesWriter::finish_in`]).
+pub struct Dataset {
+    dir: PathBuf,
+    encoder: Encoder,
+    shared: bool,
+    schemas: HashMap<String, SchemaRef>,
+    /// Columns renamed for a type of another kind (see [`Layout::Shared`]).
+    renamed: Vec<Json>,
+}
+
+impl Dataset {
+    /// A dataset in `dir` (created if needed), written as `opts` say
+    /// (its layout: the first trace's).
+    pub fn new(dir: &Path, opts: &WriteOptions) -> Result<Dataset> {
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        Ok(Dataset {
+            dir: dir.to_path_buf(),
+            encoder: Encoder::start(dir, opts)?,
+            shared: matches!(opts.layout, Layout::Shared { .. }),
+            schemas: HashMap::new(),
+            renamed: Vec::new(),
+        })
+    }
+
+    /// Close every file, and mark the dataset complete (`_SUCCESS`, as
+    /// Spark and Hadoop do). Returns the files of each table.
+    pub fn finish(mut self) -> Result<Vec<(String, Vec<FileWritten>)>> {
+        let files = self.encoder.finish()?;
+        let files: Vec<(String, Vec<FileWritten>)> =
+            files.into_iter().map(|(t, f)| (t.to_string(), f)).collect();
+        if self.shared {
+            let list = json!({
+                "tables": files.iter().map(|(t, f)| (t.clone(), json!(f.iter().map(|f| json!({
+                    "file": f.path, "rows": f.rows, "bytes": f.bytes,
+                })).collect::<Vec<_>>()))).collect::<Map<String, Json>>(),
+                "renamed_columns": self.renamed,
+            });
+            let path = self.dir.join("_meta").join("_files.json");
+            if let Some(d) = path.parent() {
+                std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+            }
+            let mut text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            text.push('\n');
+            std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+        }
+        let ok = self.dir.join("_SUCCESS");
+        std::fs::write(&ok, b"").map_err(|e| io(&ok, e))?;
+        Ok(files)
+    }
+}
+
 /// Writes the tables of one trace.
 pub struct TablesWriter {
-    dir: PathBuf,
     opts: WriteOptions,
     classes: ClassIndex,
     /// Class (its index in the [`ClassIndex`]) to its table in `tables`.
@@ -379,7 +866,10 @@ pub struct TablesWriter {
     tables: Vec<Table>,
     long: Option<Table>,
     lost: Table,
-    encoder: Encoder,
+    ds: Dataset,
+    /// The trace's name and host (the constant columns of the shared
+    /// layout).
+    trace: Option<(String, Option<String>)>,
     /// About how many bytes the rows being built hold, in all tables.
     held: usize,
     tasks: TaskTracker,
@@ -393,33 +883,47 @@ pub struct TablesWriter {
     /// column, over the tables written.
     mismatches: u64,
     unknown: u64,
+    /// What `ds.renamed` held before this trace.
+    renamed_before: usize,
 }
 
-/// The encoder's numbers of `events` and `lost`; class tables follow.
-const LONG_ID: usize = 0;
-const LOST_ID: usize = 1;
-
 impl TablesWriter {
-    /// Write into `dir` (created if needed).
+    /// Write into `dir` (created if needed), a dataset of its own.
     pub fn new(dir: &Path, meta: &TraceMeta, opts: WriteOptions) -> Result<TablesWriter> {
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let ds = Dataset::new(dir, &opts)?;
+        Self::in_dataset(ds, meta, opts)
+    }
+
+    /// Write into dataset `ds` (the shared layout: after the traces it
+    /// has; [`TablesWriter::finish_in`] gives it back).
+    pub fn in_dataset(
+        mut ds: Dataset,
+        meta: &TraceMeta,
+        opts: WriteOptions,
+    ) -> Result<TablesWriter> {
+        let trace = opts
+            .layout
+            .trace()
+            .map(|t| (t.to_string(), meta.hostname().map(|h| h.to_string())));
+        let constant = trace.as_ref().map(|(t, h)| (t.as_str(), h.as_deref()));
+        let portable = opts.portable;
         let long = opts.events_table.then(|| {
             Table::new(
-                LONG_ID,
-                "events".into(),
-                Self::path(dir, &opts, "events"),
-                Rows::new(meta, TableKind::Events),
+                "events",
+                Rows::new_as(meta, TableKind::Events, portable),
+                &mut ds,
+                constant,
             )
         });
         let lost = Table::new(
-            LOST_ID,
-            "lost".into(),
-            Self::path(dir, &opts, "lost"),
-            Rows::new(meta, TableKind::Lost),
+            "lost",
+            Rows::new_as(meta, TableKind::Lost, portable),
+            &mut ds,
+            constant,
         );
         Ok(TablesWriter {
-            dir: dir.to_path_buf(),
-            encoder: Encoder::start(&opts)?,
+            renamed_before: ds.renamed.len(),
+            ds,
             opts,
             held: 0,
             classes: ClassIndex::new(meta),
@@ -427,6 +931,7 @@ impl TablesWriter {
             tables: Vec::new(),
             long,
             lost,
+            trace,
             tasks: TaskTracker::new(),
             events: 0,
             unknown_class: 0,
@@ -439,16 +944,6 @@ impl TablesWriter {
         })
     }
 
-    fn path(dir: &Path, opts: &WriteOptions, table: &str) -> PathBuf {
-        match &opts.layout {
-            Layout::Flat => dir.join(format!("{table}.parquet")),
-            Layout::Hive { trace } => dir
-                .join(table)
-                .join(format!("trace={trace}"))
-                .join("part-0.parquet"),
-        }
-    }
-
     /// The table of `class`, created at its first event.
     fn table_of(&mut self, meta: &TraceMeta, class: &EventClass) -> usize {
         let k = self.classes.of(meta, class);
@@ -456,9 +951,9 @@ impl TablesWriter {
             return *t;
         }
         let name = self.classes.name(k).to_string();
-        let path = Self::path(&self.dir, &self.opts, &name);
-        let id = LOST_ID + 1 + self.tables.len();
-        let mut t = Table::new(id, name, path, Rows::class(meta, class));
+        let constant = self.trace.as_ref().map(|(t, h)| (t.as_str(), h.as_deref()));
+        let rows = Rows::class_as(meta, class, self.opts.portable);
+        let mut t = Table::new(&name, rows, &mut self.ds, constant);
         t.system = Some(class.system.clone());
         t.event = Some(class.name.clone());
         self.tables.push(t);
@@ -478,15 +973,16 @@ impl TablesWriter {
             self.tasks.learn(meta, ev);
         }
         let batch_rows = self.opts.batch_rows.max(1);
+        let small = self.opts.memory_budget / 16;
         if let Some(i) = table {
             let t = &mut self.tables[i];
             t.check_order(ev.ts);
             t.rows.event(meta, &self.tasks, ev);
             self.held += t.row_bytes;
-            if t.rows.rows() >= batch_rows {
+            if t.full(batch_rows, small) {
                 self.held = self.held.saturating_sub(t.held());
                 let job = t.job()?;
-                self.encoder.send(job)?;
+                self.ds.encoder.send(job)?;
             }
         } else {
             self.unknown_class += 1;
@@ -495,10 +991,10 @@ impl TablesWriter {
             t.check_order(ev.ts);
             t.rows.event(meta, &self.tasks, ev);
             self.held += t.row_bytes;
-            if t.rows.rows() >= batch_rows {
+            if t.full(batch_rows, small) {
                 self.held = self.held.saturating_sub(t.held());
                 let job = t.job()?;
-                self.encoder.send(job)?;
+                self.ds.encoder.send(job)?;
             }
         }
         self.keep_budget()
@@ -514,8 +1010,8 @@ impl TablesWriter {
         self.keep_budget()
     }
 
-    /// While the rows being built hold more than a quarter of the budget,
-    /// hand the table holding the most to the encoder.
+    /// While the rows being built hold more than the budget, hand the
+    /// table holding the most to the encoder.
     fn keep_budget(&mut self) -> Result<()> {
         while self.held > self.opts.memory_budget {
             let t = self
@@ -530,7 +1026,7 @@ impl TablesWriter {
             };
             self.held = self.held.saturating_sub(t.held());
             let job = t.job()?;
-            self.encoder.send(job)?;
+            self.ds.encoder.send(job)?;
         }
         Ok(())
     }
@@ -543,8 +1039,30 @@ impl TablesWriter {
         }
     }
 
-    /// Close every file and write the description. Returns it.
-    pub fn finish(mut self, meta: &TraceMeta) -> Result<Json> {
+    /// Close every file, write the description and mark the dataset
+    /// complete. Returns the description.
+    pub fn finish(self, meta: &TraceMeta) -> Result<Json> {
+        let layout = self.opts.layout.clone();
+        let (mut desc, ds) = self.finish_in(meta)?;
+        let dir = ds.dir.clone();
+        let files = ds.finish()?;
+        // the files of each table, now that they are closed
+        if let Some(tables) = desc.get_mut("tables").and_then(|t| t.as_object_mut()) {
+            for (name, f) in files {
+                if let Some(d) = tables.get_mut(&name) {
+                    d["file"] = json!(f.first().map(|f| f.path.clone()));
+                    d["files"] = json!(f.iter().map(|f| f.path.clone()).collect::<Vec<_>>());
+                }
+            }
+        }
+        write_meta(&desc, &meta_path(&dir, &layout))?;
+        Ok(desc)
+    }
+
+    /// Hand every row to the encoder and write the trace's description
+    /// (`meta.json`, or `_meta/NAME.json`); the dataset goes on (the next
+    /// trace of a shared dataset) or is finished ([`Dataset::finish`]).
+    pub fn finish_in(mut self, meta: &TraceMeta) -> Result<(Json, Dataset)> {
         let mut tables = Map::new();
         let mut unsorted = Vec::new();
         let all = self
@@ -556,20 +1074,21 @@ impl TablesWriter {
             self.mismatches += t.rows.columns().mismatches;
             self.unknown += t.rows.columns().unknown;
             let job = t.job()?;
-            self.encoder.send(job)?;
+            self.ds.encoder.send(job)?;
             if !t.sorted {
-                unsorted.push(t.name.clone());
+                unsorted.push(t.name.to_string());
             }
-            let file = t
-                .path
-                .strip_prefix(&self.dir)
-                .unwrap_or(&t.path)
-                .display()
-                .to_string();
+            let file = match &self.opts.layout {
+                Layout::Shared { .. } => format!("{}/", t.name),
+                layout => Naming::of(layout)
+                    .path(Path::new(""), &t.name, 0)
+                    .display()
+                    .to_string(),
+            };
             let mut d = json!({
                 "file": file,
                 "rows": t.total,
-                "columns": t.schema.fields().iter().map(|f| json!({
+                "columns": t.own.fields().iter().map(|f| json!({
                     "name": f.name(),
                     "type": f.data_type().to_string(),
                 })).collect::<Vec<_>>(),
@@ -578,17 +1097,22 @@ impl TablesWriter {
                 d["system"] = json!(s);
                 d["event"] = json!(e);
             }
-            tables.insert(t.name.clone(), d);
+            tables.insert(t.name.to_string(), d);
         }
-        self.encoder.finish()?;
         let (mismatches, unknown) = (self.mismatches, self.unknown);
         let mut desc = json!({
             "tracemux": env!("CARGO_PKG_VERSION"),
             "source": self.opts.source,
-            "trace": match &self.opts.layout {
-                Layout::Hive { trace } => json!(trace),
-                Layout::Flat => Json::Null,
+            "trace": match self.opts.layout.trace() {
+                Some(trace) => json!(trace),
+                None => Json::Null,
             },
+            "layout": match &self.opts.layout {
+                Layout::Flat => "flat",
+                Layout::Hive { .. } => "hive",
+                Layout::Shared { .. } => "shared",
+            },
+            "schema": if self.opts.portable { "portable" } else { "native" },
             "format": meta.format.map(|f| f.name()),
             "cpus": meta.cpus,
             "uname": meta.uname,
@@ -615,23 +1139,32 @@ impl TablesWriter {
             "values": {"of_another_shape": mismatches, "without_column": unknown},
             "comm_changes": self.tasks.renames,
             "unsorted_tables": unsorted,
+            "renamed_columns": self.ds.renamed[self.renamed_before..].to_vec(),
             "tables": tables,
         });
         if !meta.inputs.is_empty() {
             desc["inputs"] = inputs_json(meta);
         }
-        let path = match &self.opts.layout {
-            Layout::Flat => self.dir.join("meta.json"),
-            Layout::Hive { trace } => self.dir.join("_meta").join(format!("{trace}.json")),
-        };
-        if let Some(d) = path.parent() {
-            std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
-        }
-        let mut text = serde_json::to_string_pretty(&desc).unwrap_or_default();
-        text.push('\n');
-        std::fs::write(&path, text).map_err(|e| io(&path, e))?;
-        Ok(desc)
+        write_meta(&desc, &meta_path(&self.ds.dir, &self.opts.layout))?;
+        Ok((desc, self.ds))
     }
+}
+
+/// Where the description of a trace goes.
+fn meta_path(dir: &Path, layout: &Layout) -> PathBuf {
+    match layout.trace() {
+        None => dir.join("meta.json"),
+        Some(trace) => dir.join("_meta").join(format!("{trace}.json")),
+    }
+}
+
+fn write_meta(desc: &Json, path: &Path) -> Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+    }
+    let mut text = serde_json::to_string_pretty(desc).unwrap_or_default();
+    text.push('\n');
+    std::fs::write(path, text).map_err(|e| io(path, e))
 }
 
 /// A timeline's inputs for `meta.json`: each one's path, format, clock (as

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Check a fleet dataset in Apache Spark (PySpark, `local[2]`; not part of
+# `cargo test`, which compares the stored result with its own conversion:
+# crates/cli/tests/convert_parquet.rs `spark_result_stored`).
+#
+# Several real fixtures of several formats (trace.dat v6 and v7, 32-bit
+# and big-endian, CTF 1.8, uftrace; no CTF 2 fixture in the repository has events) are converted by one
+# `tracemux convert --layout shared` into one dataset, and by
+# `--layout hive --schema portable` into another. Spark reads every table
+# of the shared dataset, and sched_switch of the Hive one with
+# mergeSchema (the read that failed with CANNOT_MERGE_SCHEMAS on native
+# widths), and counts rows per table and trace; a cross-trace GROUP BY
+# over sched_switch is run too. What Spark read is written to
+# tests/fixtures/spark/spark-result.txt.
+#
+# Needs: python3 with venv, Java 17 (apt-get install openjdk-17-jre-headless
+# when missing). pyspark and pandas<3 go into $SPARK_VENV
+# (default target/spark-venv).
+# Usage: tests/spark/check-spark.sh   (from the repository root)
+# TRACEMUX=path/to/tracemux (default: target/debug/tracemux, built if missing).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+venv=${SPARK_VENV:-$root/target/spark-venv}
+if ! command -v java >/dev/null; then
+    { apt-get install -y -q openjdk-17-jre-headless || sudo apt-get install -y -q openjdk-17-jre-headless; } >/dev/null || exit 2
+fi
+if ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q pyspark 'pandas<3' pyarrow || exit 2
+fi
+. tests/spark/fixtures.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tm=${TRACEMUX:-$root/target/debug/tracemux}
+[ -x "$tm" ] || cargo build -q -p tracemux || exit 2
+cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
+# shellcheck disable=SC2046
+"$tm" convert -q $(spark_fixtures) --to parquet --layout shared -o "$tmp/shared" || exit 1
+# shellcheck disable=SC2046
+"$tm" convert -q $(spark_fixtures) --to parquet --layout hive --schema portable -o "$tmp/hive" || exit 1
+out=tests/fixtures/spark/spark-result.txt
+"$venv/bin/python" tests/spark/check_spark.py "$tmp/shared" "$tmp/hive" > "$tmp/result" || { cat "$tmp/result"; exit 1; }
+cp "$tmp/result" "$out"
+grep -v '^rows ' "$out"
