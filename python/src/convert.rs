@@ -106,6 +106,7 @@ pub fn convert<'py>(
         layout: Default::default(),
         schema: None,
         file_size: None,
+        clock_offsets: Vec::new(),
         no_events_table: !events_table,
         full_sched,
         named_generic,
