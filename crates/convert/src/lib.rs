@@ -543,7 +543,7 @@ fn convert(
 
 /// Where [`read`] hands the events: the sink, or the feed of the sink's
 /// thread.
-trait Target {
+pub(crate) trait Target {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()>;
     fn lost(&mut self, meta: &TraceMeta, l: &Lost) -> Result<()>;
     fn damage(&mut self, what: &str);
@@ -576,36 +576,55 @@ fn read(
     loop {
         let rec = src.next_record().map_err(|e| anyhow!("{input}: {e}"))?;
         let Some(rec) = rec else { break };
-        match rec {
-            Record::Event(ev) => {
-                if !selected(o, &ev) {
-                    summary.skipped += 1;
-                    continue;
-                }
-                to.event(meta, &ev)?;
-                to.settle(src);
-                summary.events += 1;
-                if summary.events % 65536 == 0 {
-                    hooks.progress(summary.events)?;
-                }
-            }
-            Record::Lost(l) => {
-                summary.lost_markers += 1;
-                summary.lost_events += l.count.unwrap_or(0);
-                to.lost(meta, &l)?;
-            }
-            Record::Damage(e) => {
-                if o.strict {
-                    bail!("{input}: {e}");
-                }
-                summary.damage += 1;
-                to.damage(&e.to_string());
-                hooks.damage(&o.inputs[0], &e);
-            }
+        if feed(o, rec, meta, to, summary, hooks, &o.inputs[0])? {
+            to.settle(src);
         }
     }
     hooks.finished();
     Ok(())
+}
+
+/// One record into `to`, counted in `summary`: an event `o` selects, a
+/// loss, or damage (with `--strict` an error naming `input`). Whether an
+/// event was handed over.
+pub(crate) fn feed(
+    o: &Options,
+    rec: Record<'_>,
+    meta: &TraceMeta,
+    to: &mut dyn Target,
+    summary: &mut Summary,
+    hooks: &dyn Hooks,
+    input: &Path,
+) -> Result<bool> {
+    match rec {
+        Record::Event(ev) => {
+            if !selected(o, &ev) {
+                summary.skipped += 1;
+                return Ok(false);
+            }
+            to.event(meta, &ev)?;
+            summary.events += 1;
+            if summary.events % 65536 == 0 {
+                hooks.progress(summary.events)?;
+            }
+            Ok(true)
+        }
+        Record::Lost(l) => {
+            summary.lost_markers += 1;
+            summary.lost_events += l.count.unwrap_or(0);
+            to.lost(meta, &l)?;
+            Ok(false)
+        }
+        Record::Damage(e) => {
+            if o.strict {
+                bail!("{}: {e}", input.display());
+            }
+            summary.damage += 1;
+            to.damage(&e.to_string());
+            hooks.damage(input, &e);
+            Ok(false)
+        }
+    }
 }
 
 /// JSON lines into a file.

@@ -11,11 +11,10 @@
 //! finished CTF trace is copied.
 
 use anyhow::{anyhow, bail, Result};
-use tracemux_core::model::Record;
 use tracemux_ctf::live::LiveRecords;
 use tracemux_ctf::text::PacketSource;
 
-use crate::{into_place, is_special, make_sink, remove, selected, temp_name};
+use crate::{feed, into_place, is_special, make_sink, remove, temp_name};
 use crate::{Hooks, Options, Summary, To};
 
 /// Convert what `records` delivers as `o` says (`o.inputs[0]` names the
@@ -86,32 +85,7 @@ fn convert<S: PacketSource>(
             .next_with_meta()
             .map_err(|e| anyhow!("{name}: {e}"))?;
         let Some((rec, meta)) = next else { break };
-        match rec {
-            Record::Event(ev) => {
-                if !selected(o, &ev) {
-                    summary.skipped += 1;
-                    continue;
-                }
-                sink.event(meta, &ev)?;
-                summary.events += 1;
-                if summary.events % 65536 == 0 {
-                    hooks.progress(summary.events)?;
-                }
-            }
-            Record::Lost(l) => {
-                summary.lost_markers += 1;
-                summary.lost_events += l.count.unwrap_or(0);
-                sink.lost(meta, &l)?;
-            }
-            Record::Damage(e) => {
-                if o.strict {
-                    bail!("{name}: {e}");
-                }
-                summary.damage += 1;
-                sink.damage(&e.to_string());
-                hooks.damage(&input, &e);
-            }
-        }
+        feed(o, rec, meta, &mut sink, summary, hooks, &input)?;
     }
     sink.finish(records.meta())
 }

@@ -255,6 +255,25 @@ struct Seq {
     stack: Vec<u64>,
 }
 
+impl Seq {
+    /// Sequence `id`, nothing interned on it yet.
+    fn new(id: u32) -> Seq {
+        Seq {
+            id,
+            names: HashMap::new(),
+            ann_names: HashMap::new(),
+            field_iids: ClassMap::new(),
+            class_names: ClassMap::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// The uuid of the track of sequence `id`.
+    fn track_uuid(id: u32) -> u64 {
+        0x7472_6d78_0000_0000u64 | u64::from(id)
+    }
+}
+
 /// A sink of the model writing Perfetto's protobuf format to `W` (on a
 /// thread of its own).
 pub struct PerfettoWriter<W: Write + Send + 'static> {
@@ -647,18 +666,8 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
             1,
         )?;
         let id = self.seqs.len() as u32 + 1;
-        let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
-        self.seqs.insert(
-            TrackKey::Stream(u32::MAX),
-            Seq {
-                id,
-                names: HashMap::new(),
-                ann_names: HashMap::new(),
-                field_iids: ClassMap::new(),
-                class_names: ClassMap::new(),
-                stack: Vec::new(),
-            },
-        );
+        let uuid = Seq::track_uuid(id);
+        self.seqs.insert(TrackKey::Stream(u32::MAX), Seq::new(id));
         self.packet(
             TracePacket {
                 trusted_packet_sequence_id: Some(id),
@@ -1246,7 +1255,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
         process: FieldId,
     ) -> std::io::Result<()> {
         let id = self.seqs.len() as u32 + 1;
-        let uuid = 0x7472_6d78_0000_0000u64 | u64::from(id);
+        let uuid = Seq::track_uuid(id);
         let desc = match key {
             TrackKey::Thread(tid) => {
                 let t = &self.tree;
@@ -1289,17 +1298,7 @@ impl<W: Write + Send + 'static> PerfettoWriter<W> {
                 }
             }
         };
-        self.seqs.insert(
-            key,
-            Seq {
-                id,
-                names: HashMap::new(),
-                ann_names: HashMap::new(),
-                field_iids: ClassMap::new(),
-                class_names: ClassMap::new(),
-                stack: Vec::new(),
-            },
-        );
+        self.seqs.insert(key, Seq::new(id));
         self.packet(
             TracePacket {
                 trusted_packet_sequence_id: Some(id),
