@@ -166,6 +166,33 @@ pub(crate) fn clock_info(c: &ClockClass) -> ClockInfo {
     }
 }
 
+/// `uname` and `tracer_version` of `meta` from the first trace's
+/// environment (LTTng's `sysname`, `hostname`..., `tracer_name`,
+/// `tracer_major`...).
+pub(crate) fn uname_and_tracer(tc: Option<&crate::ir::TraceClass>, meta: &mut TraceMeta) {
+    let env = |k: &str| {
+        tc.and_then(|tc| tc.env(k))
+            .map(env_text)
+            .filter(|s| !s.is_empty())
+    };
+    let uname: Vec<String> = ["sysname", "hostname", "kernel_release", "kernel_version"]
+        .iter()
+        .filter_map(|k| env(k))
+        .collect();
+    meta.uname = (!uname.is_empty()).then(|| uname.join(" "));
+    meta.tracer_version = env("tracer_name").map(|name| {
+        let v: Vec<String> = ["tracer_major", "tracer_minor", "tracer_patchlevel"]
+            .iter()
+            .filter_map(|k| env(k))
+            .collect();
+        if v.is_empty() {
+            name
+        } else {
+            format!("{name} {}", v.join("."))
+        }
+    });
+}
+
 pub(crate) fn env_text(v: &EnvValue) -> String {
     match v {
         EnvValue::Int(i) => i.to_string(),
@@ -611,31 +638,7 @@ impl<'t> CtfSource<'t> {
             );
         }
         meta.classes = classes;
-        let env = |k: &str| {
-            traces
-                .first()
-                .and_then(|t| t.tc.env(k))
-                .map(env_text)
-                .filter(|s| !s.is_empty())
-        };
-        let uname: Vec<String> = ["sysname", "hostname", "kernel_release", "kernel_version"]
-            .iter()
-            .filter_map(|k| env(k))
-            .collect();
-        if !uname.is_empty() {
-            meta.uname = Some(uname.join(" "));
-        }
-        if let Some(name) = env("tracer_name") {
-            let v: Vec<String> = ["tracer_major", "tracer_minor", "tracer_patchlevel"]
-                .iter()
-                .filter_map(|k| env(k))
-                .collect();
-            meta.tracer_version = Some(if v.is_empty() {
-                name
-            } else {
-                format!("{name} {}", v.join("."))
-            });
-        }
+        uname_and_tracer(traces.first().map(|t| &t.tc), &mut meta);
         let mut streams = Vec::new();
         for (ti, t) in traces.iter().enumerate() {
             let mut cpus = 0;

@@ -25,6 +25,7 @@ use tracemux_render::notation::{self, radix as push_radix, Int};
 mod live;
 mod plan;
 
+pub(crate) use live::announce_stream;
 pub use live::{report_live, LiveItem, LiveReportError, LiveTrace, PacketSource, StreamInfo};
 pub use tracemux_render::notation::{fmt_g, push_g, quoted as push_escaped};
 

@@ -29,10 +29,10 @@ use tracemux_core::typed::FieldTape;
 use tracemux_core::Error;
 
 use crate::decode::PacketInfo;
-use crate::fs::{StreamGroup, Trace};
+use crate::fs::Trace;
 use crate::ir::ClockClass;
 use crate::mux::{Head, MsgKind};
-use crate::source::{class_schema, clock_info, env_text, Capture, Rec};
+use crate::source::{class_schema, clock_info, env_text, uname_and_tracer, Capture, Rec};
 use crate::stream::{Discarded, Step, StreamDecoder, StreamError};
 use crate::text::{LiveItem, LiveTrace, PacketSource};
 
@@ -309,23 +309,7 @@ impl<S: PacketSource> LiveRecords<S> {
             let Some(t) = self.traces.get_mut(info.trace) else {
                 break;
             };
-            let clock = t
-                .prog
-                .streams
-                .iter()
-                .find_map(|sc| sc.default_clock)
-                .and_then(|c| t.tc.clocks.get(c))
-                .cloned();
-            t.streams.push(StreamGroup {
-                class: 0,
-                class_id: 0,
-                instance_id: None,
-                id: info.fallback_id,
-                name: info.name.clone(),
-                files: Vec::new(),
-                begin_ns: Vec::new(),
-                packets: Vec::new(),
-            });
+            let clock = crate::text::announce_stream(t, info).cloned();
             self.streams.push(LStream {
                 trace: info.trace,
                 group: t.streams.len() - 1,
@@ -397,29 +381,7 @@ impl<S: PacketSource> LiveRecords<S> {
                 }),
             }
         }
-        let env = |k: &str| {
-            self.traces
-                .first()
-                .and_then(|t| t.tc.env(k))
-                .map(env_text)
-                .filter(|s| !s.is_empty())
-        };
-        let uname: Vec<String> = ["sysname", "hostname", "kernel_release", "kernel_version"]
-            .iter()
-            .filter_map(|k| env(k))
-            .collect();
-        m.uname = (!uname.is_empty()).then(|| uname.join(" "));
-        m.tracer_version = env("tracer_name").map(|name| {
-            let v: Vec<String> = ["tracer_major", "tracer_minor", "tracer_patchlevel"]
-                .iter()
-                .filter_map(|k| env(k))
-                .collect();
-            if v.is_empty() {
-                name
-            } else {
-                format!("{name} {}", v.join("."))
-            }
-        });
+        uname_and_tracer(self.traces.first().map(|t| &t.tc), m);
     }
 
     /// Whether the source knows traces or streams not taken in.

@@ -481,24 +481,8 @@ fn sync<'d>(
         let Some(t) = traces.get_mut(info.trace) else {
             break;
         };
-        // (until its first packet says its class: the trace's first clock)
-        let clock = t
-            .prog
-            .streams
-            .iter()
-            .find_map(|sc| sc.default_clock)
-            .and_then(|c| t.tc.clocks.get(c))
-            .map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
-        t.streams.push(StreamGroup {
-            class: 0,
-            class_id: 0,
-            instance_id: None,
-            id: info.fallback_id,
-            name: info.name.clone(),
-            files: Vec::new(),
-            begin_ns: Vec::new(),
-            packets: Vec::new(),
-        });
+        let clock =
+            announce_stream(t, info).map(|c| (c.frequency, c.offset_seconds, c.offset_cycles));
         let feed = LiveFeed {
             src,
             stream: k,
@@ -565,4 +549,28 @@ fn first_packets(traces: &mut [Trace], rts: &mut [Rt<'_>]) {
                 .and_then(|(f, s, o)| Some((f, crate::fs::clock_base_ns(f, s, o)?)));
         }
     }
+}
+
+/// Stream `info` of a live session added to its trace `t` (its class
+/// known at its first packet), and the clock its times are read in until
+/// then: the trace's first stream clock.
+pub(crate) fn announce_stream<'t>(
+    t: &'t mut crate::fs::Trace,
+    info: &StreamInfo,
+) -> Option<&'t crate::ir::ClockClass> {
+    t.streams.push(StreamGroup {
+        class: 0,
+        class_id: 0,
+        instance_id: None,
+        id: info.fallback_id,
+        name: info.name.clone(),
+        files: Vec::new(),
+        begin_ns: Vec::new(),
+        packets: Vec::new(),
+    });
+    t.prog
+        .streams
+        .iter()
+        .find_map(|sc| sc.default_clock)
+        .and_then(|c| t.tc.clocks.get(c))
 }
