@@ -1749,7 +1749,7 @@ fn dense_record(
 /// it), else the address in hex.
 fn symbol_name(meta: &TraceMeta, addr: u64) -> String {
     match meta.symbols.lookup(addr) {
-        Some(s) if s.addr == addr => s.name.clone(),
+        Some(s) if s.addr == addr => s.name.to_string(),
         Some(s) => format!("{}+0x{:x}", s.name, addr - s.addr),
         None => format!("0x{addr:x}"),
     }

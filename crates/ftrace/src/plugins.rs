@@ -408,7 +408,7 @@ impl<'a> H<'a> {
     }
 
     fn func_name(&self, addr: u64) -> Option<&'a str> {
-        self.ctx.symbols.find_func(addr).map(|s| s.name.as_str())
+        self.ctx.symbols.find_func(addr).map(|s| s.name)
     }
 
     // -- sched_switch / sched_wakeup ------------------------------------------

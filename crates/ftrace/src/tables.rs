@@ -49,9 +49,7 @@ pub fn parse_kallsyms(text: &[u8], out: &mut SymbolTable) -> Option<usize> {
     }
     // libtraceevent prepends each symbol to a list and then sorts it
     // stably by address: equal addresses end up in reverse file order.
-    for s in syms.into_iter().rev() {
-        out.push(s);
-    }
+    out.extend(syms.into_iter().rev());
     out.finish();
     stopped
 }
@@ -101,10 +99,7 @@ mod tests {
         );
         assert_eq!(stop, Some(4));
         assert_eq!(s.len(), 2);
-        assert_eq!(
-            s.lookup(0xffffffffc0001010).unwrap().module.as_deref(),
-            Some("bar")
-        );
+        assert_eq!(s.lookup(0xffffffffc0001010).unwrap().module, Some("bar"));
         let mut p = PrintkTable::default();
         parse_printk(b"0xffffffff8281972f : \"thaw %d\\n\"\n", &mut p);
         assert_eq!(p.get(0xffffffff8281972f), Some("thaw %d\\n"));
