@@ -32,22 +32,20 @@
 //! Memory stays flat whatever the trace's length and the number of its
 //! tables: the rows being built (Arrow builders, on the thread that reads
 //! the trace) go to the encoder thread as a batch when a table has
-//! [`WriteOptions::batch_rows`] rows or 1/16 of
-//! [`WriteOptions::memory_budget`], or when all hold more than the budget
-//! (the largest). The encoder gathers each table's batches compact (Arrow
-//! IPC, LZ4) and writes them as one row group when they are
-//! [`WriteOptions::row_group_rows`] rows or half of
-//! [`WriteOptions::encoder_budget`], or when all tables' hold more than
-//! the budget (the largest): column writers live only while a row group
-//! is written, one table at a time, and row groups are large whatever the
-//! number of tables. Files rolled at a size, at a number of row groups,
-//! and when the open files' footers (row group metadata) would hold more
-//! than a few thousand column chunks keep the metadata bounded too.
+//! [`WriteOptions::batch_rows`] rows, or when all hold more than
+//! [`WriteOptions::memory_budget`] (the largest). The encoder appends
+//! each batch to its table's row group in progress, where it is kept
+//! encoded and compressed; a row group is written out when it has
+//! [`WriteOptions::row_group_rows`] rows, or when the row groups in
+//! progress of all tables hold more than [`WriteOptions::encoder_budget`]
+//! (the largest). Few, large row groups; and files rolled at a size keep
+//! what a file's footer holds (row group and page index metadata) bounded.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -130,10 +128,10 @@ impl Default for WriteOptions {
         WriteOptions {
             layout: Layout::Flat,
             zstd_level: 1,
-            batch_rows: 1 << 13,
-            memory_budget: 4 << 20,
+            batch_rows: 1 << 16,
+            memory_budget: 8 << 20,
             row_group_rows: 1 << 20,
-            encoder_budget: 6 << 20,
+            encoder_budget: 8 << 20,
             file_size: 256 << 20,
             file_row_groups: 64,
             portable: false,
@@ -161,6 +159,8 @@ struct Table {
     own: SchemaRef,
     /// The encoder was told of it.
     announced: bool,
+    /// The encoder keeps its row group open (see [`Job::open`]).
+    open: Arc<AtomicBool>,
     /// Rows written so far.
     total: u64,
     /// About how many bytes a row takes in the builders.
@@ -302,6 +302,7 @@ impl Table {
             fill,
             own,
             announced: false,
+            open: Arc::new(AtomicBool::new(false)),
             total: 0,
             row_bytes,
             system: None,
@@ -311,12 +312,13 @@ impl Table {
         }
     }
 
-    /// Whether its rows go to the encoder now: at `batch_rows`, or at
-    /// `small` bytes (the encoder gathers them into row groups).
+    /// Whether its rows go to the encoder now: at `batch_rows`, or, when
+    /// the encoder gathers its row groups, at `small` bytes.
     #[inline]
     fn full(&self, batch_rows: usize, small: usize) -> bool {
         let n = self.rows.rows();
-        n >= batch_rows || (n & 1023 == 0 && self.held() >= small)
+        n >= batch_rows
+            || (n & 1023 == 0 && self.open.load(Ordering::Relaxed) && self.held() >= small)
     }
 
     /// About how many bytes the rows being built hold.
@@ -354,6 +356,7 @@ impl Table {
             table: self.name.clone(),
             schema: self.schema.clone(),
             batch,
+            open: self.open.clone(),
         }))
     }
 
@@ -411,6 +414,9 @@ struct Job {
     table: Arc<str>,
     schema: SchemaRef,
     batch: Option<RecordBatch>,
+    /// Set by the encoder when it keeps the table's row group open across
+    /// batches: the reader then sends it small batches.
+    open: Arc<AtomicBool>,
 }
 
 /// How the encoder names the files of a table.
@@ -517,20 +523,28 @@ impl Drop for Encoder {
     }
 }
 
-/// A table at the encoder: its rows gathered for its next row group, its
-/// file being written, if any, and those written.
+/// A table at the encoder: its file being written, if any, and those
+/// written.
 struct Out {
     /// The number of its next file.
     part: usize,
     file: Option<Open>,
+    /// Bytes its row group in progress holds.
+    held: usize,
     files: Vec<FileWritten>,
-    /// Its leaf columns (column chunks of a row group).
+    /// Its row group stays open across batches (a table that fills them).
+    open: bool,
+    /// Its leaf columns (column writers of a row group).
     columns: usize,
-    /// Its rows since its last row group, compact.
-    spool: Option<Spool>,
-    /// The schema of its last batch.
-    schema: Option<SchemaRef>,
+    /// Rows it had.
+    sent: u64,
 }
+
+/// Leaf columns the open row groups may have together.
+const MAX_OPEN_COLUMNS: usize = 40;
+/// About what a column writer of a row group holds besides its pages (its
+/// encoders, statistics, compressor and decompressor).
+const COLUMN_BYTES: usize = 128 << 10;
 
 /// The leaf columns of `fields`.
 fn leaves(fields: &arrow_schema::Fields) -> usize {
@@ -546,6 +560,7 @@ fn leaves(fields: &arrow_schema::Fields) -> usize {
 
 struct Open {
     path: PathBuf,
+    schema: SchemaRef,
     writer: ArrowWriter<BufWriter<File>>,
     rows: u64,
 }
@@ -571,117 +586,17 @@ impl Open {
     }
 }
 
-/// Column chunks whose metadata the open files may keep together (a
-/// file keeps that of each row group it wrote until it closes): beyond,
-/// the file holding the most is closed and its table goes on in the
-/// next. About 0.5 kB each.
-const MAX_HELD_CHUNKS: usize = 4096;
-
-/// The rows of a table that are to be one row group: Arrow IPC, each
-/// buffer LZ4-compressed, in blocks of [`BLOCK`] bytes. A row group is
-/// written whole from them, so the column writers (an encoder, a
-/// compressor and its buffers per column) exist for one table at a time
-/// and only while it is written, and row groups are large whatever the
-/// number of tables.
-struct Spool {
-    writer: arrow_ipc::writer::StreamWriter<Blocks>,
-    rows: usize,
-}
-
-const BLOCK: usize = 64 << 10;
-
-/// Bytes in blocks: written at the end, read (and freed) from the front.
-#[derive(Default)]
-struct Blocks {
-    blocks: std::collections::VecDeque<Vec<u8>>,
-    len: usize,
-    /// Bytes its blocks take.
-    cap: usize,
-    /// Read position in the first block.
-    at: usize,
-}
-
-impl std::io::Write for Blocks {
-    fn write(&mut self, mut buf: &[u8]) -> std::io::Result<usize> {
-        let n = buf.len();
-        while !buf.is_empty() {
-            if self.blocks.back().is_none_or(|b| b.len() == b.capacity()) {
-                // blocks grow from 4 KiB to BLOCK: a table of few rows
-                // holds little
-                let cap = self.len.clamp(4 << 10, BLOCK);
-                self.blocks.push_back(Vec::with_capacity(cap));
-                self.cap += cap;
-            }
-            let b = self.blocks.back_mut().expect("a block");
-            let k = (b.capacity() - b.len()).min(buf.len());
-            b.extend_from_slice(&buf[..k]);
-            buf = &buf[k..];
-        }
-        self.len += n;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl std::io::Read for Blocks {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let Some(b) = self.blocks.front() else {
-            return Ok(0);
-        };
-        let k = (b.len() - self.at).min(out.len());
-        out[..k].copy_from_slice(&b[self.at..self.at + k]);
-        self.at += k;
-        if self.at == b.len() {
-            self.blocks.pop_front();
-            self.at = 0;
-        }
-        Ok(k)
-    }
-}
-
-impl Spool {
-    fn new(schema: &SchemaRef) -> std::result::Result<Spool, arrow_schema::ArrowError> {
-        let opts = arrow_ipc::writer::IpcWriteOptions::default()
-            .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))?;
-        let writer =
-            arrow_ipc::writer::StreamWriter::try_new_with_options(Blocks::default(), schema, opts)?;
-        Ok(Spool { writer, rows: 0 })
-    }
-
-    /// Bytes it takes.
-    fn bytes(&self) -> usize {
-        self.writer.get_ref().cap
-    }
-}
-
-/// The encoder thread: gather each table's batches (compact, see
-/// [`Spool`]) and write them as one row group when they are
-/// `row_group_rows` rows or half of `encoder_budget`, or, the
-/// largest first, when those of all tables hold more than
-/// `encoder_budget`; roll a table's file at `file_size`, at
-/// `file_row_groups` row groups, or when the open files keep the
-/// metadata of [`MAX_HELD_CHUNKS`] column chunks; at the end (the sender
-/// gone), write the rest and close every file.
-///
-/// A row group is written a few batches per batch received (a
-/// [`Drain`]), so that the reader is not held up while a large one is
-/// encoded; one at a time.
+/// The encoder thread: append each batch to its table's row group in
+/// progress; write row groups out at `row_group_rows` rows (the
+/// writer's own limit) and the largest when all hold more than
+/// `encoder_budget`; roll a table's file at `file_size`; at the end (the
+/// sender gone), close every file.
 fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> Result<TableFiles> {
     let mut outs: Vec<(Arc<str>, Out)> = Vec::new();
     let mut index: HashMap<Arc<str>, usize> = HashMap::new();
-    let budget = opts.encoder_budget.max(1);
-    let table_max = (budget / 2).max(1);
-    let mut st = State {
-        dir,
-        naming: &naming,
-        opts: &opts,
-        held: 0,
-        chunks: 0,
-        drain: None,
-    };
+    let mut held = 0usize;
+    let mut open_columns = 0usize;
+    let (max_open, budget) = (MAX_OPEN_COLUMNS, opts.encoder_budget);
     for job in rx {
         let i = *index.entry(job.table.clone()).or_insert_with(|| {
             outs.push((
@@ -689,195 +604,135 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
                 Out {
                     part: 0,
                     file: None,
+                    held: 0,
                     files: Vec::new(),
+                    open: false,
+                    sent: 0,
                     columns: leaves(job.schema.fields()),
-                    spool: None,
-                    schema: None,
                 },
             ));
             outs.len() - 1
         });
+        let (name, out) = &mut outs[i];
         // a table of another schema (another trace of a shared dataset)
         // starts a file of its own
-        if outs[i].1.schema.as_ref().is_some_and(|s| *s != job.schema) {
-            st.finish_drain(&mut outs)?;
-            st.start_drain(&mut outs, i)?;
-            st.finish_drain(&mut outs)?;
-            close(&mut outs[i].1, dir, &mut st.chunks)?;
-            outs[i].1.columns = leaves(job.schema.fields());
-        }
-        // (its file is opened when its first row group is written, or at
-        // the end: every table gets a file, even without rows)
-        outs[i].1.schema = Some(job.schema.clone());
-        if let Some(b) = job.batch {
-            let (name, out) = &mut outs[i];
-            let spool = match &mut out.spool {
-                Some(s) => s,
-                None => out
-                    .spool
-                    .insert(Spool::new(&job.schema).map_err(|e| arrow(name, e))?),
-            };
-            let before = spool.bytes();
-            spool.writer.write(&b).map_err(|e| arrow(name, e))?;
-            spool.rows += b.num_rows();
-            drop(b);
-            st.held += spool.bytes() - before;
-            if spool.rows >= opts.row_group_rows.max(1) || spool.bytes() >= table_max {
-                st.finish_drain(&mut outs)?;
-                st.start_drain(&mut outs, i)?;
+        if out.file.as_ref().is_some_and(|f| f.schema != job.schema) {
+            held -= out.held;
+            out.held = 0;
+            if let Some(f) = out.file.take() {
+                out.files.push(f.close(dir)?);
             }
-        }
-        // over the budget: write out the largest first
-        while st.held > budget {
-            if st.drain.is_some() {
-                st.finish_drain(&mut outs)?;
-                continue;
+            if out.open {
+                open_columns -= out.columns;
+                out.open = false;
+                job.open.store(false, Ordering::Relaxed);
             }
-            let Some(big) = (0..outs.len())
-                .filter(|&k| outs[k].1.spool.is_some())
-                .max_by_key(|&k| outs[k].1.spool.as_ref().map_or(0, Spool::bytes))
+            out.columns = leaves(job.schema.fields());
+        }
+        if out.file.is_none() && (job.batch.is_some() || out.part == 0) {
+            let path = naming.path(dir, name, out.part);
+            out.part += 1;
+            if let Some(d) = path.parent() {
+                std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+            }
+            let f = File::create(&path).map_err(|e| io(&path, e))?;
+            let props = properties(&opts, &job.schema)?;
+            let writer = ArrowWriter::try_new(
+                BufWriter::with_capacity(8 << 10, f),
+                job.schema.clone(),
+                Some(props),
+            )
+            .map_err(|e| pq(&path, e))?;
+            out.file = Some(Open {
+                path,
+                schema: job.schema.clone(),
+                writer,
+                rows: 0,
+            });
+        }
+        let Some(b) = job.batch else {
+            continue;
+        };
+        let Some(f) = out.file.as_mut() else {
+            continue;
+        };
+        f.writer.write(&b).map_err(|e| pq(&f.path, e))?;
+        f.rows += b.num_rows() as u64;
+        out.sent += b.num_rows() as u64;
+        let busy = out.sent >= opts.batch_rows as u64;
+        drop(b);
+        // a table that fills its batches keeps its row group open, as
+        // long as the open ones have few columns together (each column's
+        // encoder and compressor hold memory of their own); the others'
+        // batches are row groups
+        if !out.open && busy && open_columns + out.columns <= max_open {
+            out.open = true;
+            open_columns += out.columns;
+            job.open.store(true, Ordering::Relaxed);
+        }
+        let now = match out.open {
+            true => f.writer.memory_size() + out.columns * COLUMN_BYTES,
+            false => {
+                f.writer.flush().map_err(|e| pq(&f.path, e))?;
+                0
+            }
+        };
+        held = held - out.held + now;
+        out.held = now;
+        roll(out, dir, &opts, &mut held)?;
+        // over the budget: write out the largest row groups in progress
+        while held > budget {
+            let Some((_, big)) = outs
+                .iter_mut()
+                .filter(|(_, o)| o.held > 0)
+                .max_by_key(|(_, o)| o.held)
             else {
-                st.held = 0;
+                held = 0;
                 break;
             };
-            st.start_drain(&mut outs, big)?;
+            if let Some(f) = big.file.as_mut() {
+                f.writer.flush().map_err(|e| pq(&f.path, e))?;
+            }
+            held -= big.held;
+            big.held = 0;
+            roll(big, dir, &opts, &mut held)?;
         }
-        st.step(&mut outs, 2)?;
-        // the open files' metadata: close the file that keeps the most
-        // (not the one a row group is being written into)
-        let busy = st.drain.as_ref().map(|d| d.table);
-        while st.chunks > MAX_HELD_CHUNKS {
-            let Some(big) = (0..outs.len())
-                .filter(|&k| Some(k) != busy && outs[k].1.file.is_some())
-                .max_by_key(|&k| outs[k].1.held_chunks())
+        // the open files' row-group metadata (kept until a file closes):
+        // beyond MAX_HELD_CHUNKS column chunks, close the file that keeps
+        // the most (of a table whose row group is not kept open)
+        let mut chunks: usize = outs.iter().map(|(_, o)| o.held_chunks()).sum();
+        while chunks > MAX_HELD_CHUNKS {
+            let Some((_, big)) = outs
+                .iter_mut()
+                .filter(|(_, o)| !o.open && o.held_chunks() > 0)
+                .max_by_key(|(_, o)| o.held_chunks())
             else {
                 break;
             };
-            if outs[big].1.held_chunks() == 0 {
-                break;
+            chunks -= big.held_chunks();
+            held -= big.held;
+            big.held = 0;
+            if let Some(f) = big.file.take() {
+                big.files.push(f.close(dir)?);
             }
-            close(&mut outs[big].1, dir, &mut st.chunks)?;
         }
     }
-    st.finish_drain(&mut outs)?;
     let mut files = Vec::new();
-    for k in 0..outs.len() {
-        st.start_drain(&mut outs, k)?;
-        st.finish_drain(&mut outs)?;
-        let (name, out) = &mut outs[k];
-        if out.part == 0 {
-            if let Some(schema) = out.schema.clone() {
-                open_file(name, out, dir, &naming, &opts, &schema)?;
-            }
+    for (name, mut out) in outs {
+        if let Some(f) = out.file.take() {
+            out.files.push(f.close(dir)?);
         }
-        close(out, dir, &mut st.chunks)?;
-    }
-    for (name, out) in outs {
         files.push((name, out.files));
     }
     Ok(files)
 }
 
-/// What the encoder keeps besides its tables.
-struct State<'a> {
-    dir: &'a Path,
-    naming: &'a Naming,
-    opts: &'a WriteOptions,
-    /// Bytes the spools take, in all tables.
-    held: usize,
-    /// Column chunks whose metadata the open files keep.
-    chunks: usize,
-    drain: Option<Drain>,
-}
-
-/// A row group being written from a table's spool.
-struct Drain {
-    table: usize,
-    reader: arrow_ipc::reader::StreamReader<Blocks>,
-    /// Row groups its file had before.
-    before: usize,
-}
-
-impl State<'_> {
-    /// Begin writing table `k`'s spool as a row group (there is no other
-    /// being written).
-    fn start_drain(&mut self, outs: &mut [(Arc<str>, Out)], k: usize) -> Result<()> {
-        debug_assert!(self.drain.is_none());
-        let (name, out) = &mut outs[k];
-        let Some(spool) = out.spool.take() else {
-            return Ok(());
-        };
-        self.held = self.held.saturating_sub(spool.bytes());
-        if spool.rows == 0 {
-            return Ok(());
-        }
-        let blocks = spool.writer.into_inner().map_err(|e| arrow(name, e))?;
-        let reader =
-            arrow_ipc::reader::StreamReader::try_new(blocks, None).map_err(|e| arrow(name, e))?;
-        if out.file.is_none() {
-            open_file(
-                name,
-                out,
-                self.dir,
-                self.naming,
-                self.opts,
-                &reader.schema(),
-            )?;
-        }
-        let before = out
-            .file
-            .as_ref()
-            .map_or(0, |f| f.writer.flushed_row_groups().len());
-        self.drain = Some(Drain {
-            table: k,
-            reader,
-            before,
-        });
-        Ok(())
-    }
-
-    /// Write up to `n` batches of the row group being written; at its end,
-    /// close the row group (and roll the file if it is full).
-    fn step(&mut self, outs: &mut [(Arc<str>, Out)], n: usize) -> Result<()> {
-        let Some(d) = self.drain.as_mut() else {
-            return Ok(());
-        };
-        let (name, out) = &mut outs[d.table];
-        let f = out
-            .file
-            .as_mut()
-            .expect("a row group is written into an open file");
-        for _ in 0..n {
-            match d.reader.next() {
-                Some(b) => {
-                    let b = b.map_err(|e| arrow(name, e))?;
-                    f.writer.write(&b).map_err(|e| pq(&f.path, e))?;
-                    f.rows += b.num_rows() as u64;
-                }
-                None => {
-                    f.writer.flush().map_err(|e| pq(&f.path, e))?;
-                    self.chunks += (f.writer.flushed_row_groups().len() - d.before) * out.columns;
-                    let full = f.writer.bytes_written() as u64 >= self.opts.file_size
-                        || f.writer.flushed_row_groups().len() >= self.opts.file_row_groups.max(1);
-                    self.drain = None;
-                    if full {
-                        close(out, self.dir, &mut self.chunks)?;
-                    }
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Write the rest of the row group being written.
-    fn finish_drain(&mut self, outs: &mut [(Arc<str>, Out)]) -> Result<()> {
-        while self.drain.is_some() {
-            self.step(outs, usize::MAX)?;
-        }
-        Ok(())
-    }
-}
+/// Column chunks whose metadata the open files may keep together (a
+/// file keeps that of each row group it wrote until it closes, about
+/// 0.5 kB each): beyond, the file holding the most is closed and its
+/// table goes on in the next, so that this memory does not grow with
+/// the trace.
+const MAX_HELD_CHUNKS: usize = 4096;
 
 impl Out {
     /// The column chunks whose metadata its open file keeps.
@@ -888,50 +743,20 @@ impl Out {
     }
 }
 
-/// Open the next file of `out`'s table.
-fn open_file(
-    name: &str,
-    out: &mut Out,
-    dir: &Path,
-    naming: &Naming,
-    opts: &WriteOptions,
-    schema: &SchemaRef,
-) -> Result<()> {
-    let path = naming.path(dir, name, out.part);
-    out.part += 1;
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
-    }
-    let f = File::create(&path).map_err(|e| io(&path, e))?;
-    let props = properties(opts, schema)?;
-    let writer = ArrowWriter::try_new(
-        BufWriter::with_capacity(8 << 10, f),
-        schema.clone(),
-        Some(props),
-    )
-    .map_err(|e| pq(&path, e))?;
-    out.file = Some(Open {
-        path,
-        writer,
-        rows: 0,
-    });
-    Ok(())
-}
-
-/// Close `out`'s file, if open.
-fn close(out: &mut Out, dir: &Path, chunks: &mut usize) -> Result<()> {
-    *chunks = chunks.saturating_sub(out.held_chunks());
-    if let Some(f) = out.file.take() {
-        out.files.push(f.close(dir)?);
+/// Close `out`'s file when it holds `file_size` bytes (written out, not
+/// counting its row group in progress) or `file_row_groups` row groups.
+fn roll(out: &mut Out, dir: &Path, opts: &WriteOptions, held: &mut usize) -> Result<()> {
+    if out.file.as_ref().is_some_and(|f| {
+        f.writer.bytes_written() as u64 >= opts.file_size
+            || f.writer.flushed_row_groups().len() >= opts.file_row_groups.max(1)
+    }) {
+        *held -= out.held;
+        out.held = 0;
+        if let Some(f) = out.file.take() {
+            out.files.push(f.close(dir)?);
+        }
     }
     Ok(())
-}
-
-fn arrow(table: &str, e: arrow_schema::ArrowError) -> Error {
-    Error::Arrow {
-        table: table.to_string(),
-        source: e,
-    }
 }
 
 fn io(p: &Path, e: std::io::Error) -> Error {

@@ -127,7 +127,6 @@ fn files_roll_at_their_size() {
     let opts = WriteOptions {
         file_size: 1,
         batch_rows: 64,
-        row_group_rows: 64,
         ..Default::default()
     };
     let (w, m, n) = write("tracedat/v7-clock-global", |m| {
