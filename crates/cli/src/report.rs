@@ -111,6 +111,7 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
         raw_ts: a.raw_ts,
         no_date: a.nodate,
         ts_offset: 0,
+        no_symbols: false,
     };
     let mut readers = Vec::with_capacity(tds.len());
     for (i, td) in tds.iter().enumerate() {

@@ -106,6 +106,7 @@ fn with_timeline(
         strict: a.strict,
         on_note: Some(&note),
         clock_offsets: &a.clock_offsets,
+        ..Default::default()
     };
     tracemux_open::with_source(&a.inputs, &opts, f)
 }

@@ -298,7 +298,7 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
     {
         partitions(o, &tmp, &mut summary, hooks)
     } else {
-        with_source(&o.inputs, o.strict, &o.clock_offsets, hooks, |src| {
+        with_source(o, &o.inputs, &o.clock_offsets, hooks, |src| {
             convert(o, src, &tmp, None, &mut summary, hooks)
         })
     };
@@ -332,17 +332,19 @@ fn is_special(p: &Path) -> bool {
 /// Open `paths` as one source of the model and hand it to `f`; what was
 /// forgiven while opening goes to `hooks`.
 fn with_source(
+    o: &Options,
     paths: &[PathBuf],
-    strict: bool,
     clock_offsets: &[(String, i64)],
     hooks: &dyn Hooks,
     f: impl FnOnce(&mut dyn RecordSource) -> Result<()>,
 ) -> Result<()> {
     let note = |m: &str| hooks.note(m);
     let opts = tracemux_open::OpenOptions {
-        strict,
+        strict: o.strict,
         on_note: Some(&note),
         clock_offsets,
+        // the tables hold addresses as numbers: no kernel symbol table
+        no_symbols: o.to == To::Parquet,
     };
     tracemux_open::with_source(paths, &opts, f)
 }
@@ -454,7 +456,7 @@ fn partitions(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks)
             #[cfg(feature = "parquet")]
             shared: shared.clone(),
         };
-        with_source(&one.inputs, o.strict, &[], hooks, |src| {
+        with_source(o, &one.inputs, &[], hooks, |src| {
             convert(&one, src, tmp, Some(&part), summary, hooks)
         })?;
     }

@@ -28,6 +28,10 @@ pub struct OpenOptions<'a> {
     /// Offsets given by the user for inputs of a timeline (`INPUT=NS`:
     /// ns added to that input's timestamps), by the input's path as given.
     pub clock_offsets: &'a [(String, i64)],
+    /// The caller never turns an address into a symbol name: a format
+    /// may leave its kernel symbol table unread (trace.dat's kallsyms),
+    /// to save its memory.
+    pub no_symbols: bool,
 }
 
 /// Open `paths` and hand the source to `f`; its result is returned. One
@@ -68,7 +72,7 @@ pub(crate) fn one<T>(
     }
     let strict = opts.strict;
     match kind {
-        Kind::TraceDat => tracedat(first, strict, f),
+        Kind::TraceDat => tracedat(first, strict, opts.no_symbols, f),
         Kind::Ltt => {
             let load = |p: &Path| ltt_load(p);
             let trace = tracemux_ltt::Trace::open(
@@ -117,12 +121,14 @@ pub(crate) fn one<T>(
 fn tracedat<T>(
     path: &Path,
     strict: bool,
+    no_symbols: bool,
     f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
 ) -> Result<T> {
     let data = map(path)?;
     let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
     let opts = ReadOptions {
         strict,
+        no_symbols,
         ..Default::default()
     };
     let r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
