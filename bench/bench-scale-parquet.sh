@@ -32,6 +32,8 @@ for mb in "${sizes[@]}"; do
     fi
     f=$out/scale-$mb.dat
     "$gen" "$src" "$f" "$mb" 2> "$out/scale-gen.log"
+    # the generator's dirty pages written back before the run, not during it
+    sync
     size=$(du -m "$f" | cut -f1)
     walls="" rsss=""
     for _ in $(seq "$runs"); do

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tracemux_convert::{Compression, Hooks, Options, To};
+use tracemux_convert::{Compression, DatasetLayout, Hooks, Options, SchemaKind, To};
 
 use crate::errors;
 
@@ -49,7 +49,8 @@ impl Hooks for Collect {
 #[pyo3(signature = (
     inputs, output, to, *, force = false, strict = false, begin = None, end = None,
     events = None, file_version = 7, compression = "zstd", reencode = false,
-    partition = false, events_table = true, full_sched = false, named_generic = false, compress = false
+    partition = false, events_table = true, full_sched = false, named_generic = false, compress = false,
+    layout = None, schema = None, file_size = None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert<'py>(
@@ -70,6 +71,9 @@ pub fn convert<'py>(
     full_sched: bool,
     named_generic: bool,
     compress: bool,
+    layout: Option<&str>,
+    schema: Option<&str>,
+    file_size: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let inputs: Vec<PathBuf> = if let Ok(p) = inputs.extract::<PathBuf>() {
         vec![p]
@@ -79,6 +83,14 @@ pub fn convert<'py>(
     let bad = |m: String| pyo3::exceptions::PyValueError::new_err(m);
     let to: To = to.parse().map_err(bad)?;
     let compression: Compression = compression.parse().map_err(bad)?;
+    let layout: DatasetLayout = match layout {
+        Some(l) => l.parse().map_err(bad)?,
+        None => DatasetLayout::default(),
+    };
+    let schema: Option<SchemaKind> = schema.map(|s| s.parse().map_err(bad)).transpose()?;
+    if file_size == Some(0) {
+        return Err(bad("file_size: 0 bytes".into()));
+    }
     if inputs.is_empty() {
         return Err(bad("no trace given".into()));
     }
@@ -103,9 +115,9 @@ pub fn convert<'py>(
         compression,
         reencode,
         partition,
-        layout: Default::default(),
-        schema: None,
-        file_size: None,
+        layout,
+        schema,
+        file_size,
         clock_offsets: Vec::new(),
         no_events_table: !events_table,
         full_sched,

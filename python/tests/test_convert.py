@@ -83,6 +83,9 @@ def test_options_as_cli(tmp_path):
         ("parquet", {"events_table": False}, ["--no-events-table"]),
         ("tracedat", {"file_version": 6}, ["--file-version", "6"]),
         ("ctf2", {}, []),
+        ("parquet", {"layout": "shared"}, ["--layout", "shared"]),
+        ("parquet", {"partition": True, "schema": "portable", "file_size": 1 << 20},
+         ["--partition", "--schema", "portable", "--file-size", str(1 << 20)]),
     ]
     for i, (to, kw, flags) in enumerate(cases):
         want, got = tmp_path / f"cli-{to}-{i}", tmp_path / f"py-{to}-{i}"
@@ -122,6 +125,12 @@ def test_bad_arguments(tmp_path):
         tracemux.convert(path, tmp_path / "x", "svg")
     with pytest.raises(ValueError):
         tracemux.convert(path, tmp_path / "x", "tracedat", compression="lz4")
+    with pytest.raises(ValueError):
+        tracemux.convert(path, tmp_path / "x", "parquet", layout="flat")
+    with pytest.raises(ValueError):
+        tracemux.convert(path, tmp_path / "x", "parquet", schema="wide")
+    with pytest.raises(ValueError):
+        tracemux.convert(path, tmp_path / "x", "parquet", file_size=0)
     with pytest.raises(tracemux.TraceError):
         tracemux.convert(tmp_path / "missing", tmp_path / "x", "jsonl")
     assert not (tmp_path / "x").exists()

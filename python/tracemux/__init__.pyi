@@ -126,6 +126,9 @@ def convert(
     full_sched: bool = False,
     named_generic: bool = False,
     compress: bool = False,
+    layout: Optional[str] = None,
+    schema: Optional[str] = None,
+    file_size: Optional[int] = None,
 ) -> Dict[str, Any]:
     """Convert trace(s) as `tracemux convert` does, with the same output.
 
@@ -136,7 +139,9 @@ def convert(
     (ns) and `events` ("name" or "system:name") select events; the other
     options are the CLI's (`--file-version`, `--compression`, `--reencode`,
     `--partition`, `--full-sched`, `--named-generic`, `--compress`;
-    `events_table=False` is `--no-events-table`).
+    `events_table=False` is `--no-events-table`; `layout` "hive" or
+    "shared", `schema` "native" or "portable" and `file_size` (bytes) are
+    `--layout`, `--schema` and `--file-size`).
     Damage is a TraceWarning (with `strict=True`, a TraceError); Ctrl-C
     stops the conversion and leaves no output.
 

@@ -16,17 +16,29 @@
 # Needs: python3 with venv, Java 17 (apt-get install openjdk-17-jre-headless
 # when missing). pyspark and pandas<3 go into $SPARK_VENV
 # (default target/spark-venv).
+# Then tests/spark/check_spark_module.py runs tracemux.spark (the Python
+# package's Spark module, installed into the venv from ./python) on the
+# same fixtures, a CTF 2 trace, a perf.data and the hand-built LTT trace: conversion on the
+# executors, workers killed and tasks retried, the dataset read by Spark,
+# DuckDB and polars (tests/fixtures/spark/spark-module-result.txt).
 # Usage: tests/spark/check-spark.sh   (from the repository root)
 # TRACEMUX=path/to/tracemux (default: target/debug/tracemux, built if missing).
 set -u
+# Spark binds to the loopback address only
+export SPARK_LOCAL_IP=127.0.0.1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 venv=${SPARK_VENV:-$root/target/spark-venv}
 if ! command -v java >/dev/null; then
     { apt-get install -y -q openjdk-17-jre-headless || sudo apt-get install -y -q openjdk-17-jre-headless; } >/dev/null || exit 2
 fi
-if ! "$venv/bin/python" -c 'import pyspark' 2>/dev/null; then
-    python3 -m venv "$venv" && "$venv/bin/pip" install -q pyspark 'pandas<3' pyarrow || exit 2
+if ! "$venv/bin/python" -c 'import pyspark, duckdb, polars' 2>/dev/null; then
+    { [ -x "$venv/bin/python" ] || python3 -m venv "$venv"; } && "$venv/bin/pip" install -q pyspark 'pandas<3' pyarrow duckdb polars || exit 2
+fi
+# the package (tracemux.spark), built into the main target directory
+if ! "$venv/bin/python" -c 'import tracemux.spark' 2>/dev/null; then
+    "$venv/bin/pip" install -q maturin &&
+        CARGO_TARGET_DIR=$root/target "$venv/bin/pip" install -q --force-reinstall --no-deps ./python || exit 2
 fi
 . tests/spark/fixtures.sh
 tmp=$(mktemp -d)
@@ -37,8 +49,31 @@ cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
 # shellcheck disable=SC2046
 "$tm" convert -q $(spark_fixtures) --to parquet --layout shared -o "$tmp/shared" || exit 1
 # shellcheck disable=SC2046
-"$tm" convert -q $(spark_fixtures) --to parquet --layout hive --schema portable -o "$tmp/hive" || exit 1
+"$tm" convert -q $(spark_fixtures) --to parquet --partition --layout hive --schema portable -o "$tmp/hive" || exit 1
 out=tests/fixtures/spark/spark-result.txt
 "$venv/bin/python" tests/spark/check_spark.py "$tmp/shared" "$tmp/hive" > "$tmp/result" || { cat "$tmp/result"; exit 1; }
 cp "$tmp/result" "$out"
 grep -v '^rows ' "$out"
+# the hand-built legacy LTT trace, its annotated hex made bytes
+ltt=$tmp/ltt-hand-built
+"$venv/bin/python" - tests/fixtures/ltt/hand-built "$ltt" <<'PY' || exit 2
+import os, sys
+src, dst = sys.argv[1:3]
+for rel in ("control/facilities_0", "cpu_0", "cpu_2"):
+    out = bytearray()
+    for line in open(os.path.join(src, rel + ".hex")):
+        for tok in line.split("#")[0].split():
+            b, _, n = tok.partition("*")
+            out += bytes([int(b, 16)]) * (int(n) if n else 1)
+    os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
+    open(os.path.join(dst, rel), "wb").write(out)
+PY
+# tracemux.spark: conversion on the executors, killed workers, three readers
+# shellcheck disable=SC2046
+"$venv/bin/python" tests/spark/check_spark_module.py "$tm" "$tmp/module" $(spark_fixtures) \
+    tests/fixtures/ctf2/auto-translated--pass-all-basic-features-be/trace tests/fixtures/perf/syscalls/perf.data "$ltt" \
+    > "$tmp/module-result" 2>"$tmp/module-err"
+rc=$?
+cp "$tmp/module-result" tests/fixtures/spark/spark-module-result.txt
+cat "$tmp/module-result"
+[ $rc -eq 0 ] || { tail -30 "$tmp/module-err"; exit 1; }
