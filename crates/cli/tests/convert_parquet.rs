@@ -542,3 +542,56 @@ fn spark_result_stored() {
     assert_eq!(got, want);
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
+
+/// What `tests/spark/check_spark_module.py` (tracemux.spark on Spark,
+/// with workers killed; run by `tests/spark/check-spark.sh`) found, stored:
+/// every check passed, and each fixture's event count in its summary is
+/// what `report --json` gives today (a reader that changes a count makes
+/// the stored result stale: run the script again).
+#[test]
+fn spark_module_result_stored() {
+    let root = common::repo_root();
+    let text = std::fs::read_to_string(root.join("tests/fixtures/spark/spark-module-result.txt"))
+        .expect("tests/fixtures/spark/spark-module-result.txt");
+    assert_eq!(text.lines().last(), Some("tracemux.spark: OK"), "{text}");
+    assert!(!text.lines().any(|l| l.starts_with("FAIL")), "{text}");
+    for what in [
+        "killed, after staging",
+        "killed, after publishing",
+        "DuckDB reads",
+        "polars reads",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("ok ") && l.contains(what)),
+            "{what}: {text}"
+        );
+    }
+    let list = std::fs::read_to_string(root.join("tests/spark/fixtures.txt")).unwrap();
+    let mut srcs: Vec<PathBuf> = list
+        .lines()
+        .map(|l| l.split('#').next().unwrap().trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| root.join(l))
+        .collect();
+    srcs.push(root.join("tests/fixtures/ctf2/auto-translated--pass-all-basic-features-be/trace"));
+    srcs.push(root.join("tests/fixtures/perf/syscalls/perf.data"));
+    // "  NAME: ok events=N damaged=0", in the order of the inputs
+    let summary: Vec<(String, u64)> = text
+        .lines()
+        .skip_while(|l| *l != "summary (A):")
+        .skip(1)
+        .take(srcs.len())
+        .map(|l| {
+            let (name, rest) = l.trim().split_once(": ").unwrap();
+            assert!(rest.starts_with("ok events="), "{l}");
+            let n = rest["ok events=".len()..].split(' ').next().unwrap();
+            (name.to_string(), n.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(summary.len(), srcs.len());
+    for (src, (name, n)) in srcs.iter().zip(&summary) {
+        let events = report(src).iter().filter(|r| r["type"] == "event").count() as u64;
+        assert_eq!(events, *n, "{name}: {}", src.display());
+    }
+}
