@@ -332,6 +332,7 @@ def _compact(spark: Any, dataset: str, rows: List[Dict[str, Any]], file_size: in
     # the trace of a row: its file's folder (`.../trace=NAME/part-N.parquet`)
     trace_of = F.regexp_extract(F.input_file_name(), r"/trace(?:=|%3D)([^/]+)/[^/]*$", 1)
     renamed: List[Dict[str, str]] = []
+    writes: List[Any] = []
     for table, parts in sorted(tables.items()):
         # a column's type is the one the first trace gave it; traces of the
         # same schema are read together
@@ -365,13 +366,22 @@ def _compact(spark: Any, dataset: str, rows: List[Dict[str, Any]], file_size: in
         # files of at least about file_size each (the last is not left small)
         n = max(1, total // file_size)
         sort = ["trace", "ts"] if "ts" in df.columns else ["trace"]
-        (
-            df.repartitionByRange(n, *sort)
-            .sortWithinPartitions(*sort)
-            .write.mode("overwrite")
-            .option("compression", "zstd")
-            .parquet(os.path.join(dataset, table))
-        )
+        # one file: no range sampling needed
+        df = df.repartition(1) if n == 1 else df.repartitionByRange(n, *sort)
+        writes.append((df.sortWithinPartitions(*sort), os.path.join(dataset, table)))
+
+    def write(job: Any) -> None:
+        df, path = job
+        df.write.mode("overwrite").option("compression", "zstd").parquet(path)
+
+    # the tables' jobs submitted from several threads: most tables are
+    # small, and one at a time the driver's scheduling would bound them
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = max(4, 2 * spark.sparkContext.defaultParallelism)
+    with ThreadPoolExecutor(max_workers=min(workers, 16)) as pool:
+        for _ in pool.map(write, writes):
+            pass
     if renamed:
         with open(os.path.join(dataset, "_meta", "_renamed_columns.json"), "w") as f:
             json.dump(renamed, f, indent=1)
