@@ -35,20 +35,11 @@ cd "$root"
 srcs=()
 while read -r p; do srcs+=("$p"); done < <(sed -e 's/#.*//' -e '/^ *$/d' tests/spark/fixtures.txt)
 srcs+=(tests/fixtures/ctf2/auto-translated--pass-all-basic-features-be/trace tests/fixtures/perf/syscalls/perf.data)
-# the hand-built LTT trace, its annotated hex made bytes
-"$py" - tests/fixtures/ltt/hand-built "$fleet/ltt" <<'PY'
-import os, sys
-src, dst = sys.argv[1:3]
-for rel in ("control/facilities_0", "cpu_0", "cpu_2"):
-    out = bytearray()
-    for line in open(os.path.join(src, rel + ".hex")):
-        for tok in line.split("#")[0].split():
-            b, _, k = tok.partition("*")
-            out += bytes([int(b, 16)]) * (int(k) if k else 1)
-    os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
-    open(os.path.join(dst, rel), "wb").write(out)
-PY
-srcs+=("$fleet/ltt")
+# the hand-built LTT trace, assembled from its hex dumps into $ltt
+tmp=$fleet
+. tests/convert/fixtures.sh
+fixtures_ltt
+srcs+=("$ltt")
 : > "$fleet/list"
 link() { # link SRC DEST: a hard-linked copy of a file or a folder
     if [ -d "$1" ]; then cp -al "$1" "$2"; else cp -l "$1" "$2" 2>/dev/null || cp "$1" "$2"; fi
@@ -78,30 +69,9 @@ mapfile -t list < "$fleet/list"
 t0=$(date +%s.%N)
 /usr/bin/time -f "%M" -o "$fleet/rss" "$tm" convert -q "${list[@]}" --to parquet --layout shared -o "$fleet/cli" 2> "$fleet/cli.log" || [ $? -eq 1 ]
 t1=$(date +%s.%N)
-"$py" - "$fleet/cli" "$traces" "$t0" "$t1" "$(tail -1 "$fleet/rss")" <<'PY' | tee -a "$out/fleet-results.txt"
-import json, os, sys, time
-import duckdb
-d, traces, t0, t1, rss = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-wall = t1 - t0
-events = sum(json.load(open(os.path.join(d, "_meta", m))).get("events", 0)
-             for m in os.listdir(os.path.join(d, "_meta")) if m.endswith(".json") and not m.startswith("_"))
-files = small = 0
-for t in os.listdir(d):
-    p = os.path.join(d, t)
-    if t.startswith(("_", ".")) or not os.path.isdir(p):
-        continue
-    sizes = [os.path.getsize(os.path.join(p, f)) for f in os.listdir(p) if f.endswith(".parquet")]
-    files += len(sizes)
-    if sum(sizes) >= (1 << 20):
-        small += sum(s < (1 << 20) for s in sizes)
-q = ("SELECT trace, count(*) AS n, count(DISTINCT next_pid) AS pids, max(ts) - min(ts) AS span "
-     f"FROM read_parquet('{d}/sched__sched_switch/*.parquet') GROUP BY trace ORDER BY trace")
-best = min((lambda t: (duckdb.sql(q).fetchall(), time.monotonic() - t)[1])(time.monotonic()) for _ in range(3))
-print(f"tracemux convert traces={traces} events={events} wall_s={wall:.1f} traces_per_s={traces / wall:.2f} "
-      f"events_per_s={events / wall:.0f} peak_rss_mb={rss // 1024} files={files} small_files={small} groupby_duckdb_s={best:.3f}")
-PY
+"$py" "$here/fleet.py" cli "$fleet/cli" "$traces" "$t0" "$t1" "$(tail -1 "$fleet/rss")" | tee -a "$out/fleet-results.txt"
 for k in 1 2; do
     rm -rf "$fleet/spark$k"
-    "$py" "$here/fleet.py" "$k" "$fleet/spark$k" "$fleet/list" 2> "$fleet/spark$k.log" | tee -a "$out/fleet-results.txt"
+    "$py" "$here/fleet.py" spark "$k" "$fleet/spark$k" "$fleet/list" 2> "$fleet/spark$k.log" | tee -a "$out/fleet-results.txt"
 done
 rm -rf "$fleet"

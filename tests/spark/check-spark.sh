@@ -54,26 +54,15 @@ out=tests/fixtures/spark/spark-result.txt
 "$venv/bin/python" tests/spark/check_spark.py "$tmp/shared" "$tmp/hive" > "$tmp/result" || { cat "$tmp/result"; exit 1; }
 cp "$tmp/result" "$out"
 grep -v '^rows ' "$out"
-# the hand-built legacy LTT trace, its annotated hex made bytes
-ltt=$tmp/ltt-hand-built
-"$venv/bin/python" - tests/fixtures/ltt/hand-built "$ltt" <<'PY' || exit 2
-import os, sys
-src, dst = sys.argv[1:3]
-for rel in ("control/facilities_0", "cpu_0", "cpu_2"):
-    out = bytearray()
-    for line in open(os.path.join(src, rel + ".hex")):
-        for tok in line.split("#")[0].split():
-            b, _, n = tok.partition("*")
-            out += bytes([int(b, 16)]) * (int(n) if n else 1)
-    os.makedirs(os.path.dirname(os.path.join(dst, rel)), exist_ok=True)
-    open(os.path.join(dst, rel), "wb").write(out)
-PY
+# the hand-built legacy LTT trace, assembled from its hex dumps into $ltt
+. tests/convert/fixtures.sh
+fixtures_ltt
 # tracemux.spark: conversion on the executors, killed workers, three readers
 # shellcheck disable=SC2046
 "$venv/bin/python" tests/spark/check_spark_module.py "$tm" "$tmp/module" $(spark_fixtures) \
     tests/fixtures/ctf2/auto-translated--pass-all-basic-features-be/trace tests/fixtures/perf/syscalls/perf.data "$ltt" \
     > "$tmp/module-result" 2>"$tmp/module-err"
 rc=$?
-cp "$tmp/module-result" tests/fixtures/spark/spark-module-result.txt
 cat "$tmp/module-result"
 [ $rc -eq 0 ] || { tail -30 "$tmp/module-err"; exit 1; }
+cp "$tmp/module-result" tests/fixtures/spark/spark-module-result.txt
