@@ -573,6 +573,7 @@ impl Open {
         let f = f.into_inner().map_err(|e| io(&self.path, e.into_error()))?;
         let bytes = f.metadata().map(|m| m.len()).unwrap_or(bytes);
         f.sync_all().ok();
+        release_free_heap();
         Ok(FileWritten {
             path: self
                 .path
@@ -583,6 +584,21 @@ impl Open {
             rows: self.rows,
             bytes,
         })
+    }
+}
+
+/// Hand the heap's free pages back to the system after a file closed.
+/// glibc keeps freed memory inside its heaps; what a closed file's column
+/// writers held lies between blocks still in use, so without this the
+/// resident size creeps up with the number of files written (+4 MB over
+/// a 3.8 GB trace's 4,300 files). `malloc_trim` returns those pages.
+fn release_free_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory of glibc's heaps; it
+    // takes the arenas' locks itself.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
