@@ -531,7 +531,10 @@ struct Out {
     file: Option<Open>,
     /// Bytes its row group in progress holds.
     held: usize,
-    files: Vec<FileWritten>,
+    /// The files it closed: their numbers, rows and bytes (paths are made
+    /// from the numbers at the end: nothing per file but these 24 bytes is
+    /// kept while a long trace writes thousands of files).
+    files: Vec<Closed>,
     /// Its row group stays open across batches (a table that fills them).
     open: bool,
     /// Its leaf columns (column writers of a row group).
@@ -558,8 +561,17 @@ fn leaves(fields: &arrow_schema::Fields) -> usize {
     fields.iter().map(|f| of(f.data_type())).sum()
 }
 
+/// A file closed: its number among its table's files, rows and bytes.
+struct Closed {
+    part: usize,
+    rows: u64,
+    bytes: u64,
+}
+
 struct Open {
     path: PathBuf,
+    /// Its number among its table's files.
+    part: usize,
     schema: SchemaRef,
     writer: ArrowWriter<BufWriter<File>>,
     rows: u64,
@@ -567,20 +579,15 @@ struct Open {
 
 impl Open {
     /// Write the footer and close the file.
-    fn close(self, dir: &Path) -> Result<FileWritten> {
+    fn close(self) -> Result<Closed> {
         let bytes = self.writer.bytes_written() as u64;
         let f = self.writer.into_inner().map_err(|e| pq(&self.path, e))?;
         let f = f.into_inner().map_err(|e| io(&self.path, e.into_error()))?;
         let bytes = f.metadata().map(|m| m.len()).unwrap_or(bytes);
         f.sync_all().ok();
         release_free_heap();
-        Ok(FileWritten {
-            path: self
-                .path
-                .strip_prefix(dir)
-                .unwrap_or(&self.path)
-                .display()
-                .to_string(),
+        Ok(Closed {
+            part: self.part,
             rows: self.rows,
             bytes,
         })
@@ -636,7 +643,7 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             held -= out.held;
             out.held = 0;
             if let Some(f) = out.file.take() {
-                out.files.push(f.close(dir)?);
+                out.files.push(f.close()?);
             }
             if out.open {
                 open_columns -= out.columns;
@@ -661,6 +668,7 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             .map_err(|e| pq(&path, e))?;
             out.file = Some(Open {
                 path,
+                part: out.part - 1,
                 schema: job.schema.clone(),
                 writer,
                 rows: 0,
@@ -695,7 +703,7 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
         };
         held = held - out.held + now;
         out.held = now;
-        roll(out, dir, &opts, &mut held)?;
+        roll(out, &opts, &mut held)?;
         // over the budget: write out the largest row groups in progress
         while held > budget {
             let Some((_, big)) = outs
@@ -711,7 +719,7 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             }
             held -= big.held;
             big.held = 0;
-            roll(big, dir, &opts, &mut held)?;
+            roll(big, &opts, &mut held)?;
         }
         // the open files' row-group metadata (kept until a file closes):
         // beyond MAX_HELD_CHUNKS column chunks, close the file that keeps
@@ -729,16 +737,25 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             held -= big.held;
             big.held = 0;
             if let Some(f) = big.file.take() {
-                big.files.push(f.close(dir)?);
+                big.files.push(f.close()?);
             }
         }
     }
     let mut files = Vec::new();
     for (name, mut out) in outs {
         if let Some(f) = out.file.take() {
-            out.files.push(f.close(dir)?);
+            out.files.push(f.close()?);
         }
-        files.push((name, out.files));
+        let written = out
+            .files
+            .iter()
+            .map(|c| FileWritten {
+                path: naming.path(Path::new(""), &name, c.part).display().to_string(),
+                rows: c.rows,
+                bytes: c.bytes,
+            })
+            .collect();
+        files.push((name, written));
     }
     Ok(files)
 }
@@ -761,7 +778,7 @@ impl Out {
 
 /// Close `out`'s file when it holds `file_size` bytes (written out, not
 /// counting its row group in progress) or `file_row_groups` row groups.
-fn roll(out: &mut Out, dir: &Path, opts: &WriteOptions, held: &mut usize) -> Result<()> {
+fn roll(out: &mut Out, opts: &WriteOptions, held: &mut usize) -> Result<()> {
     if out.file.as_ref().is_some_and(|f| {
         f.writer.bytes_written() as u64 >= opts.file_size
             || f.writer.flushed_row_groups().len() >= opts.file_row_groups.max(1)
@@ -769,7 +786,7 @@ fn roll(out: &mut Out, dir: &Path, opts: &WriteOptions, held: &mut usize) -> Res
         *held -= out.held;
         out.held = 0;
         if let Some(f) = out.file.take() {
-            out.files.push(f.close(dir)?);
+            out.files.push(f.close()?);
         }
     }
     Ok(())
