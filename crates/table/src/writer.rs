@@ -750,7 +750,10 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             .files
             .iter()
             .map(|c| FileWritten {
-                path: naming.path(Path::new(""), &name, c.part).display().to_string(),
+                path: naming
+                    .path(Path::new(""), &name, c.part)
+                    .display()
+                    .to_string(),
                 rows: c.rows,
                 bytes: c.bytes,
             })
