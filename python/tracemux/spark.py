@@ -17,10 +17,13 @@ and which is removed at the end, and a second attempt of a trace already
 published keeps the first one: the dataset is as if each trace had been
 converted once. A damaged trace is converted around its damage (status
 "damaged", with the count); one that cannot be read is a row of status
-"failed" with the error, never a failed job.
+"failed" with the error, never a failed job. Each task converts with
+as many threads as Spark gives a task cores (`spark.task.cpus`, 1 by
+default): `local[N]` and an executor of N cores run N traces at a time.
 
 Then the published traces are compacted into the shared layout of
-`tracemux convert --layout shared`: per table, `DATASET/TABLE/part-*.parquet`
+`tracemux convert --layout shared`, again on the executors, one task per
+output file: per table, `DATASET/TABLE/part-NNNNN.parquet`
 with `trace` and `host` as first columns, sorted by trace then `ts`, about
 `file_size` bytes per file (256 MiB by default; fewer, larger files, and
 none smaller than its table needs); a column whose type differs from the
@@ -263,6 +266,11 @@ def convert(
 
         ctx = TaskContext.get()
         attempt = ctx.attemptNumber() if ctx is not None else 0
+        # a task uses the cores Spark gave it (`spark.task.cpus`, 1 by
+        # default), not every core of the machine: the executor runs as
+        # many tasks side by side as it has cores
+        cpus = ctx.cpus() if ctx is not None else 0
+        os.environ["TRACEMUX_THREADS"] = str(max(1, cpus or 1))
         for name, path in part:
             yield _convert_one(dataset, name, path, options, _kill_at, attempt)
 
@@ -293,8 +301,12 @@ def convert(
 
 
 def _compact(spark: Any, dataset: str, rows: List[Dict[str, Any]], file_size: int) -> None:
-    """The published traces' tables rewritten as the shared layout."""
-    from pyspark.sql import functions as F
+    """The published traces' tables rewritten as the shared layout, on
+    the executors: each output file is one task, which streams its input
+    files (consecutive traces in order; each trace's rows are already in
+    time order) into one file of the table's schema. No shuffle and no
+    sort: a trace's files are read in the order they were written."""
+    import pyarrow.parquet as pq
 
     traces = os.path.join(dataset, "_traces")
     order = [r["trace"] for r in rows]
@@ -309,9 +321,7 @@ def _compact(spark: Any, dataset: str, rows: List[Dict[str, Any]], file_size: in
             host = meta.get("hostname")
             shutil.copyfile(m, os.path.join(dataset, "_meta", t + ".json"))
         hosts[t] = host if isinstance(host, str) else None
-    # table -> [(trace, folder, bytes, schema)], in trace order
-    import pyarrow.parquet as pq
-
+    # table -> [(trace, [(file, bytes)], schema)], in trace order
     tables: Dict[str, List[Any]] = {}
     for t in order:
         data = os.path.join(traces, t, "data")
@@ -321,70 +331,124 @@ def _compact(spark: Any, dataset: str, rows: List[Dict[str, Any]], file_size: in
             folder = os.path.join(data, table, "trace=" + t)
             if table.startswith(("_", ".")) or not os.path.isdir(folder):
                 continue
-            files = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
+            files = [f for f in os.listdir(folder) if f.endswith(".parquet")]
+            # part-0, part-1, ... part-10: in the order they were written
+            files.sort(key=lambda f: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", f)])
             if not files:
                 continue
-            size = sum(os.path.getsize(os.path.join(folder, f)) for f in files)
-            schema = pq.read_schema(os.path.join(folder, files[0]))
-            plain = tuple((f.name, _plain(f.type)) for f in schema)
-            tables.setdefault(table, []).append((t, folder, size, plain))
-    host_df = spark.createDataFrame([(t, hosts[t]) for t in order], "trace string, host string")
-    # the trace of a row: its file's folder (`.../trace=NAME/part-N.parquet`)
-    trace_of = F.regexp_extract(F.input_file_name(), r"/trace(?:=|%3D)([^/]+)/[^/]*$", 1)
+            files = [(os.path.join(folder, f), os.path.getsize(os.path.join(folder, f))) for f in files]
+            schema = pq.read_schema(files[0][0])
+            tables.setdefault(table, []).append((t, files, schema))
     renamed: List[Dict[str, str]] = []
-    writes: List[Any] = []
+    jobs: List[Any] = []
     for table, parts in sorted(tables.items()):
-        # a column's type is the one the first trace gave it; traces of the
-        # same schema are read together
-        first: Dict[str, Any] = {}
-        groups: Dict[Any, List[str]] = {}
-        renames: Dict[Any, List[Any]] = {}
-        for t, folder, _, plain in parts:
-            if plain not in groups:
-                renames[plain] = []
-                for name, typ in plain:
-                    had = first.setdefault(name, typ)
-                    if had != typ:
-                        new = f"{name}__{_type_tag(typ)}"
-                        while new in first and first[new] != typ:
-                            new += "_2"
-                        first.setdefault(new, typ)
-                        renames[plain].append((name, new))
-            groups.setdefault(plain, []).append(folder)
-            for name, new in renames[plain]:
+        fields, renames = _table_schema(parts)
+        for t, _, schema in parts:
+            for name, new in renames[id(schema)].items():
                 renamed.append({"table": table, "trace": t, "column": name, "as": new})
-        df = None
-        for plain, folders in groups.items():
-            g = spark.read.parquet(*folders).withColumn("trace", trace_of)
-            for name, new in renames[plain]:
-                g = g.withColumnRenamed(name, new)
-            df = g if df is None else df.unionByName(g, allowMissingColumns=True)
-        df = df.join(F.broadcast(host_df), "trace", "left")
-        cols = ["trace", "host"] + [c for c in df.columns if c not in ("trace", "host")]
-        df = df.select(*cols)
-        total = sum(p[2] for p in parts)
-        # files of at least about file_size each (the last is not left small)
-        n = max(1, total // file_size)
-        sort = ["trace", "ts"] if "ts" in df.columns else ["trace"]
-        # one file: no range sampling needed
-        df = df.repartition(1) if n == 1 else df.repartitionByRange(n, *sort)
-        writes.append((df.sortWithinPartitions(*sort), os.path.join(dataset, table)))
-
-    def write(job: Any) -> None:
-        df, path = job
-        df.write.mode("overwrite").option("compression", "zstd").parquet(path)
-
-    # the tables' jobs submitted from several threads: most tables are
-    # small, and one at a time the driver's scheduling would bound them
-    from concurrent.futures import ThreadPoolExecutor
-
-    workers = max(4, 2 * spark.sparkContext.defaultParallelism)
-    with ThreadPoolExecutor(max_workers=min(workers, 16)) as pool:
-        for _ in pool.map(write, writes):
-            pass
+        # the rows sorted by trace (by name), then ts (each trace's own order)
+        inputs = [
+            (t, hosts.get(t), f, n, renames[id(schema)])
+            for t, files, schema in sorted(parts, key=lambda p: p[0])
+            for f, n in files
+        ]
+        for k, chunk in enumerate(_bins(inputs, file_size)):
+            out = os.path.join(dataset, table, f"part-{k:05d}.parquet")
+            jobs.append((sum(i[3] for i in chunk), out, fields, chunk))
+    # the largest files first, so that the last tasks are short ones
+    jobs.sort(key=lambda j: -j[0])
+    sc = spark.sparkContext
+    sc.parallelize([j[1:] for j in jobs], max(1, len(jobs))).foreach(_write_file)
     if renamed:
         with open(os.path.join(dataset, "_meta", "_renamed_columns.json"), "w") as f:
             json.dump(renamed, f, indent=1)
+
+
+def _table_schema(parts: List[Any]) -> Any:
+    """A table's columns across traces: `trace`, `host`, then each column
+    in the order the traces bring them, of the type the first trace (in
+    path order) gave it; a later trace's column of another type is renamed
+    `NAME__TYPE`. Returns [(name, type)] and, per schema (by id), its
+    renames {column: new name}."""
+    first: Dict[str, Any] = {}
+    out: List[Any] = [("trace", None), ("host", None)]
+    renames: Dict[int, Dict[str, str]] = {}
+    for _, _, schema in parts:
+        if id(schema) in renames:
+            continue
+        ren: Dict[str, str] = {}
+        for f in schema:
+            if f.name in ("trace", "host"):
+                continue
+            typ = _plain(f.type)
+            had = first.get(f.name)
+            name = f.name
+            if had is not None and had != typ:
+                name = f"{f.name}__{_type_tag(typ)}"
+                while name in first and first[name] != typ:
+                    name += "_2"
+                ren[f.name] = name
+            if name not in first:
+                first[name] = typ
+                out.append((name, typ))
+        renames[id(schema)] = ren
+    return out, renames
+
+
+def _bins(inputs: List[Any], file_size: int) -> List[List[Any]]:
+    """Consecutive input files cut into files of at least about
+    `file_size` bytes each (the last is not left small), as evenly as the
+    inputs allow: max(1, total // file_size) of them."""
+    total = sum(i[3] for i in inputs)
+    n = max(1, total // file_size)
+    share = total / n
+    bins: List[List[Any]] = [[]]
+    acc = 0
+    for i in inputs:
+        if bins[-1] and acc >= share * len(bins) and len(bins) < n:
+            bins.append([])
+        bins[-1].append(i)
+        acc += i[3]
+    return bins
+
+
+def _write_file(job: Any) -> None:
+    """(On an executor.) One file of a table: its inputs' rows, in order,
+    with `trace` and `host` first and the table's columns (renamed, cast
+    from dictionary-encoded text, null where a trace lacks them), written
+    beside and renamed into place: a retried task leaves one file."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out, fields, inputs = job
+    schema = pa.schema(
+        [pa.field("trace", pa.string()), pa.field("host", pa.string())]
+        + [pa.field(n, t) for n, t in fields[2:]]
+    )
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    tmp = f"{out}.{uuid.uuid4().hex}.tmp"
+    # row groups of about this many rows (or bytes held, whichever first)
+    rows_per_group, bytes_per_group = 1 << 20, 64 << 20
+    with pq.ParquetWriter(tmp, schema, compression="zstd") as w:
+        held: List[Any] = []
+        rows = size = 0
+        for trace, host, path, _, ren in inputs:
+            for b in pq.ParquetFile(path).iter_batches(batch_size=65536):
+                n = b.num_rows
+                have = {ren.get(name, name): b.column(k) for k, name in enumerate(b.schema.names)}
+                cols = [pa.array([trace] * n, pa.string()), pa.array([host] * n, pa.string())]
+                for f in list(schema)[2:]:
+                    c = have.get(f.name)
+                    cols.append(pa.nulls(n, f.type) if c is None else c.cast(f.type))
+                held.append(pa.RecordBatch.from_arrays(cols, schema=schema))
+                rows += n
+                size += held[-1].nbytes
+                if rows >= rows_per_group or size >= bytes_per_group:
+                    w.write_table(pa.Table.from_batches(held), row_group_size=rows)
+                    held, rows, size = [], 0, 0
+        if held:
+            w.write_table(pa.Table.from_batches(held), row_group_size=rows)
+    os.replace(tmp, out)
 
 
 def read(spark: Any, dataset: str, table: str) -> Any:

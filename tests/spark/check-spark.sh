@@ -22,7 +22,9 @@
 # executors, workers killed and tasks retried, the dataset read by Spark,
 # DuckDB and polars (tests/fixtures/spark/spark-module-result.txt).
 # Usage: tests/spark/check-spark.sh   (from the repository root)
-# TRACEMUX=path/to/tracemux (default: target/debug/tracemux, built if missing).
+# TRACEMUX=path/to/tracemux (default: target/debug/tracemux, built if missing);
+# TRACEMUX_SQL=path/to/tracemux built with the feature sql (.ci/run's debug
+# build), for the GROUP BY in `tracemux sql`.
 set -u
 # Spark binds to the loopback address only
 export SPARK_LOCAL_IP=127.0.0.1
@@ -46,6 +48,13 @@ trap 'rm -rf "$tmp"' EXIT
 tm=${TRACEMUX:-$root/target/debug/tracemux}
 [ -x "$tm" ] || cargo build -q -p tracemux || exit 2
 cp "$tm" "$tmp/tracemux" && tm=$tmp/tracemux
+# `tracemux sql` for the GROUP BY over each trace: TRACEMUX_SQL, else $tm
+# when it was built with the feature sql (otherwise that check is skipped,
+# and the stored result says so)
+if [ -z "${TRACEMUX_SQL:-}" ] && "$tm" sql tests/fixtures/tracedat/v7-instance-B/trace.dat -e 'SELECT 1' >/dev/null 2>&1; then
+    TRACEMUX_SQL=$tm
+fi
+[ -z "${TRACEMUX_SQL:-}" ] || export TRACEMUX_SQL
 # shellcheck disable=SC2046
 "$tm" convert -q $(spark_fixtures) --to parquet --layout shared -o "$tmp/shared" || exit 1
 # shellcheck disable=SC2046

@@ -14,7 +14,8 @@ tests/spark/check-spark.sh with the fixtures of tests/spark/module-fixtures.txt)
    equal the events `tracemux report --json` prints of each trace (by
    class; `events` has them all); DuckDB and polars read the same rows
    from A with no options; a cross-trace GROUP BY gives the same rows in
-   Spark, DuckDB and polars; no staging is left and `_SUCCESS` is there.
+   Spark, DuckDB and polars, and in `tracemux sql` over each trace
+   (TRACEMUX_SQL: a tracemux with the feature sql); no staging is left and `_SUCCESS` is there.
 Prints what it checked (stored as tests/fixtures/spark/spark-module-result.txt);
 exits 1 on a failed check.
 """
@@ -182,6 +183,38 @@ g_pol = [tuple(r) for r in ctx.execute(q).collect().iter_rows()]
 check(g_spark == [tuple(r) for r in g_duck] == g_pol, f"GROUP BY over sched_switch: the same {len(g_spark)} rows in Spark, DuckDB and polars")
 for r in g_spark:
     print(f"  groupby {r[0]} n={r[1]} pids={r[2]} first={r[3]}")
+# ... and in `tracemux sql`, straight from each trace (TRACEMUX_SQL: a
+# tracemux built with the feature sql; check-spark.sh finds or builds one)
+tm_sql = os.environ.get("TRACEMUX_SQL")
+if tm_sql:
+    by_name = dict(zip(tms.trace_names(inputs), inputs))
+    g_sql = []
+    for r in g_spark:
+        one = q.replace("trace, ", "").replace(" FROM sw GROUP BY trace ORDER BY trace", " FROM sched__sched_switch")
+        got = subprocess.run([tm_sql, "sql", by_name[r[0]], "-e", one, "--format", "csv"],
+                             capture_output=True, text=True)
+        if got.returncode != 0:
+            print(f"  tracemux sql {r[0]}: {got.stderr.strip()}")
+            g_sql.append((r[0],))
+            continue
+        last = got.stdout.strip().splitlines()[-1].split(",")
+        g_sql.append((r[0],) + tuple(int(v) for v in last))
+    check(g_sql == g_spark, f"the same GROUP BY in tracemux sql over each trace: the same {len(g_sql)} rows")
+else:
+    print("skip tracemux sql: TRACEMUX_SQL is not set")
+
+# every file sorted by trace, then ts; the files of a table in that order too
+unsorted = []
+for table in sorted({t for t, _ in rowsA}):
+    glob = os.path.join(dsA, table, "*.parquet")
+    keys = "trace, ts" if "ts" in duckdb.sql(f"SELECT * FROM read_parquet('{glob}') LIMIT 0").columns else "trace"
+    bad_order = duckdb.sql(
+        f"SELECT count(*) FROM (SELECT ({keys}) < lag(({keys})) OVER (ORDER BY _tm_file, file_row_number) AS down "
+        f"FROM read_parquet('{glob}', filename = '_tm_file', file_row_number = true)) WHERE down"
+    ).fetchall()[0][0]
+    if bad_order:
+        unsorted.append(table)
+check(not unsorted, f"every table's rows sorted by trace then ts, file after file ({unsorted[:5]})")
 
 # files: none under 1 MB unless its table is smaller
 small = []
