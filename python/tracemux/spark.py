@@ -425,6 +425,7 @@ def _write_file(job: Any) -> None:
         [pa.field("trace", pa.string()), pa.field("host", pa.string())]
         + [pa.field(n, t) for n, t in fields[2:]]
     )
+    columns = list(schema)[2:]
     os.makedirs(os.path.dirname(out), exist_ok=True)
     tmp = f"{out}.{uuid.uuid4().hex}.tmp"
     # row groups of about this many rows (or bytes held, whichever first)
@@ -437,7 +438,7 @@ def _write_file(job: Any) -> None:
                 n = b.num_rows
                 have = {ren.get(name, name): b.column(k) for k, name in enumerate(b.schema.names)}
                 cols = [pa.array([trace] * n, pa.string()), pa.array([host] * n, pa.string())]
-                for f in list(schema)[2:]:
+                for f in columns:
                     c = have.get(f.name)
                     cols.append(pa.nulls(n, f.type) if c is None else c.cast(f.type))
                 held.append(pa.RecordBatch.from_arrays(cols, schema=schema))
