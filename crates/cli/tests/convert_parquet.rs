@@ -560,6 +560,7 @@ fn spark_module_result_stored() {
         "killed, after publishing",
         "DuckDB reads",
         "polars reads",
+        "in tracemux sql over each trace",
     ] {
         assert!(
             text.lines()
