@@ -176,25 +176,6 @@ fn parse_size(s: &str) -> std::result::Result<u64, String> {
         .ok_or_else(|| format!("{s:?}: not a size this tool can use"))
 }
 
-/// The Parquet writer's row builders and column writers take and give back
-/// blocks of a few hundred kB all the time; glibc keeps freed blocks in its
-/// heaps, where they fragment (about 7 MB of a 64 MB peak resident set).
-/// From 256 KiB, a block gets a mapping of its own, returned to the system
-/// when freed: a flat, smaller resident set for a few percent more system
-/// time (page faults). `MALLOC_MMAP_THRESHOLD_` in the environment, when
-/// set, is left to decide.
-fn large_blocks_mapped() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
-        // SAFETY: mallopt only changes a glibc allocation parameter; it is
-        // called before the conversion starts its threads.
-        #[allow(unsafe_code)]
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
-        }
-    }
-}
-
 pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     let live = a
         .inputs
@@ -206,9 +187,6 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
             "{}: a live session is converted alone (one input)",
             live.unwrap_or_default()
         );
-    }
-    if a.to == To::Parquet {
-        large_blocks_mapped();
     }
     let started = Instant::now();
     let hooks = Terminal {

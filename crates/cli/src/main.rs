@@ -103,6 +103,24 @@ struct InfoArgs {
     strict: bool,
 }
 
+/// jemalloc, not glibc's malloc: the Parquet writer takes and gives back
+/// blocks of a few hundred kB all the time, and glibc's heaps fragment
+/// under that, so a conversion's resident set grew with the trace (+6 % from
+/// 1 to 4 GB of trace.dat while heaptrack showed the live heap flat).
+/// jemalloc's size classes keep it flat, and the run is 10–20 % faster.
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's settings, read once at its start: two arenas (the reader,
+/// the encoder and a few helpers share them; one per core by default keeps
+/// more memory aside per thread), freed pages returned after a second and
+/// at once when only lazily freed, small thread caches. The environment's
+/// `_RJEM_MALLOC_CONF` is applied after these and overrides them.
+#[allow(unsafe_code)]
+#[export_name = "_rjem_malloc_conf"]
+pub static MALLOC_CONF: &[u8; 63] =
+    b"narenas:2,dirty_decay_ms:1000,muzzy_decay_ms:0,tcache_max:4096\0";
+
 fn main() -> ExitCode {
     let argv = manual::help_topic(std::env::args_os().collect());
     let res = match native::detect(&argv) {

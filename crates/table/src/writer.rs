@@ -594,7 +594,9 @@ impl Open {
     }
 }
 
-/// Hand the heap's free pages back to the system after a file closed.
+/// Hand the heap's free pages back to the system after a file closed,
+/// where glibc's malloc is the allocator (the Python module; the CLI uses
+/// jemalloc, for which this is a no-op call into glibc's idle heap).
 /// glibc keeps freed memory inside its heaps; what a closed file's column
 /// writers held lies between blocks still in use, so without this the
 /// resident size creeps up with the number of files written (+4 MB over
