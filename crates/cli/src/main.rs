@@ -105,9 +105,10 @@ struct InfoArgs {
 
 /// jemalloc, not glibc's malloc: the Parquet writer takes and gives back
 /// blocks of a few hundred kB all the time, and glibc's heaps fragment
-/// under that, so a conversion's resident set grew with the trace (+6 % from
-/// 1 to 4 GB of trace.dat while heaptrack showed the live heap flat).
-/// jemalloc's size classes keep it flat, and the run is 10–20 % faster.
+/// under that, so a conversion's resident set grew with the trace (+12 % from
+/// 1 to 15 GB of trace.dat while heaptrack showed the live heap flat).
+/// jemalloc's size classes keep it flat (+4 %), and the Parquet run is
+/// 11–16 % faster (README, Converting: memory).
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
