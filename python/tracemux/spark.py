@@ -412,6 +412,19 @@ def _bins(inputs: List[Any], file_size: int) -> List[List[Any]]:
     return bins
 
 
+def _batches(path: str, batch_size: int = 65536) -> Iterator[Any]:
+    """A Parquet file's record batches, one row group at a time. A batch
+    must not span row groups: each row group has its own dictionary, and
+    pyarrow cannot hand a dictionary column inside a struct (an enum's
+    label) over two dictionaries in one batch ("Nested data conversions
+    not implemented for chunked array outputs")."""
+    import pyarrow.parquet as pq
+
+    f = pq.ParquetFile(path)
+    for g in range(f.num_row_groups):
+        yield from f.iter_batches(batch_size=batch_size, row_groups=[g])
+
+
 def _write_file(job: Any) -> None:
     """(On an executor.) One file of a table: its inputs' rows, in order,
     with `trace` and `host` first and the table's columns (renamed, cast
@@ -434,7 +447,7 @@ def _write_file(job: Any) -> None:
         held: List[Any] = []
         rows = size = 0
         for trace, host, path, _, ren in inputs:
-            for b in pq.ParquetFile(path).iter_batches(batch_size=65536):
+            for b in _batches(path):
                 n = b.num_rows
                 have = {ren.get(name, name): b.column(k) for k, name in enumerate(b.schema.names)}
                 cols = [pa.array([trace] * n, pa.string()), pa.array([host] * n, pa.string())]
