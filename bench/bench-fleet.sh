@@ -52,10 +52,10 @@ for i in $(seq 0 $((n - 1))); do
     echo "$d/$(basename "$s")" >> "$fleet/list"
 done
 if [ -d "$big" ]; then
-    for f in "$big"/*.dat "$big"/lttng-big "$big"/uftrace-big; do
+    for f in "$big"/*.dat "$big"/perf-big.data "$big"/lttng-big "$big"/uftrace-big; do
         [ -e "$f" ] || continue
         for c in $(seq "$copies"); do
-            d=$fleet/src/big$c-$(basename "$f" .dat)
+            d=$fleet/src/big$c-$(basename "$f")
             mkdir -p "$d"
             link "$f" "$d/$(basename "$f")"
             echo "$d/$(basename "$f")" >> "$fleet/list"
