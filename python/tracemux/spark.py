@@ -170,6 +170,19 @@ def _convert_one(
     return row
 
 
+def _size_of(path: str) -> int:
+    """Bytes of a trace (a file, or a folder's files); 0 when the driver
+    cannot see it (the executors read it, not the driver)."""
+    try:
+        if not os.path.isdir(path):
+            return os.path.getsize(path)
+        return sum(
+            os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files
+        )
+    except OSError:
+        return 0
+
+
 def _kill_self() -> None:
     """(Tests: the worker dies as a killed executor would.)"""
     import signal
@@ -259,7 +272,9 @@ def convert(
     for k, v in (("begin", begin), ("end", end), ("events", list(events) if events else None)):
         if v is not None:
             options[k] = v
-    jobs = list(zip(names, paths))
+    # largest first: Spark starts the tasks in partition order, and one big
+    # trace started last would leave the other cores idle at the end
+    jobs = sorted(zip(names, paths), key=lambda j: -_size_of(j[1]))
 
     def run(part: Iterator[Any]) -> Iterator[Dict[str, Any]]:
         from pyspark import TaskContext
