@@ -3,7 +3,8 @@
 //! (`TRACEMUX_THREADS=1`): every such fixture into JSON lines, Perfetto,
 //! Chrome JSON and CTF, with batches of a few events so that every fixture
 //! crosses many batch boundaries; and a damaged recording gives the same
-//! output and warnings, and with `--strict` the same error.
+//! output and warnings, and with `--strict` the same error. Parquet, whose
+//! encoder has a thread of its own, the same rows with it inline.
 
 mod common;
 use common::*;
@@ -169,4 +170,128 @@ fn a_pipe_output_is_written_in_place() {
     let got = reader.join().unwrap();
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     assert_eq!(got, want);
+}
+
+/// Parquet's encoder runs on a thread of its own, or inline on the
+/// reader's thread when one thread is allowed (a Spark task given one
+/// core): the same rows in every table, and the same other files, from
+/// every fixture of every format and for a shared dataset of several
+/// traces with small files. (Not the same bytes: with the thread, where
+/// row groups end depends on when the encoder answers, from run to run.)
+#[test]
+fn parquet_inline_encoder_writes_the_threaded_rows() {
+    let scratch = Scratch::new("parquet-threads");
+    let fixtures = every_fixture(scratch.0.as_path());
+    let mut fails = Vec::new();
+    let mut compared = 0;
+    let mut run = |name: &str, args: &[&std::ffi::OsStr]| {
+        let mut outs = Vec::new();
+        for threads in ["1", "2"] {
+            let out = scratch.0.as_path().join(format!("{name}.{threads}.pq"));
+            let o = Command::new(env!("CARGO_BIN_EXE_tracemux"))
+                .env("TZ", "UTC")
+                .env("TRACEMUX_THREADS", threads)
+                .args(["convert", "-q", "--force"])
+                .args(args)
+                .args(["--to", "parquet", "-o"])
+                .arg(&out)
+                .output()
+                .expect("tracemux runs");
+            outs.push((tables(&out), o));
+        }
+        compared += 1;
+        let (a, one) = &outs[0];
+        let (b, two) = &outs[1];
+        if a != b || one.stderr != two.stderr || one.status != two.status {
+            fails.push(format!(
+                "{name}: {} / stderr {:?} vs {:?}",
+                first_table_differing(a, b),
+                String::from_utf8_lossy(&one.stderr),
+                String::from_utf8_lossy(&two.stderr)
+            ));
+        }
+    };
+    for (name, src, _) in &fixtures {
+        run(name, &[src.as_os_str()]);
+    }
+    // several traces into shared files that roll at 64 kB
+    let mut args: Vec<&std::ffi::OsStr> = fixtures
+        .iter()
+        .take(12)
+        .map(|(_, p, _)| p.as_os_str())
+        .collect();
+    args.extend(["--layout", "shared", "--file-size", "65536"].map(std::ffi::OsStr::new));
+    run("shared", &args);
+    assert!(compared > 20, "{compared} conversions");
+    assert_no_failures(&fails, &format!("of {compared} conversions differ"));
+}
+
+/// A Parquet output: each table's rows (all its files, in order, as one
+/// batch per run of one schema) and every other file's bytes, by their paths in the output.
+fn tables(dir: &Path) -> Vec<(String, Vec<arrow_array::RecordBatch>, Vec<u8>)> {
+    use std::collections::BTreeMap;
+    type Tables = BTreeMap<String, (Vec<arrow_array::RecordBatch>, Vec<u8>)>;
+    fn walk(d: &Path, base: &Path, t: &mut Tables) {
+        for e in tracemux_testkit::sorted_entries(d) {
+            if e.is_dir() {
+                walk(&e, base, t);
+                continue;
+            }
+            let rel = e.strip_prefix(base).unwrap().display().to_string();
+            if !rel.ends_with(".parquet") {
+                t.insert(rel, (Vec::new(), std::fs::read(&e).unwrap()));
+                continue;
+            }
+            // the table: the folder of part-N files, else the file's name
+            // without its numbers
+            let name = e.file_name().unwrap().to_string_lossy();
+            let key = match name.starts_with("part-") {
+                true => Path::new(&rel).parent().unwrap().display().to_string(),
+                false => rel.replace(|c: char| c.is_ascii_digit(), ""),
+            };
+            let f = std::fs::File::open(&e).unwrap();
+            let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(f)
+                .unwrap()
+                .build()
+                .unwrap();
+            let batches = &mut t.entry(key).or_default().0;
+            batches.extend(reader.map(|b| b.unwrap()));
+        }
+    }
+    let mut t = Tables::new();
+    if dir.is_dir() {
+        walk(dir, dir, &mut t);
+    }
+    t.into_iter()
+        .map(|(k, (batches, bytes))| {
+            // runs of one schema (a shared table's traces may differ) as
+            // one batch each
+            let mut runs: Vec<Vec<arrow_array::RecordBatch>> = Vec::new();
+            for b in batches {
+                match runs.last_mut() {
+                    Some(r) if r[0].schema() == b.schema() => r.push(b),
+                    _ => runs.push(vec![b]),
+                }
+            }
+            let rows = runs
+                .iter()
+                .map(|r| arrow_select::concat::concat_batches(&r[0].schema(), r).unwrap())
+                .collect();
+            (k, rows, bytes)
+        })
+        .collect()
+}
+
+type Tables = [(String, Vec<arrow_array::RecordBatch>, Vec<u8>)];
+
+/// The first table or file that differs between two outputs.
+fn first_table_differing(a: &Tables, b: &Tables) -> String {
+    let names = |t: &Tables| t.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    if names(a) != names(b) {
+        return format!("tables {:?} vs {:?}", names(a), names(b));
+    }
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| x != y)
+        .map_or_else(String::new, |(x, _)| format!("{} differs", x.0))
 }

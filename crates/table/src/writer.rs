@@ -464,10 +464,13 @@ type TableFiles = Vec<(Arc<str>, Vec<FileWritten>)>;
 
 /// The Parquet writers of every table, on a thread of their own: encoding
 /// and compressing a table's rows runs beside the reading of the next
-/// events.
+/// events. With one thread allowed (`TRACEMUX_THREADS=1`: a Spark task
+/// given one core, say), they run inline, on the caller's thread.
 struct Encoder {
     tx: Option<SyncSender<Job>>,
     thread: Option<JoinHandle<Result<TableFiles>>>,
+    /// The inline encoder (no thread); `None` after an error or `finish`.
+    inline: Option<Box<EncoderState>>,
 }
 
 impl Encoder {
@@ -475,8 +478,15 @@ impl Encoder {
         // (an invalid zstd level is refused here, not at the first table)
         properties(opts, &arrow_schema::Schema::empty())?;
         let props = opts.clone();
-        let dir = dir.to_path_buf();
         let naming = Naming::of(&opts.layout);
+        if tracemux_core::threads::threads() <= 1 {
+            return Ok(Encoder {
+                tx: None,
+                thread: None,
+                inline: Some(Box::new(EncoderState::new(dir, naming, props))),
+            });
+        }
+        let dir = dir.to_path_buf();
         let (tx, rx) = sync_channel::<Job>(1);
         let thread = std::thread::Builder::new()
             .name("parquet-encoder".into())
@@ -485,6 +495,7 @@ impl Encoder {
         Ok(Encoder {
             tx: Some(tx),
             thread: Some(thread),
+            inline: None,
         })
     }
 
@@ -492,6 +503,13 @@ impl Encoder {
         let Some(job) = job else {
             return Ok(());
         };
+        if let Some(e) = self.inline.as_mut() {
+            let res = e.take(job);
+            if res.is_err() {
+                self.inline = None;
+            }
+            return res;
+        }
         if self.tx.as_ref().is_some_and(|tx| tx.send(job).is_ok()) {
             return Ok(());
         }
@@ -502,6 +520,9 @@ impl Encoder {
     /// Close every file; the files of each table, or the first error of
     /// the encoder.
     fn finish(&mut self) -> Result<TableFiles> {
+        if let Some(e) = self.inline.take() {
+            return e.end();
+        }
         self.tx = None;
         match self.thread.take().map(|t| t.join()) {
             None => Err(Error::Encoder("the Parquet encoder stopped earlier".into())),
@@ -611,20 +632,38 @@ fn release_free_heap() {
     }
 }
 
-/// The encoder thread: append each batch to its table's row group in
+/// The encoder's state (on its thread, or inline): append each batch to its table's row group in
 /// progress; write row groups out at `row_group_rows` rows (the
 /// writer's own limit) and the largest when all hold more than
 /// `encoder_budget`; roll a table's file at `file_size`; at the end (the
 /// sender gone), close every file.
-fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> Result<TableFiles> {
-    let mut outs: Vec<(Arc<str>, Out)> = Vec::new();
-    let mut index: HashMap<Arc<str>, usize> = HashMap::new();
-    let mut held = 0usize;
-    let mut open_columns = 0usize;
-    let (max_open, budget) = (MAX_OPEN_COLUMNS, opts.encoder_budget);
-    for job in rx {
-        let i = *index.entry(job.table.clone()).or_insert_with(|| {
-            outs.push((
+struct EncoderState {
+    outs: Vec<(Arc<str>, Out)>,
+    index: HashMap<Arc<str>, usize>,
+    held: usize,
+    open_columns: usize,
+    dir: PathBuf,
+    naming: Naming,
+    opts: WriteOptions,
+}
+
+impl EncoderState {
+    fn new(dir: &Path, naming: Naming, opts: WriteOptions) -> EncoderState {
+        EncoderState {
+            outs: Vec::new(),
+            index: HashMap::new(),
+            held: 0,
+            open_columns: 0,
+            dir: dir.to_path_buf(),
+            naming,
+            opts,
+        }
+    }
+
+    /// One job: its batch into its table's row group in progress.
+    fn take(&mut self, job: Job) -> Result<()> {
+        let i = *self.index.entry(job.table.clone()).or_insert_with(|| {
+            self.outs.push((
                 job.table.clone(),
                 Out {
                     part: 0,
@@ -636,19 +675,29 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
                     columns: leaves(job.schema.fields()),
                 },
             ));
-            outs.len() - 1
+            self.outs.len() - 1
         });
+        let EncoderState {
+            outs,
+            held,
+            open_columns,
+            dir,
+            naming,
+            opts,
+            ..
+        } = self;
+        let (max_open, budget) = (MAX_OPEN_COLUMNS, opts.encoder_budget);
         let (name, out) = &mut outs[i];
         // a table of another schema (another trace of a shared dataset)
         // starts a file of its own
         if out.file.as_ref().is_some_and(|f| f.schema != job.schema) {
-            held -= out.held;
+            *held -= out.held;
             out.held = 0;
             if let Some(f) = out.file.take() {
                 out.files.push(f.close()?);
             }
             if out.open {
-                open_columns -= out.columns;
+                *open_columns -= out.columns;
                 out.open = false;
                 job.open.store(false, Ordering::Relaxed);
             }
@@ -661,7 +710,7 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
                 std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
             }
             let f = File::create(&path).map_err(|e| io(&path, e))?;
-            let props = properties(&opts, &job.schema)?;
+            let props = properties(opts, &job.schema)?;
             let writer = ArrowWriter::try_new(
                 BufWriter::with_capacity(8 << 10, f),
                 job.schema.clone(),
@@ -677,10 +726,10 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
             });
         }
         let Some(b) = job.batch else {
-            continue;
+            return Ok(());
         };
         let Some(f) = out.file.as_mut() else {
-            continue;
+            return Ok(());
         };
         f.writer.write(&b).map_err(|e| pq(&f.path, e))?;
         f.rows += b.num_rows() as u64;
@@ -691,9 +740,9 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
         // long as the open ones have few columns together (each column's
         // encoder and compressor hold memory of their own); the others'
         // batches are row groups
-        if !out.open && busy && open_columns + out.columns <= max_open {
+        if !out.open && busy && *open_columns + out.columns <= max_open {
             out.open = true;
-            open_columns += out.columns;
+            *open_columns += out.columns;
             job.open.store(true, Ordering::Relaxed);
         }
         let now = match out.open {
@@ -703,25 +752,25 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
                 0
             }
         };
-        held = held - out.held + now;
+        *held = *held - out.held + now;
         out.held = now;
-        roll(out, &opts, &mut held)?;
+        roll(out, opts, held)?;
         // over the budget: write out the largest row groups in progress
-        while held > budget {
+        while *held > budget {
             let Some((_, big)) = outs
                 .iter_mut()
                 .filter(|(_, o)| o.held > 0)
                 .max_by_key(|(_, o)| o.held)
             else {
-                held = 0;
+                *held = 0;
                 break;
             };
             if let Some(f) = big.file.as_mut() {
                 f.writer.flush().map_err(|e| pq(&f.path, e))?;
             }
-            held -= big.held;
+            *held -= big.held;
             big.held = 0;
-            roll(big, &opts, &mut held)?;
+            roll(big, opts, held)?;
         }
         // the open files' row-group metadata (kept until a file closes):
         // beyond MAX_HELD_CHUNKS column chunks, close the file that keeps
@@ -736,33 +785,48 @@ fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> 
                 break;
             };
             chunks -= big.held_chunks();
-            held -= big.held;
+            *held -= big.held;
             big.held = 0;
             if let Some(f) = big.file.take() {
                 big.files.push(f.close()?);
             }
         }
+        Ok(())
     }
-    let mut files = Vec::new();
-    for (name, mut out) in outs {
-        if let Some(f) = out.file.take() {
-            out.files.push(f.close()?);
+
+    /// Close every file; the files of each table.
+    fn end(self) -> Result<TableFiles> {
+        let EncoderState { outs, naming, .. } = self;
+        let mut files = Vec::new();
+        for (name, mut out) in outs {
+            if let Some(f) = out.file.take() {
+                out.files.push(f.close()?);
+            }
+            let written = out
+                .files
+                .iter()
+                .map(|c| FileWritten {
+                    path: naming
+                        .path(Path::new(""), &name, c.part)
+                        .display()
+                        .to_string(),
+                    rows: c.rows,
+                    bytes: c.bytes,
+                })
+                .collect();
+            files.push((name, written));
         }
-        let written = out
-            .files
-            .iter()
-            .map(|c| FileWritten {
-                path: naming
-                    .path(Path::new(""), &name, c.part)
-                    .display()
-                    .to_string(),
-                rows: c.rows,
-                bytes: c.bytes,
-            })
-            .collect();
-        files.push((name, written));
+        Ok(files)
     }
-    Ok(files)
+}
+
+/// The encoder thread: every job of `rx`, then the files.
+fn encode(rx: Receiver<Job>, dir: &Path, naming: Naming, opts: WriteOptions) -> Result<TableFiles> {
+    let mut e = EncoderState::new(dir, naming, opts);
+    for job in rx {
+        e.take(job)?;
+    }
+    e.end()
 }
 
 /// Column chunks whose metadata the open files may keep together (a
