@@ -632,11 +632,11 @@ fn release_free_heap() {
     }
 }
 
-/// The encoder's state (on its thread, or inline): append each batch to its table's row group in
-/// progress; write row groups out at `row_group_rows` rows (the
-/// writer's own limit) and the largest when all hold more than
-/// `encoder_budget`; roll a table's file at `file_size`; at the end (the
-/// sender gone), close every file.
+/// The encoder's state, on its thread or inline: append each batch to
+/// its table's row group in progress; write row groups out at
+/// `row_group_rows` rows (the writer's own limit) and the largest when all
+/// hold more than `encoder_budget`; roll a table's file at `file_size`;
+/// at the end, close every file.
 struct EncoderState {
     outs: Vec<(Arc<str>, Out)>,
     index: HashMap<Arc<str>, usize>,
