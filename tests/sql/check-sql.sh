@@ -6,7 +6,7 @@
 # queries with `tracemux sql` on the trace and with DuckDB on
 # `tracemux convert --to parquet` of it, and compares the result sets
 # (tests/sql/check_sql.py). Then, on the big trace ($BIG, default
-# /work/big2/big.dat, skipped when absent), one typical query is timed
+# /work/big2/big.dat, skipped when absent or BIG is empty), one typical query is timed
 # with its peak RSS, for tracemux on the trace and for DuckDB on the
 # Parquet output.
 #
@@ -42,7 +42,7 @@ fixtures_list | while read -r name src; do
 done > "$tmp/summary"
 cat "$tmp/summary"
 
-big=${BIG:-/work/big2/big.dat}
+big=${BIG-/work/big2/big.dat}
 if [ -f "$big" ]; then
     q="SELECT next_comm, count(*) AS n, sum(prev_state) AS s FROM sched__sched_switch GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10"
     size=$(du -mL "$big" | cut -f1)

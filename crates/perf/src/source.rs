@@ -24,6 +24,7 @@
 //! Perfetto's writer (`PerfSample` with interned callstacks) needs only
 //! the event.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use tracemux_core::model::{
@@ -189,6 +190,14 @@ pub struct PerfSource<'p, 'a> {
 }
 
 impl<'p, 'a> PerfSource<'p, 'a> {
+    /// Name the frames from the files under `symfs` and the `kallsyms`
+    /// file (as `perf script --symfs --kallsyms`) instead of this
+    /// machine's.
+    pub fn with_symbols(mut self, symfs: Option<PathBuf>, kallsyms: Option<PathBuf>) -> Self {
+        self.machine = Machine::for_data(self.p, symfs, kallsyms);
+        self
+    }
+
     /// A source over `p`. Lenient unless `strict` (then damage ends it
     /// with an error).
     pub fn new(p: &'p PerfData<'a>, strict: bool) -> Self {

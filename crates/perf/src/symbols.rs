@@ -757,6 +757,10 @@ pub fn load_elf(symfs: Option<&Path>, path: &str, build_id: Option<&[u8]>) -> Op
             None => Path::new(p).to_path_buf(),
         }
     };
+    // perf's symsrc__init: with a recorded build id, a file of another
+    // build (or of none) gives no symbols
+    let other_build =
+        |info: &ElfInfo| build_id.is_some_and(|want| info.build_id.as_deref() != Some(want));
     let own = under(path);
     let own_info = std::fs::File::open(&own).ok().and_then(|f| elf_info(&f));
     let bid: Option<Vec<u8>> = build_id
@@ -791,16 +795,18 @@ pub fn load_elf(symfs: Option<&Path>, path: &str, build_id: Option<&[u8]>) -> Op
             continue;
         };
         let Some(info) = elf_info(&f) else { continue };
-        if let (Some(want), Some(got)) = (bid.as_ref(), info.build_id.as_ref()) {
-            if build_id.is_some() && want != got {
-                continue;
-            }
+        if other_build(&info) {
+            continue;
         }
         if info.has_symtab {
             return elf_symbols(&f, Some(&p));
         }
     }
-    // no symbol table anywhere: the file's dynamic symbols
+    // no symbol table anywhere: the file's dynamic symbols, unless it is
+    // another build than the recorded one
+    if own_info.as_ref().is_none_or(other_build) {
+        return None;
+    }
     let f = std::fs::File::open(&own).ok()?;
     elf_symbols(&f, Some(&own))
 }

@@ -57,7 +57,8 @@ fn read_all(data: &[u8]) -> (usize, bool) {
         if let Ok(r) = script(&p, &opts, &mut std::io::sink()) {
             damage += r.damage.len();
         }
-        let mut src = PerfSource::new(&p, false);
+        let mut src =
+            PerfSource::new(&p, false).with_symbols(opts.symfs.clone(), opts.kallsyms.clone());
         let mut n = 0;
         while let Ok(Some(rec)) = src.next_record() {
             if matches!(rec, Record::Damage(_)) {

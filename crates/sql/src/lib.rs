@@ -13,6 +13,10 @@
 //! Traces borrow memory maps, so a table holds an [`Opener`] ([`Paths`]:
 //! files opened by `tracemux_open`) and opens the trace once for the
 //! metadata and once per table a query reads.
+//!
+//! All of it needs the feature `engine` (the CLI's and the Python package's
+//! feature `sql`); without it the crate is empty.
+#![cfg(feature = "engine")]
 
 pub mod provider;
 pub mod sched;

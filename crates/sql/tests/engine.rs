@@ -1,6 +1,7 @@
 //! The engine on a trace.dat fixture: derived tables against values
 //! computed by hand (see crates/cli/tests/sql.rs for how), pushdowns and
-//! LIMIT against unfiltered answers.
+//! LIMIT against unfiltered answers. (With the feature `engine` only.)
+#![cfg(feature = "engine")]
 
 use std::path::PathBuf;
 use std::sync::Arc;
