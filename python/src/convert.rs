@@ -26,7 +26,11 @@ impl Collect {
 }
 
 impl Hooks for Collect {
-    fn progress(&self, _events: u64) -> anyhow::Result<()> {
+    fn progress(
+        &self,
+        _events: u64,
+        _read: Option<tracemux_core::model::Progress>,
+    ) -> anyhow::Result<()> {
         errors::check_signals()
     }
     fn damage(&self, input: &Path, e: &tracemux_core::Error) {

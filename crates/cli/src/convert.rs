@@ -189,11 +189,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
         );
     }
     let started = Instant::now();
-    let hooks = Terminal {
-        quiet: a.quiet,
-        bar: RefCell::new(None),
-        noted: std::cell::Cell::new(false),
-    };
+    let hooks = Terminal::new(a.quiet);
     let res = match live {
         // streamed into the output as the session arrives
         Some(url) => crate::live::convert(url, &a.options(), &hooks),
@@ -233,17 +229,33 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     Ok(Outcome::damaged_if(summary.damage > 0 || hooks.noted.get()))
 }
 
-/// The hooks of the command line: a spinner with the event count on
-/// stderr when it is a terminal, damage and notes as stderr lines.
+/// The hooks of the command line: on a terminal, a bar with the share of
+/// the input read and the time left (a spinner when the source cannot say
+/// how far it is), the events and their rate; damage and notes as stderr
+/// lines.
 struct Terminal {
     quiet: bool,
     bar: RefCell<Option<indicatif::ProgressBar>>,
+    /// When the bar started.
+    since: std::cell::Cell<Option<Instant>>,
+    /// Whether the bar shows a share of the input (otherwise a spinner).
+    sized: std::cell::Cell<bool>,
     /// Whether a note was heard.
     noted: std::cell::Cell<bool>,
 }
 
 impl Terminal {
-    /// `f` run with the spinner (if any) out of the way.
+    fn new(quiet: bool) -> Self {
+        Terminal {
+            quiet,
+            bar: RefCell::new(None),
+            since: std::cell::Cell::new(None),
+            sized: std::cell::Cell::new(false),
+            noted: std::cell::Cell::new(false),
+        }
+    }
+
+    /// `f` run with the bar (if any) out of the way.
     fn say(&self, f: impl FnOnce()) {
         match &*self.bar.borrow() {
             Some(b) => b.suspend(f),
@@ -252,23 +264,67 @@ impl Terminal {
     }
 }
 
+fn bar_style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+        .progress_chars("=> ")
+}
+
+/// `n` in a few digits: `950`, `12.3 k`, `4.56 M`, `1.20 G`.
+fn rounded(n: f64) -> String {
+    let (v, unit) = match n {
+        n if n >= 1e9 => (n / 1e9, " G"),
+        n if n >= 1e6 => (n / 1e6, " M"),
+        n if n >= 1e3 => (n / 1e3, " k"),
+        n => return format!("{n:.0}"),
+    };
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$}{unit}")
+}
+
+/// What the bar says of the events: `21.4 M events, 5.99 M/s`.
+fn events_message(events: u64, seconds: f64) -> String {
+    let mut m = format!("{} events", rounded(events as f64));
+    if seconds > 0.5 {
+        m += &format!(", {}/s", rounded(events as f64 / seconds));
+    }
+    m
+}
+
 impl Hooks for Terminal {
     fn started(&self) {
         if self.quiet || !std::io::stderr().is_terminal() {
             return;
         }
         let b = indicatif::ProgressBar::new_spinner();
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos} events ({per_sec}) {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
+        b.set_style(bar_style("{spinner} {msg} {elapsed}"));
+        b.set_message("0 events");
         b.enable_steady_tick(std::time::Duration::from_millis(200));
         *self.bar.borrow_mut() = Some(b);
+        self.since.set(Some(Instant::now()));
+        self.sized.set(false);
     }
-    fn progress(&self, events: u64) -> Result<()> {
-        if let Some(b) = &*self.bar.borrow() {
-            b.set_position(events);
+    fn progress(&self, events: u64, read: Option<tracemux_core::model::Progress>) -> Result<()> {
+        let Some(b) = &*self.bar.borrow() else {
+            return Ok(());
+        };
+        let seconds = self.since.get().map_or(0.0, |t| t.elapsed().as_secs_f64());
+        if let Some(p) = read.filter(|p| p.total > 0) {
+            if !self.sized.replace(true) {
+                b.set_style(bar_style(
+                    "[{bar:28}] {percent:>3}% of {total_bytes} · {msg} · {elapsed} elapsed, ~{eta} left",
+                ));
+            }
+            b.set_length(p.total);
+            b.set_position(p.done.min(p.total));
         }
+        b.set_message(events_message(events, seconds));
         Ok(())
     }
     fn damage(&self, input: &Path, e: &tracemux_core::Error) {

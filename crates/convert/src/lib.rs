@@ -21,7 +21,7 @@ mod uftrace_chrome;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
-use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
+use tracemux_core::model::{Event, Lost, Progress, Record, RecordSource, TraceMeta};
 
 pub use copy::CopySummary;
 pub use live::{run_live, spool_live, spools};
@@ -209,9 +209,11 @@ pub trait Hooks {
     /// A conversion through the model starts (once per input of a
     /// partitioned dataset).
     fn started(&self) {}
-    /// The number of events written so far, every 65536 events; an error
-    /// stops the conversion (and is what [`run`] returns).
-    fn progress(&self, _events: u64) -> Result<()> {
+    /// How far the conversion is, every 65536 events: the events written
+    /// so far and, when the source can say, how much of its input was read
+    /// (`None` for a live session). An error stops the conversion (and is
+    /// what [`run`] returns).
+    fn progress(&self, _events: u64, _read: Option<Progress>) -> Result<()> {
         Ok(())
     }
     /// Damage of `input` that was skipped (not with `strict`).
@@ -565,6 +567,9 @@ impl Target for Box<dyn Sink + Send> {
     }
 }
 
+/// Events between two calls of [`Hooks::progress`].
+pub(crate) const PROGRESS_EVERY: u64 = 65536;
+
 /// Every record of `src` that `o` selects into `to`.
 fn read(
     o: &Options,
@@ -580,6 +585,9 @@ fn read(
         let Some(rec) = rec else { break };
         if feed(o, rec, meta, to, summary, hooks, &o.inputs[0])? {
             to.settle(src);
+            if summary.events % PROGRESS_EVERY == 0 {
+                hooks.progress(summary.events, src.progress())?;
+            }
         }
     }
     hooks.finished();
@@ -606,9 +614,6 @@ pub(crate) fn feed(
             }
             to.event(meta, &ev)?;
             summary.events += 1;
-            if summary.events % 65536 == 0 {
-                hooks.progress(summary.events)?;
-            }
             Ok(true)
         }
         Record::Lost(l) => {

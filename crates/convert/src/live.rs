@@ -85,7 +85,11 @@ fn convert<S: PacketSource>(
             .next_with_meta()
             .map_err(|e| anyhow!("{name}: {e}"))?;
         let Some((rec, meta)) = next else { break };
-        feed(o, rec, meta, &mut sink, summary, hooks, &input)?;
+        if feed(o, rec, meta, &mut sink, summary, hooks, &input)?
+            && summary.events % crate::PROGRESS_EVERY == 0
+        {
+            hooks.progress(summary.events, None)?;
+        }
     }
     sink.finish(records.meta())
 }

@@ -5,7 +5,9 @@
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
 use crate::layout::ClassId;
-use crate::model::{Event, EventClass, Lost, Record, RecordSource, StreamInfo, TraceMeta};
+use crate::model::{
+    Event, EventClass, Lost, Progress, Record, RecordSource, StreamInfo, TraceMeta,
+};
 use crate::timeline::InputInfo;
 use crate::typed::FieldTape;
 
@@ -313,6 +315,13 @@ impl<'s> Timeline<'s> {
 impl RecordSource for Timeline<'_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        // every input's, or none (a total without one input's is no total)
+        self.inputs.iter().try_fold(Progress::default(), |acc, s| {
+            Some(acc.add(s.src.progress()?))
+        })
     }
 
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {

@@ -857,9 +857,33 @@ pub enum Record<'t> {
     Damage(Error),
 }
 
+/// How far a source has read: bytes of its input behind it, of how many.
+/// An estimate for a progress bar (a reader may count a page or a packet
+/// as read once it is on it), never used to decide anything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+}
+
+impl Progress {
+    /// `done` and `total` added up.
+    pub fn add(self, o: Progress) -> Progress {
+        Progress {
+            done: self.done.saturating_add(o.done),
+            total: self.total.saturating_add(o.total),
+        }
+    }
+}
+
 /// A source of records in time order (a lending iterator).
 pub trait RecordSource {
     fn meta(&self) -> &TraceMeta;
+    /// How much of its input the source has read, when it can say (a
+    /// source over a stream that is still being written cannot).
+    fn progress(&self) -> Option<Progress> {
+        None
+    }
     /// The next record, or `None` at the end. After a fatal error the source
     /// stays empty.
     fn next_record(&mut self) -> Result<Option<Record<'_>>>;

@@ -32,8 +32,8 @@ use std::path::PathBuf;
 
 use tracemux_core::layout::FieldId;
 use tracemux_core::model::{
-    Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, Format, Lost, Record, RecordSource,
-    StreamInfo, TraceMeta, Value,
+    Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, Format, Lost, Progress, Record,
+    RecordSource, StreamInfo, TraceMeta, Value,
 };
 use tracemux_core::typed::{
     ArrayLen, ClassSchema, EnumMapping, FieldSchema, FieldTape, FieldType, FieldVisitor, IntType,
@@ -772,6 +772,14 @@ fn first_cpu(t: &Trace, files: &[&[u8]], g: &fs::StreamGroup) -> u32 {
 impl RecordSource for CtfSource<'_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        let p = self.streams.iter().fold(Progress::default(), |p, s| {
+            let (done, total) = s.dec.progress();
+            p.add(Progress { done, total })
+        });
+        Some(p).filter(|p| p.total > 0)
     }
 
     // the event's stream records its next event into the tape it gets,

@@ -286,6 +286,9 @@ pub struct StreamDecoder<'d> {
     files: Vec<&'d [u8]>,
     packets: Vec<PacketEntry>,
     next_packet: usize,
+    /// Bytes of the packets before `next_packet`, and of all.
+    bytes_opened: u64,
+    bytes_total: u64,
     c: Cursor<'d>,
     /// A packet is open: its content end and current stream class.
     open: Option<(usize, usize)>,
@@ -319,6 +322,10 @@ impl<'d> StreamDecoder<'d> {
         StreamDecoder {
             prog,
             files,
+            bytes_total: packets
+                .iter()
+                .fold(0u64, |n, p| n.saturating_add(p.total_bytes)),
+            bytes_opened: 0,
             packets,
             next_packet: 0,
             c: Cursor::new(first, prog.slots),
@@ -392,6 +399,12 @@ impl<'d> StreamDecoder<'d> {
         Some((pe.file, pe.offset.saturating_add(self.c.pos / 8)))
     }
 
+    /// Bytes of this stream's packets read (the open one counts as read),
+    /// and how many its packets have.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.bytes_opened, self.bytes_total)
+    }
+
     /// Current default clock value.
     pub fn clock(&self) -> u64 {
         self.c.clock
@@ -413,6 +426,7 @@ impl<'d> StreamDecoder<'d> {
             return Ok(false);
         };
         self.next_packet += 1;
+        self.bytes_opened = self.bytes_opened.saturating_add(e.total_bytes);
         let data = self.files[e.file];
         let (entry, _) = read_packet_start(self.prog, e.file, data, e.offset, &mut self.c, v)?;
         let sc = &self.prog.streams.get(entry.stream);

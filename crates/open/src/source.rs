@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
-use tracemux_core::model::{RecordSource, TraceMeta};
+use tracemux_core::model::{Progress, RecordSource, TraceMeta};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
@@ -161,6 +161,9 @@ impl RecordSource for Releasing<'_, '_> {
     fn meta(&self) -> &TraceMeta {
         self.r.meta()
     }
+    fn progress(&self) -> Option<Progress> {
+        RecordSource::progress(&self.r)
+    }
     fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
         self.n = self.n.wrapping_add(1);
         if self.n % 8192 == 0 {
@@ -181,6 +184,9 @@ struct PerfReleasing<'m, 'p, 'd> {
 impl RecordSource for PerfReleasing<'_, '_, '_> {
     fn meta(&self) -> &TraceMeta {
         self.src.meta()
+    }
+    fn progress(&self) -> Option<Progress> {
+        self.src.progress()
     }
     fn next_record(&mut self) -> tracemux_core::Result<Option<tracemux_core::model::Record<'_>>> {
         self.n = self.n.wrapping_add(1);

@@ -156,6 +156,8 @@ pub struct Records<'a> {
     data: &'a [u8],
     e: Endian,
     pos: usize,
+    /// Where the records begin and end in `data`.
+    begin: usize,
     end: usize,
     pipe: bool,
     ids: IdMap,
@@ -203,6 +205,7 @@ impl<'a> Records<'a> {
             data,
             e,
             pos: start,
+            begin: start.min(end.min(data.len())),
             end: end.min(data.len()),
             pipe,
             ids,
@@ -461,6 +464,14 @@ impl<'a> Records<'a> {
             .front()
             .map_or(u64::MAX, |h| h.0.saturating_sub(8));
         front.min(self.pos as u64)
+    }
+
+    /// Bytes of the data section read (records read ahead for ordering
+    /// count as read), and how many it has.
+    pub fn progress(&self) -> (u64, u64) {
+        let total = self.end.saturating_sub(self.begin);
+        let done = self.pos.saturating_sub(self.begin).min(total);
+        (done as u64, total as u64)
     }
 
     /// The bytes of a record [`Records::next_loc`] gave last.

@@ -28,7 +28,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use tracemux_core::model::{
-    BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldDef, Format, Lost, Record,
+    BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldDef, Format, Lost, Progress, Record,
     RecordSource, StreamInfo, TraceMeta,
 };
 use tracemux_core::{Cursor, Result};
@@ -285,6 +285,11 @@ impl PerfSource<'_, '_> {
 impl RecordSource for PerfSource<'_, '_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        let (done, total) = self.records.progress();
+        Some(Progress { done, total }).filter(|p| p.total > 0)
     }
 
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {

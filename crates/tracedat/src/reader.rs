@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tracemux_core::bytes::{Cursor, Endian};
 use tracemux_core::error::{Error, Result};
 use tracemux_core::model::{
-    BufferInfo, ClassTable, Event, Lost, Record, RecordSource, StreamInfo, TraceMeta,
+    BufferInfo, ClassTable, Event, Lost, Progress, Record, RecordSource, StreamInfo, TraceMeta,
 };
 use tracemux_ftrace::format::parse_format;
 use tracemux_ftrace::page::{next_in, PageLayout, PageState};
@@ -303,6 +303,8 @@ struct Stream<'a> {
     region_base: u64,
     /// File offset where this stream's data starts.
     file_start: u64,
+    /// Bytes of this stream's data in the file.
+    data_len: u64,
     buf: Vec<u8>,
     /// Counts the chunks decompressed into `buf` (tells them apart).
     serial: u64,
@@ -552,6 +554,7 @@ impl<'a> Reader<'a> {
                         region: &[],
                         region_base: c.offset,
                         file_start: c.offset,
+                        data_len: 0,
                         buf: Vec::new(),
                         serial: 0,
                         next_page: 0,
@@ -585,6 +588,7 @@ impl<'a> Reader<'a> {
                     let region = file
                         .get(start.min(file.len())..end.min(file.len()))
                         .unwrap_or(&[]);
+                    s.data_len = region.len() as u64;
                     if b.compressed && c.size > 0 {
                         let mut table =
                             Cursor::with_base(region, c.offset, t.endian, "flyrecord chunks");
@@ -651,6 +655,26 @@ impl<'a> Reader<'a> {
                 (start, end.max(start))
             })
             .collect()
+    }
+
+    /// Bytes of the streams' data read (a stream counts as far as
+    /// [`Reader::consumed`] says; a finished one in full), of all there are.
+    pub fn progress(&self) -> Progress {
+        let consumed = self.consumed();
+        self.streams
+            .iter()
+            .zip(consumed)
+            .fold(Progress::default(), |p, (s, (start, end))| {
+                let done = if s.finished {
+                    s.data_len
+                } else {
+                    (end - start).min(s.data_len)
+                };
+                p.add(Progress {
+                    done,
+                    total: s.data_len,
+                })
+            })
     }
 
     /// The payload of the record that comes next, in time order, among the
@@ -736,6 +760,10 @@ impl<'a> Reader<'a> {
 impl RecordSource for Reader<'_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        Some(Reader::progress(self)).filter(|p| p.total > 0)
     }
 
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {

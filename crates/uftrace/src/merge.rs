@@ -128,6 +128,15 @@ fn perf_record<'d>(p: &PerfEvent) -> Record<'d> {
 }
 
 impl<'d> Merger<'d> {
+    /// Bytes of the tasks' data files read, and their sizes (what a
+    /// progress bar shows; kernel and perf files left out).
+    pub fn progress(&self) -> (u64, u64) {
+        self.tasks.iter().fold((0, 0), |(d, t), s| {
+            let (done, total) = s.reader.progress();
+            (d + done, t + total)
+        })
+    }
+
     pub fn new(data: &'d UftraceData, opts: &MergeOptions) -> Merger<'d> {
         let mut tasks = Vec::with_capacity(data.tasks.len());
         for i in 0..data.tasks.len() {

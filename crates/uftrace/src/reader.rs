@@ -98,6 +98,13 @@ impl<'d> TaskReader<'d> {
         self.released = self.pos;
     }
 
+    /// Bytes of the file read, and its size.
+    pub fn progress(&self) -> (u64, u64) {
+        let total = self.buf.len() as u64;
+        let done = if self.done { total } else { self.pos as u64 };
+        (done.min(total), total)
+    }
+
     /// The next record, or `None` at the end of the file.
     #[inline]
     pub fn next_record(&mut self) -> Option<Record<'d>> {

@@ -45,8 +45,8 @@ use std::sync::Arc;
 use tracemux_core::error::{Error, ErrorKind, Result};
 use tracemux_core::layout::{ClassLayout, FieldId};
 use tracemux_core::model::{
-    Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldVisitor, Format, Lost, Record,
-    RecordSource, StreamInfo, TraceMeta, Value,
+    Base, BufferInfo, ClassTable, ClockInfo, Event, EventClass, FieldVisitor, Format, Lost,
+    Progress, Record, RecordSource, StreamInfo, TraceMeta, Value,
 };
 use tracemux_core::typed::{
     ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, IntType, Scope,
@@ -796,6 +796,11 @@ fn write_value(
 impl RecordSource for UftraceSource<'_> {
     fn meta(&self) -> &TraceMeta {
         &self.meta
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        let (done, total) = self.merger.progress();
+        Some(Progress { done, total }).filter(|p| p.total > 0)
     }
 
     // every event's values are recorded after a `clear()`
