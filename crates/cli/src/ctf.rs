@@ -227,7 +227,7 @@ fn report_files(a: &CtfReportArgs, o: TextOptions) -> Result<Outcome> {
         return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe).into());
     }
     warn.flush_to_stderr();
-    let s = res.map_err(|e| anyhow!("{e}"))?;
+    let s = res?;
     Ok(Outcome::damaged_if(s.damaged > 0))
 }
 
@@ -272,8 +272,8 @@ impl WarnAfterOut {
 fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     let mut s = String::new();
     if info {
-        for f in tracemux_ctf::fs::discover(&a.traces).map_err(|e| anyhow!("{e}"))? {
-            let tc = tracemux_ctf::text::trace_class(&f.dir).map_err(|e| anyhow!("{e}"))?;
+        for f in tracemux_ctf::fs::discover(&a.traces)? {
+            let tc = tracemux_ctf::text::trace_class(&f.dir)?;
             describe(&mut s, &f.dir, &tc);
         }
     }
@@ -281,8 +281,7 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
         &a.traces,
         a.strict,
         &tracemux_open::CtfMapLoader::default(),
-    )
-    .map_err(|e| anyhow!("{e}"))?;
+    )?;
     for w in &c.warnings {
         eprintln!("tracemux: warning: {w}");
     }

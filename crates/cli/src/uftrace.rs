@@ -298,7 +298,7 @@ fn run(cli: UftraceCli, raw: &[String]) -> Result<Outcome> {
                 return crate::model::print_model(&mut src, style, &a.trace, a.strict);
             }
             let raw = without_model_options(raw);
-            let opts = ReplayOptions::from_args(&raw).map_err(|e| anyhow!("{e}"))?;
+            let opts = ReplayOptions::from_args(&raw).map_err(anyhow::Error::msg)?;
             tracemux_uftrace::replay::replay_with(
                 &a.trace,
                 &opts,

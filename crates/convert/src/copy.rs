@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use anyhow::{anyhow, Result};
 
 /// What [`copy_traces`] wrote.
@@ -23,7 +24,7 @@ pub struct CopySummary {
 pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<CopySummary>> {
     let [input] = paths else { return Ok(None) };
     let loader = tracemux_open::CtfMapLoader::default();
-    let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
+    let traces = tracemux_ctf::source::open(paths, &loader)?;
     if traces
         .iter()
         .any(|t| !t.damage.is_empty() || !t.notes.is_empty() || t.dirs.len() != 1)
@@ -56,14 +57,14 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
         create(&to)?;
         let meta = if ctf2 {
             tracemux_ctf::ctf2::write_metadata(&t.tc)
-                .map_err(|e| anyhow!("{}: {e}", dir.display()))?
+                .with_context(|| dir.display().to_string())?
                 .into_bytes()
         } else {
             std::fs::read(dir.join("metadata"))
-                .map_err(|e| anyhow!("{}: {e}", dir.join("metadata").display()))?
+                .with_context(|| dir.join("metadata").display().to_string())?
         };
         std::fs::write(to.join("metadata"), &meta)
-            .map_err(|e| anyhow!("{}: {e}", to.join("metadata").display()))?;
+            .with_context(|| to.join("metadata").display().to_string())?;
         for (file, _) in &t.files {
             let file = &canon(file);
             let Ok(frel) = file.strip_prefix(dir) else {

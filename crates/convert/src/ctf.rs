@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_ctf::writer::{CtfWriter, WriterOptions};
 
@@ -12,13 +12,13 @@ struct CtfSink(CtfWriter);
 
 impl Sink for CtfSink {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
-        self.0.event(meta, ev).map_err(|e| anyhow!("{e}"))
+        self.0.event(meta, ev).map_err(anyhow::Error::from)
     }
     fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
-        self.0.lost(l).map_err(|e| anyhow!("{e}"))
+        self.0.lost(l).map_err(anyhow::Error::from)
     }
     fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
-        self.0.finish().map_err(|e| anyhow!("{e}"))?;
+        self.0.finish()?;
         Ok(())
     }
 }
@@ -29,6 +29,6 @@ pub fn sink(meta: &TraceMeta, dir: &Path, ctf2: bool) -> Result<Box<dyn Sink + S
         ctf2,
         ..WriterOptions::default()
     };
-    let w = CtfWriter::create(dir, meta, opts).map_err(|e| anyhow!("{e}"))?;
+    let w = CtfWriter::create(dir, meta, opts)?;
     Ok(Box::new(CtfSink(w)))
 }

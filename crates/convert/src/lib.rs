@@ -20,7 +20,7 @@ mod uftrace_chrome;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use tracemux_core::model::{Event, Lost, Progress, Record, RecordSource, TraceMeta};
 
 pub use copy::CopySummary;
@@ -581,7 +581,7 @@ fn read(
 ) -> Result<()> {
     let input = o.inputs[0].display().to_string();
     loop {
-        let rec = src.next_record().map_err(|e| anyhow!("{input}: {e}"))?;
+        let rec = src.next_record().with_context(|| input.clone())?;
         let Some(rec) = rec else { break };
         if feed(o, rec, meta, to, summary, hooks, &o.inputs[0])? {
             to.settle(src);

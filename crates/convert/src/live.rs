@@ -10,7 +10,8 @@
 //! are written down as they arrive (`tracemux_ctf::live::spool`), as a
 //! finished CTF trace is copied.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::Context as _;
+use anyhow::{bail, Result};
 use tracemux_ctf::live::LiveRecords;
 use tracemux_ctf::text::PacketSource;
 
@@ -67,7 +68,7 @@ fn convert<S: PacketSource>(
     let name = input.display().to_string();
     // the sink is made for the metadata known at the first record: every
     // stream that sent data by then, and the classes received
-    records.wait_first().map_err(|e| anyhow!("{name}: {e}"))?;
+    records.wait_first().with_context(|| name.clone())?;
     if records.meta().streams.is_empty() {
         bail!("{name}: no data stream received");
     }
@@ -81,9 +82,7 @@ fn convert<S: PacketSource>(
     let mut sink = make_sink(o, &meta, tmp, part.as_ref())?;
     hooks.started();
     loop {
-        let next = records
-            .next_with_meta()
-            .map_err(|e| anyhow!("{name}: {e}"))?;
+        let next = records.next_with_meta().with_context(|| name.clone())?;
         let Some((rec, meta)) = next else { break };
         if feed(o, rec, meta, &mut sink, summary, hooks, &input)?
             && summary.events % crate::PROGRESS_EVERY == 0
@@ -120,7 +119,7 @@ pub fn spool_live(o: &Options, session: &mut tracemux_ctf::live::LiveSession) ->
     remove(&tmp);
     let name = o.inputs.first().cloned().unwrap_or_default();
     let res = tracemux_ctf::live::spool::spool(session, &tmp)
-        .map_err(|e| anyhow!("{}: {e}", name.display()))
+        .with_context(|| name.display().to_string())
         .and_then(|s| {
             if s.packets == 0 {
                 bail!("{}: no packet received", name.display());
@@ -150,14 +149,13 @@ pub fn spool_live(o: &Options, session: &mut tracemux_ctf::live::LiveSession) ->
 
 /// Every trace's metadata under `dir` rewritten as CTF 2.
 fn to_ctf2(dir: &std::path::Path) -> Result<()> {
-    let found = tracemux_ctf::fs::discover(&[dir.to_path_buf()]).map_err(|e| anyhow!("{e}"))?;
+    let found = tracemux_ctf::fs::discover(&[dir.to_path_buf()])?;
     for f in found {
         let p = f.dir.join("metadata");
-        let bytes = std::fs::read(&p).map_err(|e| anyhow!("{}: {e}", p.display()))?;
-        let (tc, _) = tracemux_ctf::fs::parse_metadata_bytes(&bytes, &p, false)
-            .map_err(|e| anyhow!("{e}"))?;
-        let m = tracemux_ctf::ctf2::write_metadata(&tc).map_err(|e| anyhow!("{e}"))?;
-        std::fs::write(&p, m).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+        let bytes = std::fs::read(&p).with_context(|| p.display().to_string())?;
+        let (tc, _) = tracemux_ctf::fs::parse_metadata_bytes(&bytes, &p, false)?;
+        let m = tracemux_ctf::ctf2::write_metadata(&tc)?;
+        std::fs::write(&p, m).with_context(|| p.display().to_string())?;
     }
     Ok(())
 }

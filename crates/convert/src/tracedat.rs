@@ -45,7 +45,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         (7, Compression::Zlib) => WCompression::Zlib,
         (v, _) => bail!("--file-version {v}: 6 or 7"),
     };
-    let t = TraceDat::parse(&map, a.strict).map_err(|e| anyhow!("{}: {e}", input.display()))?;
+    let t = TraceDat::parse(&map, a.strict).with_context(|| input.display().to_string())?;
     let opts = ConvertOptions {
         version: a.file_version,
         compression,

@@ -9,7 +9,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{anyhow, Result};
+use anyhow::Context as _;
+use anyhow::Result;
 use tracemux_uftrace::report::walk::WalkView;
 
 use crate::{close, create, Hooks, Options, Summary};
@@ -37,7 +38,7 @@ pub(crate) fn run(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Ho
     let mut warn = Vec::new();
     hooks.started();
     opts.write_view(&mut data, &mut out, &mut warn)
-        .map_err(|e| anyhow!("{}: {e}", input.display()))?;
+        .with_context(|| input.display().to_string())?;
     hooks.finished();
     out.flush()?;
     close(out)?;

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{anyhow, Result};
+use anyhow::Context as _;
+use anyhow::Result;
 
 use crate::kind::{map, Mapped};
 
@@ -75,7 +76,7 @@ pub fn open_uftrace(
 ) -> Result<tracemux_uftrace::UftraceData> {
     let oo = tracemux_uftrace::OpenOptions { demangle, strict };
     tracemux_uftrace::UftraceData::open_with(trace, oo, &UftraceMapLoader)
-        .map_err(|e| anyhow!("{}: {}", trace.display(), e))
+        .with_context(|| trace.display().to_string())
 }
 
 /// An LTT tracefile, mapped.

@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::Context as _;
+use anyhow::{bail, Result};
 use tracemux_core::model::{Progress, RecordSource, TraceMeta};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
@@ -82,14 +83,13 @@ pub(crate) fn one<T>(
                     loader: Some(&load),
                 },
             )
-            .map_err(|e| anyhow!("{}: {}", first.display(), e))?;
+            .with_context(|| first.display().to_string())?;
             f(&mut tracemux_ltt::source::LttSource::new(&trace))
         }
         Kind::Ctf { .. } => {
             let loader = CtfMapLoader::default();
-            let traces = tracemux_ctf::source::open(paths, &loader).map_err(|e| anyhow!("{e}"))?;
-            let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)
-                .map_err(|e| anyhow!("{e}"))?;
+            let traces = tracemux_ctf::source::open(paths, &loader)?;
+            let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)?;
             if let Some(note) = opts.on_note {
                 for n in traces.iter().flat_map(|t| &t.notes) {
                     note(&n.message());
@@ -100,7 +100,7 @@ pub(crate) fn one<T>(
         Kind::Perf => {
             let data = map(first)?;
             let p = tracemux_perf::PerfData::open(&data, strict)
-                .map_err(|e| anyhow!("{}: {}", first.display(), e))?;
+                .with_context(|| first.display().to_string())?;
             let mut src = PerfReleasing {
                 src: tracemux_perf::source::PerfSource::new(&p, strict),
                 map: &data,
@@ -125,13 +125,13 @@ fn tracedat<T>(
     f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
 ) -> Result<T> {
     let data = map(path)?;
-    let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let t = TraceDat::parse(&data, strict).with_context(|| path.display().to_string())?;
     let opts = ReadOptions {
         strict,
         no_symbols,
         ..Default::default()
     };
-    let r = Reader::new(&t, &opts).map_err(|e| anyhow!("{}: {}", path.display(), e))?;
+    let r = Reader::new(&t, &opts).with_context(|| path.display().to_string())?;
     // the headers before the first stream (formats, kallsyms, saved
     // cmdlines: megabytes on a kernel trace) are in the trace's
     // description now; their pages go back too

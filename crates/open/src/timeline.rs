@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use anyhow::{anyhow, bail, Result};
 use tracemux_core::merge::Timeline;
 use tracemux_core::model::RecordSource;
@@ -68,7 +69,7 @@ fn domain_of(p: &Path, opts: &OpenOptions<'_>) -> Result<ClockDomain> {
 /// The clock corrections a trace.dat's options make its reader apply.
 fn tracedat_corrections(p: &Path, strict: bool) -> Result<Vec<&'static str>> {
     let data = map(p)?;
-    let t = TraceDat::parse(&data, strict).map_err(|e| anyhow!("{}: {}", p.display(), e))?;
+    let t = TraceDat::parse(&data, strict).with_context(|| p.display().to_string())?;
     Ok([
         (OptionId::TSC2NSEC, "TSC2NSEC"),
         (OptionId::DATE, "DATE"),
@@ -114,7 +115,7 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
     let mut samples = |i: usize| -> Option<Samples> {
         let p = &paths[i];
         match one(std::slice::from_ref(p), &quiet, |src| {
-            Samples::collect(src).map_err(|e| anyhow!("{}: {}", p.display(), e))
+            Samples::collect(src).with_context(|| p.display().to_string())
         }) {
             Ok(s) => Some(s),
             Err(e) => {

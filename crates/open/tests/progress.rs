@@ -14,16 +14,20 @@ fn fixtures() -> PathBuf {
 
 /// Every reading of `paths`' progress, one per record.
 fn readings(paths: &[PathBuf]) -> Vec<Progress> {
-    with_source(paths, &OpenOptions::default(), |src: &mut dyn RecordSource| {
-        let mut seen = vec![src.progress().expect("a total before the first record")];
-        loop {
-            let more = src.next_record()?.is_some();
-            seen.push(src.progress().expect("a total while reading"));
-            if !more {
-                return Ok(seen);
+    with_source(
+        paths,
+        &OpenOptions::default(),
+        |src: &mut dyn RecordSource| {
+            let mut seen = vec![src.progress().expect("a total before the first record")];
+            loop {
+                let more = src.next_record()?.is_some();
+                seen.push(src.progress().expect("a total while reading"));
+                if !more {
+                    return Ok(seen);
+                }
             }
-        }
-    })
+        },
+    )
     .unwrap_or_else(|e| panic!("{paths:?}: {e}"))
 }
 
@@ -35,10 +39,16 @@ fn check(paths: &[PathBuf]) {
         assert_eq!(w[1].total, total, "{paths:?}: the total changed");
         assert!(w[1].done >= w[0].done, "{paths:?}: went back: {w:?}");
     }
-    assert!(seen.iter().all(|p| p.done <= total), "{paths:?}: past the total");
+    assert!(
+        seen.iter().all(|p| p.done <= total),
+        "{paths:?}: past the total"
+    );
     let last = seen[seen.len() - 1];
     assert_eq!(last.done, total, "{paths:?}: not all read at the end");
-    assert!(seen[0].done < total, "{paths:?}: all read before the first record");
+    assert!(
+        seen[0].done < total,
+        "{paths:?}: all read before the first record"
+    );
 }
 
 #[test]
@@ -50,7 +60,11 @@ fn tracedat_progress() {
 
 #[test]
 fn ctf_progress() {
-    for d in ["lttng-ust-uid", "lttng-ust-switch-timer-tracefiles", "lttng-ust-pid"] {
+    for d in [
+        "lttng-ust-uid",
+        "lttng-ust-switch-timer-tracefiles",
+        "lttng-ust-pid",
+    ] {
         check(&[fixtures().join("ctf").join(d)]);
     }
 }

@@ -319,7 +319,9 @@ pub(crate) fn spawn_stream(
             w(src, &mut |b| tx.blocking_send(Ok(b)).is_ok())
         });
         if let Err(e) = r {
-            let _ = tx.blocking_send(Err(DataFusionError::External(e.into())));
+            // (DataFusion prints an external error's own text only: the
+            // trace's, with its causes, goes in that text)
+            let _ = tx.blocking_send(Err(DataFusionError::External(format!("{e:#}").into())));
         }
     });
     let stream =
