@@ -127,6 +127,11 @@ pub fn convert<'py>(
         full_sched,
         named_generic,
         compress,
+        // (what `tracemux.spark` sets for a task of one core)
+        threads: std::env::var("TRACEMUX_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok()),
+        batch_events: None,
     };
     let hooks = Collect::default();
     let res = py.detach(|| tracemux_convert::run(&o, &hooks));

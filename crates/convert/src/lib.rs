@@ -173,6 +173,12 @@ pub struct Options {
     /// Several inputs as one timeline: offsets the user gives (`INPUT=NS`,
     /// ns added to that input's timestamps; see `tracemux_open::timeline`).
     pub clock_offsets: Vec<(String, i64)>,
+    /// Threads to use (1: none but the caller's; the output is the same);
+    /// `None`: one per core.
+    pub threads: Option<usize>,
+    /// Events per batch handed from the reading thread to the sink's;
+    /// `None`: the default (tests use tiny batches).
+    pub batch_events: Option<usize>,
 }
 
 impl Options {
@@ -199,6 +205,8 @@ impl Options {
             named_generic: false,
             compress: false,
             clock_offsets: Vec::new(),
+            threads: None,
+            batch_events: None,
         }
     }
 }
@@ -535,9 +543,9 @@ fn convert(
     let meta = src.meta().clone();
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
-    if pipeline::wanted(&meta, o.to) {
+    if pipeline::wanted(&meta, o.to, tracemux_core::threads::resolve(o.threads)) {
         let swap = src.swaps_tapes();
-        return pipeline::with_sink_thread(&meta, swap, sink, |feed| {
+        return pipeline::with_sink_thread(&meta, swap, o.batch_events, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)
         });
     }

@@ -55,6 +55,7 @@ fn write_options(o: &Options, layout: Layout, source: &[&Path]) -> WriteOptions 
         source: source.iter().map(|p| p.display().to_string()).collect(),
         events_table: !o.no_events_table,
         portable: portable(o),
+        encoder_thread: tracemux_core::threads::resolve(o.threads) > 1,
         ..Default::default()
     };
     if let Some(size) = o.file_size {

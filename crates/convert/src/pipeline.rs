@@ -18,29 +18,22 @@ use tracemux_core::Endian;
 
 use crate::{Sink, Target, To};
 
-/// Events per batch (`TRACEMUX_BATCH` overrides it: tests use tiny
-/// batches), and the batches that may be on their way at once.
+/// Events per batch ([`crate::Options::batch_events`] overrides it: tests
+/// use tiny batches), and the batches that may be on their way at once.
 const BATCH_EVENTS: usize = 512;
 const IN_FLIGHT: usize = 3;
-
-fn batch_events() -> usize {
-    std::env::var("TRACEMUX_BATCH")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map_or(BATCH_EVENTS, |n| n.max(1))
-}
 /// A batch goes once it holds this many bytes of events and values.
 const BATCH_BYTES: usize = 512 << 10;
 
 /// Whether a conversion of `meta`'s trace into `to` runs on two threads.
 /// Not into Parquet: its encoding has a thread of its own already, and
 /// the cores are busy (measured: no faster, more memory).
-pub(crate) fn wanted(meta: &TraceMeta, to: To) -> bool {
+pub(crate) fn wanted(meta: &TraceMeta, to: To, threads: usize) -> bool {
     matches!(
         meta.format,
         Some(Format::Ctf | Format::Uftrace | Format::Ltt)
     ) && to != To::Parquet
-        && tracemux_core::threads::threads() > 1
+        && threads > 1
 }
 
 /// Which class an event has, in the sink's copy of the metadata.
@@ -214,12 +207,13 @@ impl Target for Feed<'_> {
 /// Run `read` on this thread with a [`Feed`] whose events `sink` writes
 /// on another thread, then finish the sink. `meta` is the sink's copy of
 /// the reader's metadata; `swap`: the reader hands each event's values over
-/// ([`RecordSource::swap_tape`]) instead of their being copied. An
-/// error of the sink stops the feed (its methods return `false`) and is
-/// the result.
+/// ([`RecordSource::swap_tape`]) instead of their being copied; `batch`:
+/// events per batch (a default when `None`). An error of the sink stops
+/// the feed (its methods return `false`) and is the result.
 pub(crate) fn with_sink_thread(
     meta: &TraceMeta,
     swap: bool,
+    batch: Option<usize>,
     sink: Box<dyn Sink + Send>,
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
 ) -> Result<()> {
@@ -235,7 +229,7 @@ pub(crate) fn with_sink_thread(
             to_sink,
             spare,
             stopped: false,
-            batch_events: batch_events(),
+            batch_events: batch.map_or(BATCH_EVENTS, |n| n.max(1)),
             swap,
             pending: None,
         };

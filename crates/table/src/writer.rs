@@ -121,6 +121,10 @@ pub struct WriteOptions {
     pub events_table: bool,
     /// What to record as the source in `meta.json`.
     pub source: Vec<String>,
+    /// Encode on a thread of its own (otherwise on the caller's, between
+    /// its rows; the same rows either way, though where row groups end may
+    /// differ).
+    pub encoder_thread: bool,
 }
 
 impl Default for WriteOptions {
@@ -137,6 +141,7 @@ impl Default for WriteOptions {
             portable: false,
             events_table: true,
             source: Vec::new(),
+            encoder_thread: true,
         }
     }
 }
@@ -479,7 +484,7 @@ impl Encoder {
         properties(opts, &arrow_schema::Schema::empty())?;
         let props = opts.clone();
         let naming = Naming::of(&opts.layout);
-        if tracemux_core::threads::threads() <= 1 {
+        if !opts.encoder_thread {
             return Ok(Encoder {
                 tx: None,
                 thread: None,

@@ -8,6 +8,7 @@
 
 pub mod compress;
 pub mod convert;
+pub mod dump;
 pub mod file;
 pub mod inspect;
 pub mod options;
