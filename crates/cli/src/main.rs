@@ -17,7 +17,6 @@ mod report_args;
 mod select;
 mod sql;
 mod timeline;
-mod tracecmd;
 mod uftrace;
 
 use std::path::PathBuf;

@@ -6,12 +6,12 @@ use anyhow::{bail, Result};
 
 use crate::out::{warn, warn_all, Out, Outcome};
 use crate::report_args::{ReportArgs, Style};
-use crate::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_core::merge::Merge;
 use tracemux_core::model::{Record, RecordSource, TraceMeta};
 use tracemux_open::{map, sniff, Kind, Releaser};
 use tracemux_render::tracecmd::{TimeFormat, TraceCmdPrinter};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
+use tracemux_tracedat::tracecmd::{tracecmd_cpus, tracecmd_usecs};
 use tracemux_tracedat::{DataKind, OptionId, TraceDat};
 
 pub fn run(a: &ReportArgs) -> Result<Outcome> {

@@ -36,7 +36,7 @@ use tracemux_tracedat::reader::{time_calc, ReadOptions, TimeCalc};
 use tracemux_tracedat::{OptionId, TraceDat};
 
 use crate::report_args::ReportArgs;
-use crate::tracecmd::tracecmd_cpus;
+use tracemux_tracedat::tracecmd::tracecmd_cpus;
 
 /// One input file and what applies to it.
 #[derive(Debug, Clone, PartialEq, Eq)]

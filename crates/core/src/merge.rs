@@ -319,9 +319,9 @@ impl RecordSource for Timeline<'_> {
 
     fn progress(&self) -> Option<Progress> {
         // every input's, or none (a total without one input's is no total)
-        self.inputs.iter().try_fold(Progress::default(), |acc, s| {
-            Some(acc.add(s.src.progress()?))
-        })
+        self.inputs
+            .iter()
+            .try_fold(Progress::default(), |acc, s| Some(acc + s.src.progress()?))
     }
 
     fn next_record(&mut self) -> Result<Option<Record<'_>>> {

@@ -866,9 +866,10 @@ pub struct Progress {
     pub total: u64,
 }
 
-impl Progress {
-    /// `done` and `total` added up.
-    pub fn add(self, o: Progress) -> Progress {
+/// `done` and `total` added up.
+impl std::ops::Add for Progress {
+    type Output = Progress;
+    fn add(self, o: Progress) -> Progress {
         Progress {
             done: self.done.saturating_add(o.done),
             total: self.total.saturating_add(o.total),

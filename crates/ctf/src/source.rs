@@ -777,7 +777,7 @@ impl RecordSource for CtfSource<'_> {
     fn progress(&self) -> Option<Progress> {
         let p = self.streams.iter().fold(Progress::default(), |p, s| {
             let (done, total) = s.dec.progress();
-            p.add(Progress { done, total })
+            p + Progress { done, total }
         });
         Some(p).filter(|p| p.total > 0)
     }

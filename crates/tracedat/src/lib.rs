@@ -10,9 +10,11 @@ pub mod compress;
 pub mod convert;
 pub mod dump;
 pub mod file;
+pub mod info;
 pub mod inspect;
 pub mod options;
 pub mod reader;
+pub mod tracecmd;
 pub mod writer;
 
 pub use file::{sniff, Buffer, CpuData, DataKind, Section, TraceDat, MAGIC};

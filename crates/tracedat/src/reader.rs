@@ -670,10 +670,10 @@ impl<'a> Reader<'a> {
                 } else {
                     (end - start).min(s.data_len)
                 };
-                p.add(Progress {
+                p + Progress {
                     done,
                     total: s.data_len,
-                })
+                }
             })
     }
 

@@ -1,7 +1,7 @@
 //! Numbers trace-cmd derives from a trace.dat's header and options, which
 //! `report` and `info` print the same way.
 
-use tracemux_tracedat::{OptionId, TraceDat};
+use crate::{OptionId, TraceDat};
 
 /// The `cpus=N` number trace-cmd prints: the largest of the header CPU
 /// count, the CPUCOUNT option and the top buffer's CPU ids.
