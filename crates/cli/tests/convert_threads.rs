@@ -3,8 +3,9 @@
 //! (`TRACEMUX_THREADS=1`): every such fixture into JSON lines, Perfetto,
 //! Chrome JSON and CTF, with batches of a few events so that every fixture
 //! crosses many batch boundaries; and a damaged recording gives the same
-//! output and warnings, and with `--strict` the same error. Parquet, whose
-//! encoder has a thread of its own, the same rows with it inline.
+//! output and warnings, and with `--strict` the same error. JSON lines
+//! (formatted on several threads) of every trace.dat fixture too. Parquet,
+//! whose encoder has a thread of its own, the same rows with it inline.
 
 mod common;
 use common::*;
@@ -31,10 +32,10 @@ fn convert_with(threads: &str, src: &Path, to: &str, out: &Path, strict: bool) -
 #[test]
 fn the_reader_on_its_own_thread_gives_the_serial_bytes() {
     let scratch = Scratch::new("convert-threads");
+    // (name, trace, --strict, only into JSON lines)
     let mut srcs: Vec<_> = every_fixture(scratch.0.as_path())
         .into_iter()
-        .filter(|(_, _, k)| !matches!(k, FixtureKind::TraceDat))
-        .map(|(n, p, _)| (n, p, false))
+        .map(|(n, p, k)| (n, p, false, matches!(k, FixtureKind::TraceDat)))
         .collect();
     // damage: a uftrace task file and a CTF stream file cut short, and a
     // run of garbage in the middle of another CTF stream
@@ -56,15 +57,33 @@ fn the_reader_on_its_own_thread_gives_the_serial_bytes() {
     let mid = b.len() / 2;
     b[mid..mid + 64].fill(0xa5);
     std::fs::write(streams.join("ch0_1"), b).unwrap();
-    for (n, p) in [("damaged-uftrace", uf), ("damaged-ctf", ctf)] {
-        srcs.push((n.to_string(), p.clone(), false));
-        srcs.push((format!("{n}-strict"), p, true));
+    // and a trace.dat with a page of garbage in its CPU data
+    let dat = scratch.0.as_path().join("damaged.dat");
+    let mut b = std::fs::read(
+        repo_root().join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat"),
+    )
+    .unwrap();
+    let mid = b.len() * 3 / 4;
+    b[mid..mid + 4096].fill(0xa5);
+    std::fs::write(&dat, b).unwrap();
+    for (n, p, only_jsonl) in [
+        ("damaged-uftrace", uf, false),
+        ("damaged-ctf", ctf, false),
+        ("damaged-tracedat", dat, true),
+    ] {
+        srcs.push((n.to_string(), p.clone(), false, only_jsonl));
+        srcs.push((format!("{n}-strict"), p, true, only_jsonl));
     }
     assert!(srcs.len() > 20, "{} sources", srcs.len());
     let mut fails = Vec::new();
     let mut compared = 0;
-    for (name, src, strict) in &srcs {
-        for to in ["jsonl", "perfetto", "chrome", "ctf"] {
+    for (name, src, strict, only_jsonl) in &srcs {
+        let outputs: &[&str] = if *only_jsonl {
+            &["jsonl"]
+        } else {
+            &["jsonl", "perfetto", "chrome", "ctf"]
+        };
+        for &to in outputs {
             let one_out = scratch.0.as_path().join(format!("{name}.1.{to}"));
             let two_out = scratch.0.as_path().join(format!("{name}.2.{to}"));
             let one = convert_with("1", src, to, &one_out, *strict);

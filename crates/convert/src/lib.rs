@@ -541,9 +541,24 @@ fn convert(
     hooks: &dyn Hooks,
 ) -> Result<()> {
     let meta = src.meta().clone();
+    let threads = tracemux_core::threads::resolve(o.threads);
+    if o.to == To::Jsonl && threads > 1 {
+        let file = create(tmp)?;
+        hooks.started();
+        let swap = src.swaps_tapes();
+        return pipeline::with_line_workers(
+            &meta,
+            swap,
+            o.batch_events,
+            threads,
+            tracemux_render::jsonl::JsonWriter::new,
+            file,
+            |feed| read(o, src, &meta, feed, summary, hooks),
+        );
+    }
     let mut sink = make_sink(o, &meta, tmp, partition)?;
     hooks.started();
-    if pipeline::wanted(&meta, o.to, tracemux_core::threads::resolve(o.threads)) {
+    if pipeline::wanted(&meta, o.to, threads) {
         let swap = src.swaps_tapes();
         return pipeline::with_sink_thread(&meta, swap, o.batch_events, sink, |feed| {
             read(o, src, &meta, feed, summary, hooks)
@@ -664,6 +679,15 @@ impl Jsonl {
             self.buf.clear();
         }
         Ok(())
+    }
+}
+
+impl pipeline::Lines for tracemux_render::jsonl::JsonWriter {
+    fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
+        tracemux_render::jsonl::JsonWriter::event(self, out, meta, ev)
+    }
+    fn lost(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost) {
+        tracemux_render::jsonl::write_lost(out, meta, l)
     }
 }
 

@@ -7,6 +7,12 @@
 //! small: formats whose reader records the values of each event (CTF,
 //! uftrace, LTT). trace.dat events carry the rest of their ring-buffer page
 //! (`ext`), which would cost more to copy than the reading saves.
+//!
+//! A sink whose output for an event depends on that event and the metadata
+//! alone ([`Lines`]: JSON lines) goes further: several workers format
+//! batches at once and a writer thread writes their texts in the order read
+//! ([`with_line_workers`]). Such a sink needs no `ext`, so trace.dat's
+//! events are copied without it.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -80,6 +86,9 @@ struct Batch {
     tapes_used: usize,
     /// Bytes of the recorded values of this batch's events.
     tape_bytes: usize,
+    /// The batch's text, made by a line worker (kept with the batch, so
+    /// that its room is used again).
+    text: Vec<u8>,
 }
 
 impl Batch {
@@ -88,6 +97,7 @@ impl Batch {
         self.bytes.clear();
         self.tapes_used = 0;
         self.tape_bytes = 0;
+        self.text.clear();
     }
     fn full(&self, events: usize) -> bool {
         self.items.len() >= events || self.bytes.len() + self.tape_bytes >= BATCH_BYTES
@@ -99,7 +109,9 @@ pub(crate) struct Feed<'m> {
     /// The sink's copy of the reader's metadata.
     meta: &'m TraceMeta,
     batch: Batch,
-    to_sink: SyncSender<Batch>,
+    /// The sink's thread, or the line workers (a batch to each in turn).
+    to_sink: Vec<SyncSender<Batch>>,
+    next: usize,
     spare: Receiver<Batch>,
     /// The sink's thread has stopped (on an error).
     stopped: bool,
@@ -109,6 +121,8 @@ pub(crate) struct Feed<'m> {
     /// Where the values of the event just pushed go when they are handed
     /// over.
     pending: Option<usize>,
+    /// Copy an event's `data` only, not the bytes after it (`ext`).
+    data_only: bool,
 }
 
 impl Feed<'_> {
@@ -138,12 +152,14 @@ impl Feed<'_> {
         self.pending = tape.filter(|_| swap);
         let at = b.bytes.len();
         // `ext` starts with `data` (the model's promise); copy the longer
-        let (ext, data_len) =
-            if ev.ext.as_ptr() == ev.data.as_ptr() && ev.ext.len() >= ev.data.len() {
-                (ev.ext, ev.data.len())
-            } else {
-                (ev.data, ev.data.len())
-            };
+        let (ext, data_len) = if !self.data_only
+            && ev.ext.as_ptr() == ev.data.as_ptr()
+            && ev.ext.len() >= ev.data.len()
+        {
+            (ev.ext, ev.data.len())
+        } else {
+            (ev.data, ev.data.len())
+        };
         b.bytes.extend_from_slice(ext);
         b.items.push(Item::Event(Head {
             ts: ev.ts,
@@ -169,7 +185,9 @@ impl Feed<'_> {
     fn send(&mut self) -> bool {
         let next = self.spare.try_recv().unwrap_or_default();
         let full = std::mem::replace(&mut self.batch, next);
-        self.stopped |= self.to_sink.send(full).is_err();
+        let to = &self.to_sink[self.next];
+        self.next = (self.next + 1) % self.to_sink.len();
+        self.stopped |= to.send(full).is_err();
         !self.stopped
     }
     fn go_on(&self) -> Result<()> {
@@ -223,33 +241,157 @@ pub(crate) fn with_sink_thread(
         let writer = std::thread::Builder::new()
             .name("convert-sink".into())
             .spawn_scoped(s, move || write(meta, sink, batches, give_back))?;
-        let mut feed = Feed {
+        let feed = Feed::new(meta, vec![to_sink], spare, swap, false, batch);
+        run_feed(feed, read, writer)
+    })
+}
+
+/// A sink whose text for an event depends on nothing but the event and the
+/// metadata (no state from one event to the next that changes a text), so
+/// that batches can be formatted on several threads at once.
+pub(crate) trait Lines: Send {
+    fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>);
+    fn lost(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, l: &Lost);
+}
+
+/// Run `read` on this thread with a [`Feed`] whose batches `workers`
+/// threads format, each with a [`Lines`] of `make`; a writer thread writes
+/// the texts into `out` in the order the events were read (the bytes one
+/// thread writes). Events are copied without `ext` ([`Lines`] needs only
+/// `data`). `swap` and `batch` as for [`with_sink_thread`]; a write error
+/// stops the feed and is the result.
+pub(crate) fn with_line_workers<L: Lines>(
+    meta: &TraceMeta,
+    swap: bool,
+    batch: Option<usize>,
+    workers: usize,
+    make: impl Fn() -> L,
+    mut out: impl std::io::Write + Send,
+    read: impl FnOnce(&mut dyn Target) -> Result<()>,
+) -> Result<()> {
+    let workers = workers.max(1);
+    let (give_back, spare) = sync_channel::<Batch>(workers * (IN_FLIGHT + 1));
+    std::thread::scope(|s| {
+        let mut to_workers = Vec::new();
+        let mut texts = Vec::new();
+        for k in 0..workers {
+            let (tx, batches) = sync_channel::<Batch>(IN_FLIGHT);
+            let (done, text) = sync_channel::<Batch>(IN_FLIGHT);
+            let mut lines = make();
+            std::thread::Builder::new()
+                .name(format!("convert-lines-{k}"))
+                .spawn_scoped(s, move || {
+                    for mut b in batches {
+                        let mut text = std::mem::take(&mut b.text);
+                        for it in &b.items {
+                            match it {
+                                Item::Event(h) => {
+                                    lines.event(&mut text, meta, &event_of(meta, h, &b))
+                                }
+                                Item::Lost(l) => lines.lost(&mut text, meta, l),
+                                Item::Damage(_) => {}
+                            }
+                        }
+                        b.text = text;
+                        if done.send(b).is_err() {
+                            break;
+                        }
+                    }
+                })?;
+            to_workers.push(tx);
+            texts.push(text);
+        }
+        // batch k went to worker k % workers: taken back in that order
+        let writer = std::thread::Builder::new()
+            .name("convert-write".into())
+            .spawn_scoped(s, move || -> Result<()> {
+                for k in 0.. {
+                    let Ok(mut b) = texts[k % texts.len()].recv() else {
+                        break;
+                    };
+                    out.write_all(&b.text)?;
+                    b.clear();
+                    let _ = give_back.try_send(b);
+                }
+                out.flush()?;
+                Ok(())
+            })?;
+        let feed = Feed::new(meta, to_workers, spare, swap, true, batch);
+        run_feed(feed, read, writer)
+    })
+}
+
+impl<'m> Feed<'m> {
+    fn new(
+        meta: &'m TraceMeta,
+        to_sink: Vec<SyncSender<Batch>>,
+        spare: Receiver<Batch>,
+        swap: bool,
+        data_only: bool,
+        batch: Option<usize>,
+    ) -> Feed<'m> {
+        Feed {
             meta,
             batch: Batch::default(),
             to_sink,
+            next: 0,
             spare,
             stopped: false,
             batch_events: batch.map_or(BATCH_EVENTS, |n| n.max(1)),
             swap,
             pending: None,
-        };
-        let read_result = read(&mut feed);
-        if read_result.is_ok() && !feed.batch.items.is_empty() {
-            feed.send();
+            data_only,
         }
-        let stopped = feed.stopped;
-        // the sink finishes when the channel closes
-        drop(feed);
-        let write_result = writer
-            .join()
-            .unwrap_or_else(|_| Err(anyhow!("the writing thread panicked")));
-        match (read_result, write_result) {
-            // the reader stopped because the writer did: the writer's error
-            (_, Err(e)) if stopped => Err(e),
-            // else the reader's error first: it may be why the sink has less
-            (r, w) => r.and(w),
-        }
-    })
+    }
+}
+
+/// `read` into `feed`, the last batch sent; then the end of the thread
+/// that writes (`writer`) and the result of both.
+fn run_feed(
+    mut feed: Feed<'_>,
+    read: impl FnOnce(&mut dyn Target) -> Result<()>,
+    writer: std::thread::ScopedJoinHandle<'_, Result<()>>,
+) -> Result<()> {
+    let read_result = read(&mut feed);
+    if read_result.is_ok() && !feed.batch.items.is_empty() {
+        feed.send();
+    }
+    let stopped = feed.stopped;
+    // the writing side finishes when the channels close
+    drop(feed);
+    let write_result = writer
+        .join()
+        .unwrap_or_else(|_| Err(anyhow!("the writing thread panicked")));
+    match (read_result, write_result) {
+        // the reader stopped because the writer did: the writer's error
+        (_, Err(e)) if stopped => Err(e),
+        // else the reader's error first: it may be why the sink has less
+        (r, w) => r.and(w),
+    }
+}
+
+/// Event `h` of batch `b` again.
+fn event_of<'b>(meta: &'b TraceMeta, h: &'b Head, b: &'b Batch) -> Event<'b> {
+    let class = match &h.class {
+        ClassRef::None => None,
+        ClassRef::At(i) => meta.classes.at(*i),
+        ClassRef::Own(c) => Some(&**c),
+    };
+    let ext = &b.bytes[h.at..h.at + h.ext_len];
+    Event {
+        ts: h.ts,
+        stream: h.stream,
+        cpu: h.cpu,
+        type_id: h.type_id,
+        class,
+        pid: h.pid,
+        data: &ext[..h.data_len],
+        ext,
+        endian: h.endian,
+        file_pos: h.file_pos,
+        tape: h.tape.map(|i| &b.tapes[i]),
+        raw_ts: h.raw_ts,
+    }
 }
 
 fn write(
@@ -261,29 +403,7 @@ fn write(
     for mut b in batches {
         for it in &b.items {
             match it {
-                Item::Event(h) => {
-                    let class = match &h.class {
-                        ClassRef::None => None,
-                        ClassRef::At(i) => meta.classes.at(*i),
-                        ClassRef::Own(c) => Some(&**c),
-                    };
-                    let ext = &b.bytes[h.at..h.at + h.ext_len];
-                    let ev = Event {
-                        ts: h.ts,
-                        stream: h.stream,
-                        cpu: h.cpu,
-                        type_id: h.type_id,
-                        class,
-                        pid: h.pid,
-                        data: &ext[..h.data_len],
-                        ext,
-                        endian: h.endian,
-                        file_pos: h.file_pos,
-                        tape: h.tape.map(|i| &b.tapes[i]),
-                        raw_ts: h.raw_ts,
-                    };
-                    sink.event(meta, &ev)?;
-                }
+                Item::Event(h) => sink.event(meta, &event_of(meta, h, &b))?,
                 Item::Lost(l) => sink.lost(meta, l)?,
                 Item::Damage(d) => sink.damage(d),
             }

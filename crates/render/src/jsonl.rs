@@ -26,13 +26,19 @@ pub fn buffer_name(meta: &TraceMeta, stream: u32) -> &str {
 /// The members every line starts with: `{"type":KIND,"ts":..,"cpu":..,"buffer":..`,
 /// and `"input":NAME` when the trace is a timeline of several inputs.
 fn line_head(out: &mut Vec<u8>, meta: &TraceMeta, kind: &[u8], ts: u64, cpu: u32, stream: u32) {
-    let buffer = buffer_name(meta, stream);
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(kind);
     out.extend_from_slice(b"\",\"ts\":");
     dec(out, ts);
     out.extend_from_slice(b",\"cpu\":");
     dec(out, cpu);
+    stream_head(out, meta, stream);
+}
+
+/// The members of a line that depend on its stream: `,"buffer":NAME`, and
+/// `,"input":NAME` in a timeline of several inputs.
+fn stream_head(out: &mut Vec<u8>, meta: &TraceMeta, stream: u32) {
+    let buffer = buffer_name(meta, stream);
     out.extend_from_slice(b",\"buffer\":");
     json_str(out, buffer.as_bytes());
     if !meta.inputs.is_empty() {
@@ -101,6 +107,12 @@ impl ClassJson {
 pub struct JsonWriter {
     classes: ClassMap<ClassJson>,
     stack: Vec<(Kind, u32)>,
+    /// `,"buffer":NAME` (and `,"input":NAME`) of each stream, made at its
+    /// first event (none made yet: empty).
+    stream_heads: Vec<Vec<u8>>,
+    /// Per CPU, the pid of its last event and that task's `"comm"` value
+    /// (`null` or the name, escaped): a CPU runs one task for many events.
+    comms: Vec<(i32, Vec<u8>)>,
 }
 
 impl JsonWriter {
@@ -110,7 +122,18 @@ impl JsonWriter {
 
     /// `ev` as one JSON line (the schema in the README).
     pub fn event(&mut self, out: &mut Vec<u8>, meta: &TraceMeta, ev: &Event<'_>) {
-        line_head(out, meta, b"event", ev.ts, ev.cpu, ev.stream);
+        out.extend_from_slice(b"{\"type\":\"event\",\"ts\":");
+        dec(out, ev.ts);
+        out.extend_from_slice(b",\"cpu\":");
+        dec(out, ev.cpu);
+        let s = ev.stream as usize;
+        if self.stream_heads.len() <= s {
+            self.stream_heads.resize(s + 1, Vec::new());
+        }
+        if self.stream_heads[s].is_empty() {
+            stream_head(&mut self.stream_heads[s], meta, ev.stream);
+        }
+        out.extend_from_slice(&self.stream_heads[s]);
         let cj = match ev.class {
             Some(c) => {
                 let cj = self
@@ -128,9 +151,20 @@ impl JsonWriter {
         out.extend_from_slice(b",\"pid\":");
         dec(out, ev.pid);
         out.extend_from_slice(b",\"comm\":");
-        match task_name(meta, ev.pid) {
-            Some(c) => json_str(out, c.as_bytes()),
-            None => out.extend_from_slice(b"null"),
+        let cpu = ev.cpu as usize;
+        if cpu < 4096 {
+            if self.comms.len() <= cpu {
+                self.comms.resize(cpu + 1, (0, Vec::new()));
+            }
+            let (pid, comm) = &mut self.comms[cpu];
+            if *pid != ev.pid || comm.is_empty() {
+                *pid = ev.pid;
+                comm.clear();
+                comm_value(comm, meta, ev.pid);
+            }
+            out.extend_from_slice(comm);
+        } else {
+            comm_value(out, meta, ev.pid);
         }
         match (fixed_layout(ev), cj) {
             (Some(c), Some(cj)) => {
@@ -165,6 +199,14 @@ impl JsonWriter {
                 }
             }
         }
+    }
+}
+
+/// The value of the `comm` member of an event of task `pid`.
+fn comm_value(out: &mut Vec<u8>, meta: &TraceMeta, pid: i32) {
+    match task_name(meta, pid) {
+        Some(c) => json_str(out, c.as_bytes()),
+        None => out.extend_from_slice(b"null"),
     }
 }
 
@@ -298,16 +340,20 @@ fn value(out: &mut Vec<u8>, v: Value<'_>) {
         Value::Float(_) => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
         Value::Str(s) => json_str(out, s),
-        v @ Value::IntArray {
-            data, elem_size, ..
+        Value::IntArray {
+            data,
+            elem_size,
+            signed,
+            endian,
         } => {
             out.push(b'[');
-            let n = data.len() / elem_size.max(1) as usize;
-            for j in 0..n {
+            let es = elem_size.max(1) as usize;
+            for (j, e) in data.chunks_exact(es).enumerate() {
                 if j > 0 {
                     out.push(b',');
                 }
-                match v.array_elem(j) {
+                match endian.read_uint(e, es) {
+                    Some(x) if signed => dec(out, tracemux_core::model::sign_extend(x, es)),
                     Some(x) => dec(out, x),
                     None => out.extend_from_slice(b"null"),
                 }
