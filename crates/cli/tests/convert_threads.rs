@@ -59,10 +59,9 @@ fn the_reader_on_its_own_thread_gives_the_serial_bytes() {
     std::fs::write(streams.join("ch0_1"), b).unwrap();
     // and a trace.dat with a page of garbage in its CPU data
     let dat = scratch.0.as_path().join("damaged.dat");
-    let mut b = std::fs::read(
-        repo_root().join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat"),
-    )
-    .unwrap();
+    let mut b =
+        std::fs::read(repo_root().join("tests/fixtures/tracedat/v6-sched-irq-timer/trace.dat"))
+            .unwrap();
     let mid = b.len() * 3 / 4;
     b[mid..mid + 4096].fill(0xa5);
     std::fs::write(&dat, b).unwrap();

@@ -199,8 +199,15 @@ impl DumpOps for Chrome<'_, '_> {
             }
         }
         self.name.clear();
-        for &c in name {
-            json_escape_byte(&mut self.name, c);
+        if name
+            .iter()
+            .all(|&c| matches!(c, 0x20..=0x7e) && c != b'"' && c != b'\\')
+        {
+            self.name.extend_from_slice(name);
+        } else {
+            for &c in name {
+                json_escape_byte(&mut self.name, c);
+            }
         }
         if self.last_comma {
             self.buf.extend_from_slice(b",\n");
@@ -215,18 +222,28 @@ impl DumpOps for Chrome<'_, '_> {
             }
         };
         let b = &mut self.buf;
-        let _ = write!(
-            b,
-            "{{\"ts\":{}.{:03},\"ph\":\"",
-            r.time.wrapping_add(self.utc_offset_ns) / 1000,
-            r.time.wrapping_add(self.utc_offset_ns) % 1000
-        );
+        let ts = r.time.wrapping_add(self.utc_offset_ns);
+        let mut n = itoa::Buffer::new();
+        b.extend_from_slice(b"{\"ts\":");
+        b.extend_from_slice(n.format(ts / 1000).as_bytes());
+        let ms = (ts % 1000) as u16;
+        b.extend_from_slice(&[
+            b'.',
+            b'0' + (ms / 100) as u8,
+            b'0' + (ms / 10 % 10) as u8,
+            b'0' + (ms % 10) as u8,
+        ]);
+        b.extend_from_slice(b",\"ph\":\"");
         b.push(ph);
+        b.extend_from_slice(b"\",\"pid\":");
         if t.pid == t.tid {
-            let _ = write!(b, "\",\"pid\":{},\"name\":\"", t.tid);
+            b.extend_from_slice(n.format(t.tid).as_bytes());
         } else {
-            let _ = write!(b, "\",\"pid\":{},\"tid\":{},\"name\":\"", t.pid, t.tid);
+            b.extend_from_slice(n.format(t.pid).as_bytes());
+            b.extend_from_slice(b",\"tid\":");
+            b.extend_from_slice(n.format(t.tid).as_bytes());
         }
+        b.extend_from_slice(b",\"name\":\"");
         b.extend_from_slice(&self.name);
         b.push(b'"');
         let specs = if r.more && self.show_args && r.kind != Kind::Event {
