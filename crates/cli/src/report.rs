@@ -87,20 +87,20 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
                 None => o.extend_from_slice(b" version was not recorded in this file\n"),
             }
         } else {
-            write_stat(o, t)?;
+            tracemux_tracedat::listing::write_stat(o, t);
         }
         out.flush()?;
         return Ok(warn_all(path, &t.damage));
     }
     // listings of stored metadata (first file), in trace-cmd's priority
     if a.events {
-        crate::select::write_event_formats(out.buf(), t);
+        tracemux_tracedat::listing::write_event_formats(out.buf(), t);
         out.flush()?;
         return Ok(Outcome::Ok);
     }
     if a.check_events {
         out.flush()?;
-        let code = crate::select::check_events(t);
+        let code = tracemux_tracedat::listing::check_events(t);
         if code != 0 {
             std::process::exit(code as i32);
         }
@@ -125,17 +125,17 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
     }
     let metas: Vec<TraceMeta> = readers.iter().map(|r| r.meta().clone()).collect();
     if a.funcs {
-        crate::select::write_funcs(out.buf(), &metas[0]);
+        tracemux_tracedat::listing::write_funcs(out.buf(), &metas[0]);
         out.flush()?;
         return Ok(Outcome::Ok);
     }
     if a.printk {
-        crate::select::write_printk(out.buf(), t);
+        tracemux_tracedat::listing::write_printk(out.buf(), t);
         out.flush()?;
         return Ok(Outcome::Ok);
     }
     if a.event_list {
-        crate::select::write_event_list(out.buf(), t);
+        tracemux_tracedat::listing::write_event_list(out.buf(), t);
         out.flush()?;
         return Ok(Outcome::Ok);
     }
@@ -351,72 +351,6 @@ fn report_tracedat(plan: &crate::select::Plan, a: &ReportArgs) -> Result<Outcome
     }
     out.flush()?;
     Ok(Outcome::damaged_if(damaged))
-}
-
-fn write_stat(o: &mut Vec<u8>, t: &TraceDat<'_>) -> Result<()> {
-    o.extend_from_slice(b"\nKernel buffer statistics:\n  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n        recorded in the trace data. They should all be zero.\n\n");
-    let mut any = false;
-    for opt in t.options_with(OptionId::CPUSTAT) {
-        any = true;
-        let d = &opt.data;
-        if d.is_empty() {
-            continue;
-        }
-        // the last byte (the NUL) becomes a newline
-        o.extend_from_slice(&d[..d.len() - 1]);
-        o.push(b'\n');
-    }
-    if any {
-        o.push(b'\n');
-    } else {
-        o.extend_from_slice(b" No stats in this file\n");
-    }
-    // Per-CPU data location of the top buffer; compressed files show the
-    // offsets the data would have once decompressed, as trace-cmd does.
-    if let Some(b) = t.buffers.iter().find(|b| b.name.is_empty()) {
-        let ps = b.page_size.max(1) as u64;
-        let mut next = ps;
-        for c in &b.cpus {
-            let (off, size) = if b.compressed && c.size > 0 {
-                let size = uncompressed_size(t, c.offset, c.size);
-                let off = next;
-                next = (next + size).div_ceil(ps) * ps;
-                (off, size)
-            } else {
-                (c.offset, c.size)
-            };
-            o.extend_from_slice(
-                format!(
-                    "CPU{} data recorded at offset=0x{:x}\n    {} bytes in size\n",
-                    c.cpu, off, size
-                )
-                .as_bytes(),
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Sum of the uncompressed sizes of a CPU's chunks.
-fn uncompressed_size(t: &TraceDat<'_>, offset: u64, size: u64) -> u64 {
-    let start = offset as usize;
-    let end = start.saturating_add(size as usize).min(t.data.len());
-    let Some(region) = t.data.get(start..end) else {
-        return 0;
-    };
-    let mut c = tracemux_core::Cursor::new(region, t.endian, "flyrecord chunks");
-    let Ok(count) = c.u32() else { return 0 };
-    let mut total = 0u64;
-    for _ in 0..count {
-        let (Ok(cs), Ok(us)) = (c.u32(), c.u32()) else {
-            break;
-        };
-        total += us as u64;
-        if c.skip(cs as usize).is_err() {
-            break;
-        }
-    }
-    total
 }
 
 fn report_cpus(

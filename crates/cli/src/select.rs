@@ -1,8 +1,9 @@
 //! Which events `tracemux report` shows, and from which files, as
 //! `trace-cmd report` 3.1.6 decides it: `-i FILE` (repeated: several traces
 //! merged by time), `-F FILTER`, `-v`, `--pid`, `--comm`, `--cpu LIST`,
-//! `-I`, `-S`, `--ts-offset`, `--ts2secs`, `--ts-diff`; plus the metadata
-//! listings `-E`, `--events`, `-P`, `-f` and `--check-events`.
+//! `-I`, `-S`, `--ts-offset`, `--ts2secs`, `--ts-diff` (the metadata
+//! listings `-E`, `--events`, `-P`, `-f` and `--check-events` are
+//! `tracemux_tracedat::listing`).
 //!
 //! trace-cmd attaches `-F`, `--ts-offset` and `--ts2secs` to input files by
 //! their position on the command line, through linked lists whose quirks
@@ -695,186 +696,6 @@ impl Selection {
     }
 }
 
-/// `-E`: every event of the file as `system:name`, sorted by system, name
-/// and id.
-pub fn write_event_list(out: &mut Vec<u8>, t: &TraceDat<'_>) {
-    let mut v: Vec<(&str, String, i64)> = Vec::new();
-    for f in &t.ftrace_formats {
-        if let Some((n, id)) = name_and_id(f) {
-            v.push(("ftrace", n, id));
-        }
-    }
-    for (sys, evs) in &t.systems {
-        for f in evs {
-            if let Some((n, id)) = name_and_id(f) {
-                v.push((sys.as_str(), n, id));
-            }
-        }
-    }
-    v.sort_by(|a, b| {
-        a.0.as_bytes()
-            .cmp(b.0.as_bytes())
-            .then_with(|| a.1.as_bytes().cmp(b.1.as_bytes()))
-            .then(a.2.cmp(&b.2))
-    });
-    for (s, n, _) in v {
-        out.extend_from_slice(s.as_bytes());
-        out.push(b':');
-        out.extend_from_slice(n.as_bytes());
-        out.push(b'\n');
-    }
-}
-
-/// The name and id of a format file as libtraceevent reads them (`name:`
-/// then `ID:`); `None` when it cannot, which makes the format a parsing
-/// failure (`--check-events`) and leaves it out of the event list.
-pub fn name_and_id(text: &[u8]) -> Option<(String, i64)> {
-    let s = String::from_utf8_lossy(text);
-    let mut lines = s.lines().filter(|l| !l.trim().is_empty());
-    let name = lines
-        .next()?
-        .trim_start()
-        .strip_prefix("name")?
-        .trim_start();
-    let name = name.strip_prefix(':')?.split_whitespace().next()?;
-    if !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-        return None;
-    }
-    let id = lines.next()?.trim_start().strip_prefix("ID")?.trim_start();
-    let id = id.strip_prefix(':')?.split_whitespace().next()?;
-    if !id.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-        return None;
-    }
-    let digits: String = id.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let v: i64 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse::<u64>().map_or(-1, |v| v as u32 as i32 as i64)
-    };
-    if v < 0 {
-        return None;
-    }
-    Some((name.to_string(), v))
-}
-
-/// `--events`: the stored format files of the event systems, as trace-cmd
-/// 3.1.6 prints them (only for version 6 files: for version 7 it prints
-/// nothing).
-pub fn write_event_formats(out: &mut Vec<u8>, t: &TraceDat<'_>) {
-    if t.version >= 7 {
-        return;
-    }
-    for (sys, evs) in &t.systems {
-        if evs.is_empty() {
-            continue;
-        }
-        out.extend_from_slice(format!("\nsystem: {sys}\n").as_bytes());
-        for f in evs {
-            let n = f.iter().position(|&b| b == 0).unwrap_or(f.len());
-            out.extend_from_slice(&f[..n]);
-            out.push(b'\n');
-        }
-    }
-}
-
-/// `-P`: the printk formats, by address (`%016llx FORMAT`).
-pub fn write_printk(out: &mut Vec<u8>, t: &TraceDat<'_>) {
-    let text = &t.printk[..];
-    let text = &text[..text.iter().position(|&b| b == 0).unwrap_or(text.len())];
-    let mut v: Vec<(u64, Vec<u8>)> = Vec::new();
-    for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        // strtok_r(line, ":"): leading colons are skipped
-        let st = line.iter().position(|&b| b != b':');
-        let Some(st) = st else { break };
-        let rest = &line[st..];
-        let (addr, fmt) = match rest.iter().position(|&b| b == b':') {
-            Some(c) => (&rest[..c], &rest[c + 1..]),
-            None => (rest, &[][..]),
-        };
-        let addr = strtoull16(addr);
-        // skip the space after the colon
-        let mut f = fmt.get(1..).unwrap_or(&[]);
-        if f.first() == Some(&b'"') {
-            f = &f[1..];
-        }
-        let mut f = f.to_vec();
-        if f.last() == Some(&b'"') {
-            f.pop();
-            if f.ends_with(b"\\n") {
-                f.truncate(f.len() - 2);
-            }
-        }
-        v.push((addr, f));
-    }
-    // libtraceevent prepends each entry, then sorts stably by address
-    v.reverse();
-    v.sort_by_key(|e| e.0);
-    for (a, f) in v {
-        out.extend_from_slice(format!("{a:016x} ").as_bytes());
-        out.extend_from_slice(&f);
-        out.push(b'\n');
-    }
-}
-
-fn strtoull16(s: &[u8]) -> u64 {
-    let s = {
-        let st = s
-            .iter()
-            .position(|c| !c.is_ascii_whitespace())
-            .unwrap_or(s.len());
-        &s[st..]
-    };
-    let s = if s.len() > 2 && s[0] == b'0' && (s[1] | 0x20) == b'x' && s[2].is_ascii_hexdigit() {
-        &s[2..]
-    } else {
-        s
-    };
-    let mut v: u64 = 0;
-    for &c in s {
-        let Some(d) = (c as char).to_digit(16) else {
-            break;
-        };
-        v = match v.checked_mul(16).and_then(|v| v.checked_add(d as u64)) {
-            Some(v) => v,
-            None => return u64::MAX,
-        };
-    }
-    v
-}
-
-/// `-f`: the kernel symbols, by address (`%016llx NAME [MODULE]`).
-pub fn write_funcs(out: &mut Vec<u8>, meta: &TraceMeta) {
-    for s in meta.symbols.iter() {
-        out.extend_from_slice(format!("{:016x} {}", s.addr, s.name).as_bytes());
-        match &s.module {
-            Some(m) => out.extend_from_slice(format!(" [{m}]\n").as_bytes()),
-            None => out.push(b'\n'),
-        }
-    }
-}
-
-/// `--check-events`: trace-cmd's exit status, 0 when every stored format
-/// could be read, EINVAL (22) when one could not (no readable name or id)
-/// or the metadata is damaged. Nothing is printed.
-pub fn check_events(t: &TraceDat<'_>) -> u8 {
-    let bad_format = t
-        .ftrace_formats
-        .iter()
-        .chain(t.systems.iter().flat_map(|(_, v)| v.iter()))
-        .any(|f| name_and_id(f).is_none());
-    let bad_meta = t.damage.iter().any(|e| {
-        !matches!(
-            e.section.as_ref(),
-            "flyrecord" | "flyrecord page" | "flyrecord chunks" | "flyrecord chunk"
-        )
-    });
-    if bad_format || bad_meta {
-        22
-    } else {
-        0
-    }
-}
-
 /// Whether several inputs are to be read (trace-cmd cannot merge latency
 /// traces).
 pub fn check_multi_latency(plan: &Plan, t: &TraceDat<'_>, path: &Path) -> Result<()> {
@@ -978,22 +799,5 @@ mod tests {
     fn pids_are_listed_like_trace_cmd() {
         let p = plan(&["--pid", "1,2", "--pid", "3", "t.dat"]).unwrap();
         assert_eq!(p.pids, vec!["3", "2", "1"]);
-    }
-
-    /// The reference wiring: what `report` does with a [`Plan`] and a
-    /// [`Selection`] (raw view), used to check select.rs against the
-    /// fixtures before report.rs calls it.
-    #[test]
-    fn printk_formats() {
-        let mut t = TraceDat::empty(&[], 7, tracemux_core::Endian::Little, 8, 4096);
-        t.printk = std::borrow::Cow::Borrowed(
-            b"0xffffffff82000010 : \"b\\n\"\n0xffffffff82000000 : \"a %d\"\n0xffffffff82000010 : \"c\\n\n",
-        );
-        let mut out = Vec::new();
-        write_printk(&mut out, &t);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "ffffffff82000000 a %d\nffffffff82000010 c\\n\nffffffff82000010 b\n"
-        );
     }
 }

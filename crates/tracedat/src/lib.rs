@@ -12,6 +12,7 @@ pub mod dump;
 pub mod file;
 pub mod info;
 pub mod inspect;
+pub mod listing;
 pub mod options;
 pub mod reader;
 pub mod tracecmd;
