@@ -149,8 +149,8 @@ impl ConvertArgs {
             named_generic: self.named_generic,
             compress: self.compress,
             clock_offsets: self.clock_offsets.clone(),
-            threads: crate::parallel::env_threads(),
-            batch_events: crate::parallel::env_batch(),
+            threads: crate::knobs::env_threads(),
+            batch_events: crate::knobs::env_batch(),
         }
     }
 }

@@ -198,7 +198,7 @@ fn text_options(a: &CtfReportArgs) -> Result<TextOptions> {
         clock_offset_s: a.clock_offset.unwrap_or(0),
         clock_offset_ns: a.clock_offset_ns.unwrap_or(0),
         strict: a.strict,
-        threads: crate::parallel::env_threads(),
+        threads: crate::knobs::env_threads(),
         ..Default::default()
     };
     if let Some(n) = &a.names {
@@ -229,19 +229,6 @@ fn report_files(a: &CtfReportArgs, o: TextOptions) -> Result<Outcome> {
     warn.flush_to_stderr();
     let s = res?;
     Ok(Outcome::damaged_if(s.damaged > 0))
-}
-
-/// The printer's buffers go to the writer thread as they are.
-impl tracemux_ctf::text::TextOut for Out {
-    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
-        self.put_block(buf)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Out::flush(self)
-    }
-    fn block_size(&self) -> usize {
-        crate::out::BLOCK
-    }
 }
 
 /// Collects warnings; the report flushes stdout before they are written

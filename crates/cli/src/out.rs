@@ -205,3 +205,16 @@ pub fn warn_all(path: &std::path::Path, damage: &[tracemux_core::Error]) -> Outc
     }
     Outcome::damaged_if(!damage.is_empty())
 }
+
+/// The printer's buffers go to the writer thread as they are.
+impl tracemux_core::text::TextOut for Out {
+    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        self.put_block(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Out::flush(self)
+    }
+    fn block_size(&self) -> usize {
+        BLOCK
+    }
+}

@@ -117,13 +117,6 @@ pub enum Style {
     Json,
 }
 
-impl ReportArgs {
-    /// JSON lines output (`--json` or `--style json`).
-    pub fn wants_json(&self) -> bool {
-        self.json || self.style == Some(Style::Json)
-    }
-}
-
 /// `--clock-offset INPUT=NS`: the input (its path as given) and the ns
 /// added to its timestamps.
 pub fn clock_offset(s: &str) -> Result<(String, i64), String> {

@@ -32,6 +32,7 @@ pub mod model;
 pub mod named;
 pub mod tables;
 pub mod tasks;
+pub mod text;
 pub mod threads;
 pub mod timeline;
 pub mod typed;

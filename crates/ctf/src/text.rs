@@ -1720,31 +1720,8 @@ fn io(e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io(e.to_string()), "output", 0)
 }
 
-/// Where the text goes, a buffer at a time: a writer that can take the
-/// buffer itself spares a copy of the whole text.
-pub trait TextOut {
-    /// Write `buf` and leave it empty (it may be another buffer then).
-    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()>;
-    fn flush(&mut self) -> std::io::Result<()>;
-    /// Bytes the printer gathers before it hands them over.
-    fn block_size(&self) -> usize {
-        1 << 16
-    }
-}
-
-/// A [`TextOut`] over any writer (the buffer is copied into it).
-struct Copying<'a>(&'a mut dyn Write);
-
-impl TextOut for Copying<'_> {
-    fn block(&mut self, buf: &mut Vec<u8>) -> std::io::Result<()> {
-        self.0.write_all(buf)?;
-        buf.clear();
-        Ok(())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.0.flush()
-    }
-}
+use tracemux_core::text::Copying;
+pub use tracemux_core::text::TextOut;
 
 /// [`report`] with a [`Loader`] for the trace files.
 pub fn report_with_loader(

@@ -232,28 +232,11 @@ impl Mapped {
     }
 }
 
-/// Bytes of a stream read before they are released.
-const RELEASE_STEP: u64 = 2 << 20;
-
-/// Tracks what has been released so far, per stream.
-#[derive(Default)]
-pub struct Releaser {
-    done: Vec<u64>,
-}
-
-impl Releaser {
-    pub fn release(&mut self, map: &Mapped, consumed: &[(u64, u64)]) {
-        if self.done.len() < consumed.len() {
-            self.done.resize(consumed.len(), 0);
-        }
-        for (i, &(start, end)) in consumed.iter().enumerate() {
-            let from = self.done[i].max(start);
-            // release in steps of at least 2 MiB (a madvise call per step;
-            // per stream, so a trace of N CPUs keeps up to N steps mapped)
-            if end > from + RELEASE_STEP {
-                map.release(from, end);
-                self.done[i] = end;
-            }
-        }
+/// A mapped file gives back the pages [`Releaser`] says were read.
+impl tracemux_core::text::Release for Mapped {
+    fn release(&self, start: u64, end: u64) {
+        Mapped::release(self, start, end)
     }
 }
+
+pub use tracemux_core::text::Releaser;

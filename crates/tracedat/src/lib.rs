@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod listing;
 pub mod options;
 pub mod reader;
+pub mod report;
 pub mod tracecmd;
 pub mod writer;
 

@@ -20,46 +20,15 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 
-use anyhow::{bail, Result};
-
-use crate::out::{warn, Out};
 use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
+use tracemux_core::text::{Release, Releaser, Text};
 use tracemux_core::Endian;
-use tracemux_open::{Mapped, Releaser};
 use tracemux_render::tracecmd::{Deferred, TaskColumns, TimeFormat, TraceCmdPrinter};
-use tracemux_tracedat::reader::{ext_of, EventBytes, Reader};
 
-/// `TRACEMUX_THREADS`, when set to a number: how many threads to use (1
-/// turns every kind of multi-threaded work off, for every format and
-/// command; the output is the same). Read here, in the binary, and handed
-/// to the libraries in their options.
-pub fn env_threads() -> Option<usize> {
-    std::env::var("TRACEMUX_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .map(|n| n.clamp(1, 16))
-}
+use super::{trace_error, ReportError};
+use crate::reader::{ext_of, EventBytes, Reader};
 
-/// Threads to use: [`env_threads`], else the number of cores (at most 16).
-pub fn threads() -> usize {
-    tracemux_core::threads::resolve(env_threads())
-}
-
-/// Events per batch: large enough that handing a batch over costs little
-/// next to printing it, small enough that the batches in flight stay a
-/// few MB. `TRACEMUX_BATCH` overrides it (tests use tiny batches, so that
-/// the small fixtures cross many batch boundaries).
-fn batch_events() -> usize {
-    env_batch().unwrap_or(4096).max(1)
-}
-
-/// `TRACEMUX_BATCH`, when set to a number: events per batch handed between
-/// threads (here and in `convert`'s pipeline).
-pub fn env_batch() -> Option<usize> {
-    std::env::var("TRACEMUX_BATCH")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-}
+type Result<T> = std::result::Result<T, ReportError>;
 
 /// Batches a worker may have waiting for it, and printed texts waiting for
 /// the calling thread.
@@ -250,7 +219,7 @@ struct Pool<'m, 'f> {
     flags: Vec<Vec<bool>>,
     /// The calling thread's printer.
     mine: Option<TraceCmdPrinter>,
-    map: &'f Mapped,
+    release: &'f dyn Release,
     releaser: Releaser,
 }
 
@@ -261,7 +230,7 @@ impl<'m> Pool<'m, '_> {
         &mut self,
         batch: Batch<'m>,
         consumed: Vec<(u64, u64)>,
-        out: &mut Out,
+        out: &mut Text<'_>,
         meta: &TraceMeta,
     ) -> Result<()> {
         if batch.items.is_empty() {
@@ -276,14 +245,19 @@ impl<'m> Pool<'m, '_> {
         let w = self.next;
         self.next = (w + 1) % self.to.len();
         if self.to[w].send(batch).is_err() {
-            bail!("a printing thread stopped");
+            return Err(ReportError::Internal("a printing thread stopped".into()));
         }
         self.inflight.push_back((w, consumed));
         Ok(())
     }
 
     /// Print `batch` on this thread.
-    fn print_here(&mut self, batch: &Batch<'_>, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+    fn print_here(
+        &mut self,
+        batch: &Batch<'_>,
+        out: &mut Text<'_>,
+        meta: &TraceMeta,
+    ) -> Result<()> {
         let view = self.view;
         let p = self.mine.get_or_insert_with(|| printer(meta, view));
         let (text, deferred) = print(p, meta, view, batch);
@@ -295,17 +269,17 @@ impl<'m> Pool<'m, '_> {
     /// Take back the oldest printed batch and write it; when it may have
     /// seen a sticky flag set too early, print it and every batch after it
     /// again, here.
-    fn take(&mut self, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+    fn take(&mut self, out: &mut Text<'_>, meta: &TraceMeta) -> Result<()> {
         let Some((w, consumed)) = self.inflight.pop_front() else {
             return Ok(());
         };
         let Ok(p) = self.from[w].recv() else {
-            bail!("a printing thread stopped");
+            return Err(ReportError::Internal("a printing thread stopped".into()));
         };
         // Drop what was read before this batch was sent from memory (not
         // earlier: a page dropped while a worker reads it comes back, and
         // then would stay).
-        self.releaser.release(self.map, &consumed);
+        self.releaser.release(self.release, &consumed);
         if p.sticky == self.sticky {
             self.cols.stitch(out.buf(), meta, &p.text, &p.deferred);
             out.maybe_flush()?;
@@ -315,9 +289,9 @@ impl<'m> Pool<'m, '_> {
         let mut again = vec![p.batch];
         while let Some((w, consumed)) = self.inflight.pop_front() {
             let Ok(p) = self.from[w].recv() else {
-                bail!("a printing thread stopped");
+                return Err(ReportError::Internal("a printing thread stopped".into()));
             };
-            self.releaser.release(self.map, &consumed);
+            self.releaser.release(self.release, &consumed);
             again.push(p.batch);
         }
         set_sticky(meta, &self.flags);
@@ -330,7 +304,7 @@ impl<'m> Pool<'m, '_> {
     }
 
     /// Write every batch in flight.
-    fn drain(&mut self, out: &mut Out, meta: &TraceMeta) -> Result<()> {
+    fn drain(&mut self, out: &mut Text<'_>, meta: &TraceMeta) -> Result<()> {
         while !self.inflight.is_empty() {
             self.take(out, meta)?;
         }
@@ -338,26 +312,36 @@ impl<'m> Pool<'m, '_> {
     }
 }
 
-/// Print the events of `reader` (one trace.dat, `map` its file) as
-/// `report`'s trace-cmd views do, on `threads` worker threads; `meta` is
-/// the reader's, `serial[type id]` the classes whose pretty view must be
-/// printed in order ([`ClassPrinter::wants_next`], [`ClassPrinter::stateful`]),
-/// `keep` the selection. Returns whether damage was reported.
-///
-/// [`ClassPrinter::wants_next`]: tracemux_core::model::ClassPrinter::wants_next
-/// [`ClassPrinter::stateful`]: tracemux_core::model::ClassPrinter::stateful
-#[allow(clippy::too_many_arguments)]
+/// What [`report`] prints and how.
+pub struct Job<'a> {
+    /// The trace (for messages) and where its bytes read can be given back.
+    pub path: &'a std::path::Path,
+    pub release: &'a dyn Release,
+    /// The reader's metadata.
+    pub meta: &'a TraceMeta,
+    pub view: View,
+    /// Per type id: the classes whose pretty view must be printed in order
+    /// ([`ClassPrinter::wants_next`], [`ClassPrinter::stateful`]).
+    ///
+    /// [`ClassPrinter::wants_next`]: tracemux_core::model::ClassPrinter::wants_next
+    /// [`ClassPrinter::stateful`]: tracemux_core::model::ClassPrinter::stateful
+    pub serial: &'a [bool],
+    /// Worker threads, and events per batch handed to one.
+    pub threads: usize,
+    pub batch_events: usize,
+}
+
+/// Print the events of `reader` (one trace.dat) as `report`'s trace-cmd
+/// views do, on `job.threads` worker threads; `keep` is the selection,
+/// `warn` gets the damage found. Returns whether damage was reported.
 pub fn report(
-    path: &std::path::Path,
-    map: &Mapped,
+    job: &Job<'_>,
     reader: &mut Reader<'_>,
-    meta: &TraceMeta,
-    view: View,
-    serial: &[bool],
-    threads: usize,
-    out: &mut Out,
+    out: &mut Text<'_>,
     keep: &mut dyn FnMut(&TraceMeta, &Event<'_>) -> bool,
+    warn: &mut dyn FnMut(&str),
 ) -> Result<bool> {
+    let (meta, view) = (job.meta, job.view);
     std::thread::scope(|sc| {
         let mut pool = Pool {
             to: Vec::new(),
@@ -370,13 +354,13 @@ pub fn report(
             sticky: sticky_changes(meta),
             flags: sticky(meta),
             mine: None,
-            map,
+            release: job.release,
             releaser: Releaser::default(),
         };
         // A batch whose printing may have seen a sticky flag set (by
         // itself or by any later batch) ends after it was set, and says so;
         // it is then printed again with printers that have changed nothing.
-        for _ in 0..threads {
+        for _ in 0..job.threads {
             let (tx, rx) = sync_channel::<Batch<'_>>(QUEUE);
             let (ptx, prx) = sync_channel::<Printed<'_>>(QUEUE);
             sc.spawn(move || {
@@ -398,7 +382,7 @@ pub fn report(
             pool.to.push(tx);
             pool.from.push(prx);
         }
-        let res = feed(path, reader, meta, serial, out, keep, &mut pool);
+        let res = feed(job, reader, out, keep, warn, &mut pool);
         // the workers end when their queues close
         pool.to.clear();
         res
@@ -419,15 +403,15 @@ fn printer(meta: &TraceMeta, view: View) -> TraceCmdPrinter {
 
 /// The calling thread's part of [`report`].
 fn feed<'m>(
-    path: &std::path::Path,
+    job: &Job<'_>,
     reader: &mut Reader<'m>,
-    meta: &TraceMeta,
-    serial: &[bool],
-    out: &mut Out,
+    out: &mut Text<'_>,
     keep: &mut dyn FnMut(&TraceMeta, &Event<'_>) -> bool,
+    warn: &mut dyn FnMut(&str),
     pool: &mut Pool<'m, '_>,
 ) -> Result<bool> {
-    let batch_len = batch_events();
+    let (path, meta, serial) = (job.path, job.meta, job.serial);
+    let batch_len = job.batch_events.max(1);
     let mut batch = Batch::default();
     // per stream: the chunk copied last ((serial, bytes)), and the block
     // index of the stream's bytes in the current batch
@@ -442,7 +426,7 @@ fn feed<'m>(
     loop {
         n += 1;
         if pool.here && n % 65536 == 0 {
-            pool.releaser.release(pool.map, &reader.consumed());
+            pool.releaser.release(pool.release, &reader.consumed());
         }
         let rec = match reader.next_record() {
             Ok(Some(r)) => r,
@@ -451,7 +435,7 @@ fn feed<'m>(
                 pool.send(std::mem::take(&mut batch), reader.consumed(), out, meta)?;
                 pool.drain(out, meta)?;
                 out.flush()?;
-                bail!("{}: {}", path.display(), e);
+                return Err(trace_error(path, e));
             }
         };
         let ev = match rec {
@@ -465,7 +449,7 @@ fn feed<'m>(
                 in_batch.iter_mut().for_each(|b| *b = None);
                 pool.drain(out, meta)?;
                 out.flush()?;
-                warn(path, &e);
+                warn(&format!("{}: {}", path.display(), e));
                 damaged = true;
                 continue;
             }
@@ -515,7 +499,10 @@ fn feed<'m>(
             continue;
         }
         let Some((bytes, start, len)) = reader.last_event_bytes() else {
-            bail!("{}: the reader lost its event", path.display());
+            return Err(ReportError::Internal(format!(
+                "{}: the reader lost its event",
+                path.display()
+            )));
         };
         let s = stream as usize;
         if in_batch.len() <= s {
