@@ -22,7 +22,8 @@ use tracemux_core::model::{Event, EventClass, Format, Lost, RecordSource, TraceM
 use tracemux_core::typed::FieldTape;
 use tracemux_core::Endian;
 
-use crate::{Sink, Target, To};
+use crate::options::To;
+use crate::sink::{Sink, Target};
 
 /// Events per batch ([`crate::Options::batch_events`] overrides it: tests
 /// use tiny batches), and the batches that may be on their way at once.

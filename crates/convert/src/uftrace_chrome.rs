@@ -13,7 +13,8 @@ use anyhow::Context as _;
 use anyhow::Result;
 use tracemux_uftrace::report::walk::WalkView;
 
-use crate::{close, create, Hooks, Options, Summary};
+use crate::files::{close, create};
+use crate::options::{Hooks, Options, Summary};
 
 /// Whether `o` converts one uftrace recording, selecting nothing.
 pub(crate) fn applies(o: &Options) -> bool {

@@ -18,8 +18,8 @@
 //! it with: a member's name; for what a variant or an optional holds, the
 //! variant's or optional's own name; for an array's element, nothing.
 
-use crate::model::Base;
-use crate::typed::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
+use crate::schema::{ArrayLen, ClassSchema, FieldSchema, FieldType, Scope};
+use crate::value::Base;
 
 /// An event class's place in its trace's [`crate::model::ClassTable`]:
 /// classes are numbered from 0 in the order the table received them.

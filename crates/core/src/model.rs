@@ -8,63 +8,13 @@
 
 use crate::bytes::Endian;
 use crate::error::{Error, Result};
+pub use crate::inputs::{Format, InputInfo};
 use crate::layout::{ClassId, ClassLayout, FieldRef};
+use crate::schema::{ArrayLen, ClassSchema, FieldSchema, FieldType, IntType, Scope};
 use crate::tables::{PrintkTable, SymbolTable, TaskTable};
+use crate::typed::FieldTape;
 pub use crate::typed::FieldVisitor;
-use crate::typed::{ArrayLen, ClassSchema, FieldSchema, FieldTape, FieldType, IntType, Scope};
-
-/// The container format a trace was read from.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    TraceDat,
-    Ctf,
-    Uftrace,
-    Ltt,
-    /// perf.data (`perf record`).
-    Perf,
-}
-
-impl Format {
-    /// The short key of the format that writers store in what they produce
-    /// (the `source_format` entry of a converted CTF trace's environment);
-    /// fixed, since files carry it. Text for people uses [`Format::describe`].
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::TraceDat => "trace-cmd trace.dat",
-            Format::Ctf => "CTF",
-            Format::Uftrace => "uftrace data",
-            Format::Ltt => "LTT",
-            Format::Perf => "perf.data",
-        }
-    }
-
-    /// How tracemux names a format, and a version of it, in text for
-    /// people: the `format` line of `tracemux info` for every format, and
-    /// the format in messages. With the version the file states:
-    /// `trace-cmd trace.dat, version 7`, `CTF, version 1.8 (TSDL
-    /// metadata)`, `CTF, version 2 (JSON metadata)`, `legacy LTT, version
-    /// 2.6 (LTTng 0.x)`; without one, the name alone (`CTF`).
-    pub fn describe(self, version: Option<&str>) -> String {
-        let name = match self {
-            Format::TraceDat => "trace-cmd trace.dat",
-            Format::Ctf => "CTF",
-            Format::Uftrace => "uftrace data",
-            Format::Ltt => "legacy LTT",
-            Format::Perf => "perf.data",
-        };
-        let Some(v) = version else {
-            return name.to_string();
-        };
-        let what = match (self, v) {
-            (Format::Ctf, "2") => " (JSON metadata)",
-            (Format::Ctf, _) => " (TSDL metadata)",
-            (Format::Ltt, _) => " (LTTng 0.x)",
-            _ => "",
-        };
-        format!("{name}, version {v}{what}")
-    }
-}
+pub use crate::value::{sign_extend, Base, Value};
 
 /// Field properties, as bits. They mirror what the ftrace `format` files say
 /// about a field and what printers need to know to show it.
@@ -108,73 +58,6 @@ pub struct FieldDef {
     pub array_len: u32,
     /// Size in bytes of one element (of an array) or of the value.
     pub elem_size: u32,
-}
-
-/// A decoded field value, borrowing from the record.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Value<'t> {
-    Unsigned(u64),
-    Signed(i64),
-    Float(f64),
-    Bool(bool),
-    /// Character data, up to (not including) the first NUL.
-    Str(&'t [u8]),
-    /// Opaque bytes (arrays of non-integer elements, or raw payloads).
-    Bytes(&'t [u8]),
-    /// An array of integers, decoded element by element on demand.
-    IntArray {
-        data: &'t [u8],
-        elem_size: u8,
-        signed: bool,
-        endian: Endian,
-    },
-}
-
-impl<'t> Value<'t> {
-    /// Element `i` of an integer array, sign-extended when signed.
-    pub fn array_elem(&self, i: usize) -> Option<i128> {
-        match *self {
-            Value::IntArray {
-                data,
-                elem_size,
-                signed,
-                endian,
-            } => {
-                let es = elem_size as usize;
-                let b = data.get(i.checked_mul(es)?..)?;
-                let v = endian.read_uint(b, es)?;
-                Some(if signed {
-                    sign_extend(v, es) as i128
-                } else {
-                    v as i128
-                })
-            }
-            _ => None,
-        }
-    }
-
-    /// A scalar as the raw bits of an unsigned integer (signed values as
-    /// two's complement, `true` as 1, floats truncated); 0 for the others.
-    pub fn raw_u64(&self) -> u64 {
-        match *self {
-            Value::Unsigned(x) => x,
-            Value::Signed(x) => x as u64,
-            Value::Bool(b) => b as u64,
-            Value::Float(f) => f as i64 as u64,
-            _ => 0,
-        }
-    }
-}
-
-/// Sign-extend the low `size` bytes of `v`.
-#[inline]
-pub fn sign_extend(v: u64, size: usize) -> i64 {
-    match size {
-        1 => v as u8 as i8 as i64,
-        2 => v as u16 as i16 as i64,
-        4 => v as u32 as i32 as i64,
-        _ => v as i64,
-    }
 }
 
 impl FieldDef {
@@ -387,16 +270,6 @@ impl<'a> PrintCtx<'a> {
             effects: None,
         }
     }
-}
-
-/// The display base a producer asked for (CTF `base`, LTT `%x`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Base {
-    #[default]
-    Dec,
-    Hex,
-    Oct,
-    Bin,
 }
 
 /// Every field of `ev` through `v`, scope by scope (see
@@ -757,7 +630,7 @@ pub struct TraceMeta {
     /// The inputs of a timeline merged from several traces (empty for one
     /// trace): each input's streams, clock and shift
     /// ([`crate::timeline`]).
-    pub inputs: Vec<crate::timeline::InputInfo>,
+    pub inputs: Vec<InputInfo>,
 }
 
 impl TraceMeta {

@@ -11,9 +11,11 @@ use std::thread::JoinHandle;
 
 use prost::Message;
 
-use crate::perfetto::BUNDLE_EVENTS;
 use crate::proto::{CompactSched, Data, FtraceEvent, TracePacket};
 use crate::tree::write_out;
+
+/// Events per `FtraceEventBundle` before it is written.
+pub const BUNDLE_EVENTS: usize = 1000;
 
 /// Uncompressed bytes of packets per `compressed_packets` packet.
 pub const COMPRESS_CHUNK: usize = 1 << 18;

@@ -42,8 +42,7 @@ use crate::proto::*;
 use crate::tree::{resolve, Kind, Tree};
 use crate::typed_events::{record_value, value_int, Fields, Layout, TreeSlots, Typed};
 
-/// Events per `FtraceEventBundle` before it is written.
-pub const BUNDLE_EVENTS: usize = 1000;
+pub use crate::packets::BUNDLE_EVENTS;
 
 pub use crate::packets::COMPRESS_CHUNK;
 

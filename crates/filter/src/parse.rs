@@ -13,8 +13,9 @@
 //! - `!` applies to the next comparison or parenthesized group only;
 //! - `FIELD == -1` reads as `FIELD - 1` (the `-` makes a new expression).
 
+use crate::bre;
+use crate::error::{ErrorKind, FilterError};
 use crate::lexer::{Lexer, Tok};
-use crate::{bre, ErrorKind, FilterError};
 use regex::bytes::Regex;
 use tracemux_core::model::EventClass;
 

@@ -6,7 +6,6 @@
 
 pub mod format;
 pub mod page;
-mod plugins;
 pub mod printfmt;
 pub mod tables;
 

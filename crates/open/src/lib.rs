@@ -29,4 +29,28 @@ pub mod timeline;
 
 pub use kind::{map, sniff, Kind, Mapped, Releaser};
 pub use loaders::{ltt_load, open_uftrace, CtfMapLoader, UftraceMapLoader};
-pub use source::{with_source, OpenOptions};
+pub use source::OpenOptions;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use tracemux_core::model::RecordSource;
+
+/// Open `paths` and hand the source to `f`; its result is returned. One
+/// trace, or several CTF traces (merged as babeltrace2 merges them), is
+/// read as it is; several traces of other formats, or of several formats,
+/// are one timeline ([`crate::timeline`]): each input placed on the first
+/// input's clock, merged by time.
+pub fn with_source<T>(
+    paths: &[PathBuf],
+    opts: &OpenOptions<'_>,
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
+) -> Result<T> {
+    if paths.is_empty() {
+        bail!("no trace given");
+    }
+    if timeline::is_timeline(paths)? || !opts.clock_offsets.is_empty() {
+        return timeline::with_timeline(paths, opts, f);
+    }
+    source::one(paths, opts, f)
+}

@@ -35,25 +35,6 @@ pub struct OpenOptions<'a> {
     pub no_symbols: bool,
 }
 
-/// Open `paths` and hand the source to `f`; its result is returned. One
-/// trace, or several CTF traces (merged as babeltrace2 merges them), is
-/// read as it is; several traces of other formats, or of several formats,
-/// are one timeline ([`crate::timeline`]): each input placed on the first
-/// input's clock, merged by time.
-pub fn with_source<T>(
-    paths: &[PathBuf],
-    opts: &OpenOptions<'_>,
-    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
-    if paths.is_empty() {
-        bail!("no trace given");
-    }
-    if crate::timeline::is_timeline(paths)? || !opts.clock_offsets.is_empty() {
-        return crate::timeline::with_timeline(paths, opts, f);
-    }
-    one(paths, opts, f)
-}
-
 /// Open `paths` as one source of one format.
 pub(crate) fn one<T>(
     paths: &[PathBuf],

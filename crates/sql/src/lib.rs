@@ -18,8 +18,11 @@
 //! feature `sql`); without it the crate is empty.
 #![cfg(feature = "engine")]
 
+mod opener;
 pub mod provider;
 pub mod sched;
+
+pub use opener::Opener;
 
 pub use datafusion;
 
@@ -34,12 +37,6 @@ use datafusion::execution::context::SessionContext;
 use datafusion::physical_plan::SendableRecordBatchStream;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig};
 use tracemux_core::model::{RecordSource, TraceMeta};
-
-/// Opens a trace, for as many passes as queries need.
-pub trait Opener: Send + Sync + 'static {
-    /// Open the trace and hand its records to `f`.
-    fn open(&self, f: &mut dyn FnMut(&mut dyn RecordSource) -> Result<()>) -> Result<()>;
-}
 
 /// The trace at `paths` (several only for CTF), opened with
 /// `tracemux_open`.

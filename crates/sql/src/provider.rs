@@ -30,7 +30,7 @@ use datafusion::physical_plan::{ExecutionPlan, SendableRecordBatchStream};
 use tracemux_core::model::RecordSource;
 use tracemux_table::{Scan, ScanSpec};
 
-use crate::Opener;
+use crate::opener::Opener;
 
 /// Table `name` of a trace.
 pub struct TraceTable {

@@ -59,8 +59,8 @@ use tracemux_core::layout::FieldRef;
 use tracemux_core::model::{visit_fields, Base, Event, PrintCtx, Record, TraceMeta, Value};
 use tracemux_core::typed::{FieldVisitor, Scope};
 
+use crate::opener::Opener;
 use crate::provider::spawn_stream;
-use crate::Opener;
 
 /// The derived tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,7 +21,7 @@
 use crate::compress::Decoder;
 use crate::file::{Buffer, CpuData, DataKind, TraceDat};
 use crate::options::OptionId;
-use crate::reader::{build_meta, time_calc, ReadOptions};
+use crate::reader::{build_meta, page_layout, time_calc, ReadOptions};
 use crate::writer::{
     BufferData, Compression, Item, Missed, PagePacker, PageSpill, TraceData, TraceFile, TraceOption,
 };
@@ -152,22 +152,6 @@ pub fn buffer_clock(t: &TraceDat<'_>, b: &Buffer) -> String {
             Some(s.to_string())
         });
     trailer.unwrap_or_else(|| b.clock.clone())
-}
-
-/// The page layout `trace-cmd report` reads a buffer with: the top buffer
-/// with the file header's page size, instances with their own.
-pub fn page_layout(t: &TraceDat<'_>, b: &Buffer) -> PageLayout {
-    let hp = parse_header_page(&String::from_utf8_lossy(&t.header_page), t.long_size);
-    PageLayout {
-        endian: t.endian,
-        commit_size: hp.commit_size,
-        data_offset: hp.data_offset,
-        page_size: if b.name.is_empty() {
-            t.page_size
-        } else {
-            b.page_size
-        },
-    }
 }
 
 /// Call `f` on every data record of one CPU of one buffer, in stored

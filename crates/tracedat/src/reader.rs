@@ -546,7 +546,7 @@ impl<'a> Reader<'a> {
         let mut streams = Vec::new();
         if t.kind == DataKind::Flyrecord {
             for b in t.buffers.iter() {
-                let layout = crate::convert::page_layout(t, b);
+                let layout = page_layout(t, b);
                 for c in &b.cpus {
                     let mut s = Stream {
                         cpu: c.cpu,
@@ -846,6 +846,25 @@ impl tracemux_core::merge::PeekSource for Reader<'_> {
             }
         }
         Ok(self.streams.iter().filter_map(|s| s.cur.map(|c| c.0)).min())
+    }
+}
+
+/// The page layout `trace-cmd report` reads a buffer with: the top buffer
+/// with the file header's page size, instances with their own.
+pub fn page_layout(t: &TraceDat<'_>, b: &crate::file::Buffer) -> PageLayout {
+    let hp = tracemux_ftrace::format::parse_header_page(
+        &String::from_utf8_lossy(&t.header_page),
+        t.long_size,
+    );
+    PageLayout {
+        endian: t.endian,
+        commit_size: hp.commit_size,
+        data_offset: hp.data_offset,
+        page_size: if b.name.is_empty() {
+            t.page_size
+        } else {
+            b.page_size
+        },
     }
 }
 

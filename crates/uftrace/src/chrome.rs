@@ -45,9 +45,6 @@ use crate::report::walk::{
     dump_replay, ArgCtx, DumpOps, Rec, Stacks, Walk, WalkOptions, WalkView, Walked,
 };
 
-/// The version string uftrace 0.13 as packaged in Debian 12 prints.
-pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
-
 /// Options of `uftrace dump --chrome`.
 #[derive(Debug, Clone)]
 pub struct ChromeOptions {

@@ -81,7 +81,7 @@ impl Flavor {
     /// in parentheses are the build's features).
     pub fn version_string(self) -> &'static str {
         match self {
-            Flavor::V0_13 => crate::chrome::UFTRACE_VERSION,
+            Flavor::V0_13 => UFTRACE_VERSION,
             Flavor::V0_19 => UFTRACE_0_19_VERSION,
         }
     }
@@ -91,6 +91,9 @@ impl Flavor {
         self == Flavor::V0_19
     }
 }
+
+/// The version string uftrace 0.13 as packaged in Debian 12 prints.
+pub const UFTRACE_VERSION: &str = "v0.13 ( x86_64 dwarf python3 luajit tui perf sched dynamic )";
 
 #[cfg(test)]
 mod tests {

@@ -67,6 +67,7 @@ pub mod chrome;
 pub mod data;
 pub mod demangle;
 pub mod dump;
+pub mod enums;
 pub mod events;
 pub mod field;
 pub mod flame;

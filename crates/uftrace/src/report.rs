@@ -28,9 +28,13 @@ use std::io::{self, Write};
 
 use crate::data::UftraceData;
 use crate::events::id;
-use crate::graph::tree::{SCHED_NAME, SCHED_PREEMPT_NAME};
 use crate::record::Kind;
 use walk::{time_unit, unknown_name, Rec, Stacks, Walk, WalkOptions};
+
+/// Name of the schedule pseudo function.
+pub const SCHED_NAME: &str = "linux:schedule";
+/// Name of the pre-empted schedule pseudo function.
+pub const SCHED_PREEMPT_NAME: &str = "linux:schedule (pre-empted)";
 
 /// `--avg-total` / `--avg-self`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

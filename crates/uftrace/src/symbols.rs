@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::argspec::EnumDefs;
 use crate::demangle::{demangle, Demangle};
+use crate::enums::EnumDefs;
 
 /// One symbol of a module.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -47,6 +47,8 @@ pub mod pmeta;
 mod util;
 mod write;
 
+pub(crate) use write::push_quoted;
+
 use std::fmt;
 
 use tracemux_core::{Error, ErrorKind};

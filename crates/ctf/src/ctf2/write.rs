@@ -37,7 +37,7 @@ fn unsupported(msg: String) -> Error {
 /// A JSON string literal.
 fn js(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    crate::writer::push_quoted(&mut out, s, |out, c| {
+    push_quoted(&mut out, s, |out, c| {
         let _ = write!(out, "\\u{c:04x}");
     });
     out
@@ -582,6 +582,25 @@ pub fn write_metadata(tc: &TraceClass) -> Result<String, Error> {
         }
     }
     Ok(out)
+}
+
+/// Append `s` as a double-quoted literal of the metadata (TSDL or CTF 2
+/// JSON): `"`, `\`, newline, tab and carriage return as C escapes, other
+/// control characters written by `control`.
+pub(crate) fn push_quoted(out: &mut String, s: &str, control: fn(&mut String, u32)) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => control(out, c as u32),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
 
 #[cfg(test)]

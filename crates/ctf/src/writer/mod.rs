@@ -768,22 +768,3 @@ impl CtfWriter {
         &self.tc
     }
 }
-
-/// Append `s` as a double-quoted literal of the metadata (TSDL or CTF 2
-/// JSON): `"`, `\`, newline, tab and carriage return as C escapes, other
-/// control characters written by `control`.
-pub(crate) fn push_quoted(out: &mut String, s: &str, control: fn(&mut String, u32)) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => control(out, c as u32),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}

@@ -21,7 +21,7 @@ use crate::ir::{
 
 /// A TSDL string literal.
 fn lit(out: &mut String, s: &str) {
-    super::push_quoted(out, s, |out, c| {
+    crate::ctf2::push_quoted(out, s, |out, c| {
         let _ = write!(out, "\\x{c:02x}");
     });
 }

@@ -270,7 +270,7 @@ impl Env<'_> {
                 ptrs[k] = Some(vals[k] as usize);
             }
         }
-        crate::plugins::call_print_function(out, name, &vals, &ptrs, self.rec.data)
+        crate::printfmt::plugins::call_print_function(out, name, &vals, &ptrs, self.rec.data)
     }
 
     fn eval_opt(&self, id: Option<ArgId>) -> u64 {

@@ -34,6 +34,7 @@ mod test_util;
 mod tests;
 
 mod bprint;
+mod plugins;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -42,7 +43,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tracemux_core::model::{ClassPrinter, FieldDef, FieldFlags, PrintCtx};
 
 use crate::format::EventFormat;
-use crate::plugins::{kind_for, Kind, Plugin};
+use crate::printfmt::plugins::{kind_for, Kind, Plugin};
 
 pub use ast::{ArgId, FieldRef, FlagSym, PrintArg, PrintFmt, SegKind, Segment};
 pub use eval::{eval_type_str, printk_text};

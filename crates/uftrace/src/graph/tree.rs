@@ -19,14 +19,10 @@
 use crate::events::id;
 use crate::record::Kind;
 use crate::report::walk::{Rec, Stacks};
+pub use crate::report::{SCHED_NAME, SCHED_PREEMPT_NAME};
 
 /// The root node of every tree.
 pub const ROOT: usize = 0;
-
-/// Name of the schedule pseudo function.
-pub const SCHED_NAME: &str = "linux:schedule";
-/// Name of the pre-empted schedule pseudo function.
-pub const SCHED_PREEMPT_NAME: &str = "linux:schedule (pre-empted)";
 
 /// One call-graph node (`struct uftrace_graph_node`).
 #[derive(Debug, Clone, Default)]
