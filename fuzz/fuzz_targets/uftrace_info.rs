@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tracemux_uftrace::argspec::{parse_argspec, AutoArgs, EnumDefs};
+use tracemux_uftrace::argspec::{parse_argspec, AutoArgs};
+use tracemux_uftrace::enums::EnumDefs;
 use tracemux_uftrace::events::UserEvents;
 use tracemux_uftrace::replay::{replay, ReplayOptions};
 use tracemux_uftrace::symbols::SessionMaps;
