@@ -8,10 +8,12 @@
 //! - `full`: the complete demangled signature, exactly as libstdc++'s
 //!   `__cxa_demangle` writes it (uftrace 0.13 calls it for every symbol
 //!   name; what it rejects stays as stored). The parser is in
-//!   `demangle/parse.rs`, the printer in `demangle/print.rs`.
+//!   `demangle/parse.rs`, the printer in `demangle/print.rs`; `simple` walks
+//!   the same grammar in `demangle/simple.rs`.
 
 mod parse;
 mod print;
+mod simple;
 
 /// Demangling mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -50,7 +52,7 @@ pub fn demangle(name: &str, mode: Demangle) -> String {
         // name (the static initialisation function GCC names after the
         // file's first global), and keeps the prefix
         Demangle::Simple if name.starts_with("_Z") || name.starts_with("_GLOBAL__sub_I_") => {
-            crate::itanium::demangle(name)
+            simple::demangle(name)
         }
         Demangle::Simple => None,
     };

@@ -75,7 +75,6 @@ pub mod flavor;
 pub mod graph;
 pub mod header;
 pub mod info;
-mod itanium;
 pub mod kernel;
 pub mod merge;
 pub mod pattern;
