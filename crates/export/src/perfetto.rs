@@ -40,7 +40,7 @@ use crate::packets::Packets;
 use crate::perf_samples::PerfSamples;
 use crate::proto::*;
 use crate::tree::{resolve, Kind, Tree};
-use crate::typed_events::{record_value, value_int, Fields, Layout, TreeSlots, Typed};
+use crate::typed_events::{record_value, value_int, Fields, Layout, ToMessage, TreeSlots, Typed};
 
 pub use crate::packets::BUNDLE_EVENTS;
 

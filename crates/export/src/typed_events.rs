@@ -15,166 +15,20 @@ use crate::proto::*;
 use crate::tree::{resolve, Kind, Tree};
 use tracemux_core::layout::FieldId;
 
-/// The events Perfetto has a message for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Typed {
-    SchedSwitch,
-    SchedWakeup,
-    SchedWakeupNew,
-    SchedWaking,
-    SchedProcessFork,
-    SchedProcessExit,
-    SchedProcessFree,
-    SchedProcessExec,
-    TaskNewtask,
-    TaskRename,
-    SchedMigrateTask,
-    CpuFrequency,
-    CpuIdle,
-    IrqHandlerEntry,
-    IrqHandlerExit,
-    SoftirqEntry,
-    SoftirqExit,
-    SysEnter,
-    SysExit,
-    WorkqueueExecuteStart,
-    WorkqueueExecuteEnd,
-    Print,
-    FuncgraphEntry,
-    FuncgraphExit,
+/// The events Perfetto has a message for: the well-known events of the
+/// model's one catalogue, each message's slots as the catalogue names them
+/// ([`Typed::slots`]).
+pub(crate) use tracemux_core::known::Known as Typed;
+use tracemux_core::known::SLOTS;
+
+/// Perfetto's message for an event of a well-known kind.
+pub(crate) trait ToMessage {
+    /// The message of one event, its fields read by slot.
+    fn message(self, f: &Fields<'_>) -> FtraceKind;
 }
 
-/// Most slots of a message.
-pub(crate) const SLOTS: usize = 7;
-
-type Names = &'static [&'static [&'static str]];
-
-const SWITCH: Names = &[
-    &["prev_comm"],
-    &["prev_tid", "prev_pid"],
-    &["prev_prio"],
-    &["prev_state"],
-    &["next_comm"],
-    &["next_tid", "next_pid"],
-    &["next_prio"],
-];
-const WAKE: Names = &[
-    &["comm"],
-    &["tid", "pid"],
-    &["prio"],
-    &["success"],
-    &["target_cpu"],
-];
-const FORK: Names = &[
-    &["parent_comm"],
-    &["parent_tid", "parent_pid"],
-    &["child_comm"],
-    &["child_tid", "child_pid"],
-];
-const EXIT: Names = &[&["comm"], &["tid", "pid"], &["tgid"], &["prio"]];
-const FREE: Names = &[&["comm"], &["tid", "pid"], &["prio"]];
-const EXEC: Names = &[&["filename"], &["tid", "pid"], &["old_tid", "old_pid"]];
-const NEWTASK: Names = &[
-    &["tid", "pid"],
-    &["comm"],
-    &["clone_flags"],
-    &["oom_score_adj"],
-];
-const RENAME: Names = &[
-    &["tid", "pid"],
-    &["oldcomm"],
-    &["newcomm"],
-    &["oom_score_adj"],
-];
-const MIGRATE: Names = &[
-    &["comm"],
-    &["tid", "pid"],
-    &["prio"],
-    &["orig_cpu"],
-    &["dest_cpu"],
-    &["running"],
-    &["load"],
-];
-const CPU_STATE: Names = &[&["state"], &["cpu_id"]];
-const IRQ_ENTRY: Names = &[&["irq"], &["name"], &["handler"]];
-const IRQ_EXIT: Names = &[&["irq"], &["ret"]];
-const SOFTIRQ: Names = &[&["vec"]];
-const SYS_ENTER: Names = &[&["id"], &["args"]];
-const SYS_EXIT: Names = &[&["id"], &["ret"]];
-const WORK: Names = &[&["work"], &["function"]];
-const PRINT: Names = &[&["ip"], &["buf"]];
-const FG_ENTRY: Names = &[&["depth"], &["func"]];
-const FG_EXIT: Names = &[
-    &["calltime"],
-    &["depth"],
-    &["func"],
-    &["overrun"],
-    &["rettime"],
-];
-
-impl Typed {
-    /// The message of events of class `c`, by its ftrace (or LTTng) name;
-    /// `None`: they are written as generic events.
-    pub(crate) fn of(c: &EventClass) -> Option<Typed> {
-        use Typed::*;
-        let ftrace = c.system == "ftrace";
-        Some(match c.name.as_str() {
-            "sched_switch" => SchedSwitch,
-            "sched_wakeup" => SchedWakeup,
-            "sched_wakeup_new" => SchedWakeupNew,
-            "sched_waking" => SchedWaking,
-            "sched_process_fork" => SchedProcessFork,
-            "sched_process_exit" => SchedProcessExit,
-            "sched_process_free" => SchedProcessFree,
-            "sched_process_exec" => SchedProcessExec,
-            "task_newtask" => TaskNewtask,
-            "task_rename" => TaskRename,
-            "sched_migrate_task" => SchedMigrateTask,
-            "cpu_frequency" | "power_cpu_frequency" => CpuFrequency,
-            "cpu_idle" | "power_cpu_idle" => CpuIdle,
-            "irq_handler_entry" => IrqHandlerEntry,
-            "irq_handler_exit" => IrqHandlerExit,
-            "softirq_entry" | "irq_softirq_entry" => SoftirqEntry,
-            "softirq_exit" | "irq_softirq_exit" => SoftirqExit,
-            "sys_enter" if c.system == "raw_syscalls" => SysEnter,
-            "sys_exit" if c.system == "raw_syscalls" => SysExit,
-            "workqueue_execute_start" => WorkqueueExecuteStart,
-            "workqueue_execute_end" => WorkqueueExecuteEnd,
-            "print" if ftrace => Print,
-            "funcgraph_entry" if ftrace => FuncgraphEntry,
-            "funcgraph_exit" if ftrace => FuncgraphExit,
-            _ => return None,
-        })
-    }
-
-    /// The names of the message's slots.
-    fn names(self) -> Names {
-        use Typed::*;
-        match self {
-            SchedSwitch => SWITCH,
-            SchedWakeup | SchedWakeupNew | SchedWaking => WAKE,
-            SchedProcessFork => FORK,
-            SchedProcessExit => EXIT,
-            SchedProcessFree => FREE,
-            SchedProcessExec => EXEC,
-            TaskNewtask => NEWTASK,
-            TaskRename => RENAME,
-            SchedMigrateTask => MIGRATE,
-            CpuFrequency | CpuIdle => CPU_STATE,
-            IrqHandlerEntry => IRQ_ENTRY,
-            IrqHandlerExit => IRQ_EXIT,
-            SoftirqEntry | SoftirqExit => SOFTIRQ,
-            SysEnter => SYS_ENTER,
-            SysExit => SYS_EXIT,
-            WorkqueueExecuteStart | WorkqueueExecuteEnd => WORK,
-            Print => PRINT,
-            FuncgraphEntry => FG_ENTRY,
-            FuncgraphExit => FG_EXIT,
-        }
-    }
-
-    /// The message of one event.
-    pub(crate) fn message(self, f: &Fields<'_>) -> FtraceKind {
+impl ToMessage for Typed {
+    fn message(self, f: &Fields<'_>) -> FtraceKind {
         use Typed::*;
         let wake = || SchedWakeupFtraceEvent {
             comm: f.str(0),
@@ -328,7 +182,7 @@ impl Layout {
         };
         let mut slots = [NONE; SLOTS];
         if let Some(t) = typed {
-            for (slot, names) in slots.iter_mut().zip(t.names()) {
+            for (slot, names) in slots.iter_mut().zip(t.slots()) {
                 *slot = find(&c.fields, names);
             }
         }
@@ -358,7 +212,7 @@ pub(crate) struct TreeSlots {
 impl TreeSlots {
     pub(crate) fn of(c: &EventClass, typed: Typed) -> TreeSlots {
         let mut slots = [FieldId::UNKNOWN; SLOTS];
-        for (slot, names) in slots.iter_mut().zip(typed.names()) {
+        for (slot, names) in slots.iter_mut().zip(typed.slots()) {
             *slot = resolve(c, Scope::Payload, names);
         }
         TreeSlots { slots }
