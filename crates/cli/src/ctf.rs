@@ -1,8 +1,7 @@
 //! The command line for CTF traces (CTF 1.8 and CTF 2): babeltrace2's
 //! options, with the meaning and output of babeltrace2 2.0.
 
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::{Args, Parser, Subcommand};
@@ -261,7 +260,7 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     if info {
         for f in tracemux_ctf::fs::discover(&a.traces)? {
             let tc = tracemux_ctf::text::trace_class(&f.dir)?;
-            describe(&mut s, &f.dir, &tc);
+            tracemux_ctf::stats::describe(&mut s, &f.dir, &tc);
         }
     }
     let c = tracemux_ctf::stats::count_with_loader(
@@ -272,49 +271,7 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     for w in &c.warnings {
         eprintln!("tracemux: warning: {w}");
     }
-    let _ = writeln!(s, "Events\n  events                {}", c.events);
-    let disc: u64 = c.streams.iter().map(|s| s.discarded_events).sum();
-    let unknown: u64 = c.streams.iter().map(|s| s.discarded_events_unknown).sum();
-    let pk: u64 = c.streams.iter().map(|s| s.discarded_packets).sum();
-    let _ = writeln!(
-        s,
-        "  discarded events      {disc}{}",
-        if unknown > 0 {
-            format!(" (+{unknown} notices without a count)")
-        } else {
-            String::new()
-        }
-    );
-    let _ = writeln!(s, "  discarded packets     {pk}");
-    let _ = writeln!(
-        s,
-        "\n  per stream\n    {:>8} {:>10} {:>10} {:>9}  stream",
-        "packets", "events", "discarded", "disc.pkts"
-    );
-    for st in &c.streams {
-        let _ = writeln!(
-            s,
-            "    {:>8} {:>10} {:>10} {:>9}  {} (class {}, id {})",
-            st.packets,
-            st.events,
-            st.discarded_events,
-            st.discarded_packets,
-            st.name,
-            st.stream_class_id,
-            st.stream_id
-        );
-    }
-    let mut classes = c.classes.clone();
-    classes.sort_by(|x, y| y.events.cmp(&x.events).then_with(|| x.name.cmp(&y.name)));
-    let _ = writeln!(
-        s,
-        "\n  per event class ({} classes)\n    {:>10}  event",
-        classes.len(),
-        "events"
-    );
-    for cl in &classes {
-        let _ = writeln!(s, "    {:>10}  {}", cl.events, cl.name);
-    }
+    tracemux_ctf::stats::write_counts(&mut s, &c);
     let mut out = Out::new();
     out.buf().extend_from_slice(s.as_bytes());
     out.flush()?;
@@ -325,68 +282,6 @@ fn stats(a: &CtfStatsArgs, info: bool) -> Result<Outcome> {
     Ok(Outcome::damaged_if(
         !c.damage.is_empty() || !c.warnings.is_empty(),
     ))
-}
-
-fn describe(s: &mut String, dir: &Path, tc: &tracemux_ctf::ir::TraceClass) {
-    let _ = writeln!(s, "Trace {}", dir.display());
-    let version = match tc.version {
-        tracemux_ctf::ir::CtfVersion::Ctf1 => "1.8",
-        tracemux_ctf::ir::CtfVersion::Ctf2 => "2",
-    };
-    let format = tracemux_core::model::Format::Ctf.describe(Some(version));
-    let _ = writeln!(s, "  format                {format}");
-    if let Some(u) = &tc.uuid {
-        let _ = writeln!(
-            s,
-            "  uuid                  {}",
-            tracemux_ctf::text::uuid_string(u)
-        );
-    }
-    if let Some(n) = &tc.name {
-        let _ = writeln!(s, "  name                  {n}");
-    }
-    let order = match tc.native_byte_order {
-        tracemux_ctf::ir::ByteOrder::Little => "little-endian",
-        tracemux_ctf::ir::ByteOrder::Big => "big-endian",
-    };
-    let _ = writeln!(s, "  byte order            {order}");
-    if !tc.environment.is_empty() {
-        let _ = writeln!(s, "  environment");
-        for (k, v) in &tc.environment {
-            match v {
-                tracemux_ctf::ir::EnvValue::Int(i) => {
-                    let _ = writeln!(s, "    {k} = {i}");
-                }
-                tracemux_ctf::ir::EnvValue::Str(t) => {
-                    let _ = writeln!(s, "    {k} = {t:?}");
-                }
-            }
-        }
-    }
-    for c in &tc.clocks {
-        let _ = writeln!(
-            s,
-            "  clock {}: {} Hz, offset {} s + {} cycles{}",
-            c.name,
-            c.frequency,
-            c.offset_seconds,
-            c.offset_cycles,
-            if c.origin_is_unix_epoch {
-                ", origin Unix epoch"
-            } else {
-                ""
-            }
-        );
-    }
-    for sc in &tc.stream_classes {
-        let _ = writeln!(
-            s,
-            "  stream class {}: {} event classes",
-            sc.id,
-            sc.event_classes.len()
-        );
-    }
-    s.push('\n');
 }
 
 /// `report --json`: every record of the model source as a JSON line;

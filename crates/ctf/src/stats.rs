@@ -6,7 +6,8 @@
 //! Streams are not merged by time (counts do not need it), so this runs at
 //! the decoder's full speed.
 
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use tracemux_core::{Error, ErrorKind};
 
@@ -295,4 +296,112 @@ pub fn count_with_loader(
         }
     }
     Ok(out)
+}
+
+/// `tracemux stats`'s text of the counts (a layout of our own): events,
+/// discarded events and packets, then per stream and per event class.
+pub fn write_counts(s: &mut String, c: &Counts) {
+    let _ = writeln!(s, "Events\n  events                {}", c.events);
+    let disc: u64 = c.streams.iter().map(|s| s.discarded_events).sum();
+    let unknown: u64 = c.streams.iter().map(|s| s.discarded_events_unknown).sum();
+    let pk: u64 = c.streams.iter().map(|s| s.discarded_packets).sum();
+    let _ = writeln!(
+        s,
+        "  discarded events      {disc}{}",
+        if unknown > 0 {
+            format!(" (+{unknown} notices without a count)")
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(s, "  discarded packets     {pk}");
+    let _ = writeln!(
+        s,
+        "\n  per stream\n    {:>8} {:>10} {:>10} {:>9}  stream",
+        "packets", "events", "discarded", "disc.pkts"
+    );
+    for st in &c.streams {
+        let _ = writeln!(
+            s,
+            "    {:>8} {:>10} {:>10} {:>9}  {} (class {}, id {})",
+            st.packets,
+            st.events,
+            st.discarded_events,
+            st.discarded_packets,
+            st.name,
+            st.stream_class_id,
+            st.stream_id
+        );
+    }
+    let mut classes = c.classes.clone();
+    classes.sort_by(|x, y| y.events.cmp(&x.events).then_with(|| x.name.cmp(&y.name)));
+    let _ = writeln!(
+        s,
+        "\n  per event class ({} classes)\n    {:>10}  event",
+        classes.len(),
+        "events"
+    );
+    for cl in &classes {
+        let _ = writeln!(s, "    {:>10}  {}", cl.events, cl.name);
+    }
+}
+
+/// `tracemux info`'s text of one trace (a layout of our own): format,
+/// uuid, name, byte order, environment, clocks and stream classes.
+pub fn describe(s: &mut String, dir: &Path, tc: &crate::ir::TraceClass) {
+    let _ = writeln!(s, "Trace {}", dir.display());
+    let version = match tc.version {
+        crate::ir::CtfVersion::Ctf1 => "1.8",
+        crate::ir::CtfVersion::Ctf2 => "2",
+    };
+    let format = tracemux_core::model::Format::Ctf.describe(Some(version));
+    let _ = writeln!(s, "  format                {format}");
+    if let Some(u) = &tc.uuid {
+        let _ = writeln!(s, "  uuid                  {}", crate::ir::uuid_string(u));
+    }
+    if let Some(n) = &tc.name {
+        let _ = writeln!(s, "  name                  {n}");
+    }
+    let order = match tc.native_byte_order {
+        crate::ir::ByteOrder::Little => "little-endian",
+        crate::ir::ByteOrder::Big => "big-endian",
+    };
+    let _ = writeln!(s, "  byte order            {order}");
+    if !tc.environment.is_empty() {
+        let _ = writeln!(s, "  environment");
+        for (k, v) in &tc.environment {
+            match v {
+                crate::ir::EnvValue::Int(i) => {
+                    let _ = writeln!(s, "    {k} = {i}");
+                }
+                crate::ir::EnvValue::Str(t) => {
+                    let _ = writeln!(s, "    {k} = {t:?}");
+                }
+            }
+        }
+    }
+    for c in &tc.clocks {
+        let _ = writeln!(
+            s,
+            "  clock {}: {} Hz, offset {} s + {} cycles{}",
+            c.name,
+            c.frequency,
+            c.offset_seconds,
+            c.offset_cycles,
+            if c.origin_is_unix_epoch {
+                ", origin Unix epoch"
+            } else {
+                ""
+            }
+        );
+    }
+    for sc in &tc.stream_classes {
+        let _ = writeln!(
+            s,
+            "  stream class {}: {} event classes",
+            sc.id,
+            sc.event_classes.len()
+        );
+    }
+    s.push('\n');
 }
