@@ -23,7 +23,7 @@ use tracemux_core::{Error, ErrorKind};
 
 use super::{
     io, parse_time, plan, stream_error, Body, Chunk, Feed, Held, Names, Printer, Raw, RawKind,
-    Ring, Rt, Summary, TextOptions, TextOut, TimeSpec, BATCH,
+    Ring, StreamRun, Summary, TextOptions, TextOut, TimeSpec, BATCH,
 };
 use crate::decode::{PacketInfo, Program};
 use crate::fs::{Quirks, StreamGroup, Trace};
@@ -128,7 +128,7 @@ pub(super) struct LiveFeed<'d> {
     prev: Option<PacketInfo>,
     names: Names,
     use_plans: bool,
-    plans: Vec<Vec<Option<Option<plan::BodyPlan>>>>,
+    plans: plan::PlanTable,
     plans_of: Option<Arc<LiveTrace>>,
     /// Stream class position and instance ID of its first packet.
     pub(super) first: Option<(usize, Option<u64>)>,
@@ -247,7 +247,7 @@ pub fn report_live<'d>(
     let mut p = Printer::new(opts, &traces);
     p.begin = begin;
     p.end = end;
-    let mut rts: Vec<Rt<'d>> = Vec::new();
+    let mut rts: Vec<StreamRun<'d>> = Vec::new();
     let mut active: Vec<usize> = Vec::new();
     let pools = Rc::new(RefCell::new(Pools::default()));
     let mut obuf: Vec<u8> = Vec::new();
@@ -381,7 +381,11 @@ pub fn report_live<'d>(
 
 /// The check of [`report_live`] on the message just handed out by
 /// stream `rt`.
-fn in_order(traces: &[Trace], rt: &mut Rt<'_>, p: &mut Printer<'_>) -> Result<(), LiveReportError> {
+fn in_order(
+    traces: &[Trace],
+    rt: &mut StreamRun<'_>,
+    p: &mut Printer<'_>,
+) -> Result<(), LiveReportError> {
     let before = p.prev_returned;
     p.prev_returned = p.last_returned;
     let (clock, until) = (rt.clock, rt.inactive_until);
@@ -414,14 +418,18 @@ fn in_order(traces: &[Trace], rt: &mut Rt<'_>, p: &mut Printer<'_>) -> Result<()
 }
 
 /// Whether an active live stream has nothing queued (its refill may wait).
-fn rts_need_refill(rts: &[Rt<'_>], active: &[usize]) -> bool {
+fn rts_need_refill(rts: &[StreamRun<'_>], active: &[usize]) -> bool {
     active
         .iter()
         .any(|&s| rts[s].queue.len() == rts[s].taken && matches!(rts[s].feed, Feed::Live(_)))
 }
 
 /// Whether the source knows traces or streams the printer does not.
-fn grew(src: &RefCell<dyn PacketSource + '_>, known: &[Arc<LiveTrace>], rts: &[Rt<'_>]) -> bool {
+fn grew(
+    src: &RefCell<dyn PacketSource + '_>,
+    known: &[Arc<LiveTrace>],
+    rts: &[StreamRun<'_>],
+) -> bool {
     let s = src.borrow();
     let t = s.traces();
     s.streams().len() > rts.len()
@@ -437,7 +445,7 @@ fn sync<'d>(
     pools: &Rc<RefCell<Pools>>,
     traces: &mut Vec<Trace>,
     known: &mut Vec<Arc<LiveTrace>>,
-    rts: &mut Vec<Rt<'d>>,
+    rts: &mut Vec<StreamRun<'d>>,
     active: &mut Vec<usize>,
     p: &mut Printer<'_>,
 ) {
@@ -498,7 +506,7 @@ fn sync<'d>(
             class: None,
             pool_base: None,
         };
-        rts.push(Rt {
+        rts.push(StreamRun {
             feed: Feed::Live(Box::new(feed)),
             chunk: Chunk::default(),
             seq: 0,
@@ -523,7 +531,7 @@ fn sync<'d>(
 }
 
 /// Streams whose first packet arrived: their class, ID and clock.
-fn first_packets(traces: &mut [Trace], rts: &mut [Rt<'_>]) {
+fn first_packets(traces: &mut [Trace], rts: &mut [StreamRun<'_>]) {
     for rt in rts.iter_mut() {
         let Feed::Live(f) = &mut rt.feed else {
             continue;

@@ -33,16 +33,16 @@ enum Op {
     /// Integer (or enumeration) node.
     Int(u32),
     /// An integer of whole bytes (most of them).
-    Le(Le),
+    ByteInt(ByteInt),
     Float(u32),
     Str(u32),
     /// Array node of numbers (element node, element names shown, and how
-    /// to read the elements when they are [`Le`]).
-    Array(u32, u32, bool, Option<Le>),
+    /// to read the elements when they are [`ByteInt`]).
+    Array(u32, u32, bool, Option<ByteInt>),
     /// Not shown: read with the decoder (every field, as the printer's
     /// walk reads it).
     Hidden(u32),
-    /// A run of [`Le`] fields at fixed places after the first one's
+    /// A run of [`ByteInt`] fields at fixed places after the first one's
     /// alignment: `BodyPlan::runs[i]`.
     Run(u32),
     /// An enumeration of whole bytes whose labels are known in advance
@@ -55,7 +55,7 @@ enum Op {
 #[derive(Debug, Clone)]
 struct EnumPlan {
     /// The container, read as an integer of its own.
-    le: Le,
+    le: ByteInt,
     /// The value of `labels[0]`.
     low: i128,
     /// `text[a..b]` for each value from `low` on.
@@ -69,7 +69,7 @@ const ENUM_SPAN: i128 = 256;
 /// Bytes of label text an [`EnumPlan`] may hold at most.
 const ENUM_TEXT: usize = 64 << 10;
 
-/// [`Le`] fields one after the other, with the text before each: after
+/// [`ByteInt`] fields one after the other, with the text before each: after
 /// the first field's alignment, the padding before every other is known
 /// in advance (none has a larger alignment), so the run is read with one
 /// bound check.
@@ -80,13 +80,13 @@ struct LeRun {
     /// the last one may write beyond that (see [`LeRun::room_for`]).
     room: u32,
     /// Big-endian fields (a run has one byte order).
-    big: bool,
+    big_endian: bool,
     bytes: u32,
     fields: Vec<RunField>,
 }
 
-fn byte_order(big: bool) -> crate::ir::ByteOrder {
-    if big {
+fn byte_order(big_endian: bool) -> crate::ir::ByteOrder {
+    if big_endian {
         crate::ir::ByteOrder::Big
     } else {
         crate::ir::ByteOrder::Little
@@ -130,34 +130,34 @@ struct RunField {
     lit: (u32, u32),
     /// Byte offset from the start of the run.
     off: u32,
-    le: Le,
+    le: ByteInt,
 }
 
 /// A decimal or hexadecimal integer (not an enumeration) of 1, 2, 4 or 8
 /// bytes at a byte boundary.
 #[derive(Debug, Clone, Copy)]
-struct Le {
+struct ByteInt {
     align: u32,
     bytes: u8,
-    /// Big-endian (the name is for the usual case).
-    big: bool,
+    /// Big-endian (else little).
+    big_endian: bool,
     signed: bool,
     hex: bool,
     /// Slot for a later length or selector.
     save: u16,
 }
 
-impl Le {
-    fn of(n: &crate::decode::Node) -> Option<Le> {
+impl ByteInt {
+    fn of(n: &crate::decode::Node) -> Option<ByteInt> {
         match &n.kind {
-            Kind::Int { mappings, .. } if mappings.is_empty() => Le::container(n),
+            Kind::Int { mappings, .. } if mappings.is_empty() => ByteInt::container(n),
             _ => None,
         }
     }
 
-    /// [`Le::of`] an integer or an enumeration's container (its mappings
+    /// [`ByteInt::of`] an integer or an enumeration's container (its mappings
     /// left aside).
-    fn container(n: &crate::decode::Node) -> Option<Le> {
+    fn container(n: &crate::decode::Node) -> Option<ByteInt> {
         let Kind::Int {
             len,
             bo,
@@ -176,10 +176,10 @@ impl Le {
             _ => return None,
         };
         let whole = matches!(len, 8 | 16 | 32 | 64) && n.align % 8 == 0;
-        (whole && !rev).then_some(Le {
+        (whole && !rev).then_some(ByteInt {
             align: n.align,
             bytes: len / 8,
-            big: *bo == ByteOrder::Big,
+            big_endian: *bo == ByteOrder::Big,
             signed: *signed,
             hex,
             save: n.save,
@@ -196,7 +196,7 @@ impl Le {
     }
 
     fn order(self) -> crate::ir::ByteOrder {
-        byte_order(self.big)
+        byte_order(self.big_endian)
     }
 
     /// Its value at byte `off` of `s` (which holds it).
@@ -209,14 +209,14 @@ impl Le {
             4 => u32::from_le_bytes(b(4).try_into().unwrap_or_default()) as u64,
             _ => u64::from_le_bytes(b(8).try_into().unwrap_or_default()),
         };
-        if self.big {
+        if self.big_endian {
             v.swap_bytes() >> (64 - 8 * self.bytes as u32)
         } else {
             v
         }
     }
 
-    /// [`Le::print`] at `buf[at..]` (with [`VALUE_ROOM`] bytes from
+    /// [`ByteInt::print`] at `buf[at..]` (with [`VALUE_ROOM`] bytes from
     /// there); the place after it.
     #[inline(always)]
     fn write(self, raw: u64, c: &mut Cursor<'_>, buf: &mut [u8], at: usize) -> usize {
@@ -235,7 +235,7 @@ impl Le {
         }
     }
 
-    /// Keep and print the value whose bits are `raw` ([`Le::write`] in
+    /// Keep and print the value whose bits are `raw` ([`ByteInt::write`] in
     /// room made for it).
     #[inline(always)]
     fn print(self, raw: u64, c: &mut Cursor<'_>, fp: &mut FieldPrinter) {
@@ -245,6 +245,10 @@ impl Le {
         fp.out.truncate(end);
     }
 }
+
+/// Body plans by stream class and event position: `None` not looked at
+/// yet, `Some(None)` the class has no plan (its fields are walked).
+pub(super) type PlanTable = Vec<Vec<Option<Option<BodyPlan>>>>;
 
 /// How to print the body of one event record class (see the module).
 #[derive(Debug, Default)]
@@ -391,7 +395,7 @@ impl BodyPlan {
         res
     }
 
-    /// `ops` with runs of [`Le`] fields (and the text before each, and
+    /// `ops` with runs of [`ByteInt`] fields (and the text before each, and
     /// the alignments between them) made into [`Op::Run`]s.
     fn runs_of(&mut self, ops: Vec<Op>) -> Vec<Op> {
         let mut res = Vec::with_capacity(ops.len());
@@ -410,10 +414,10 @@ impl BodyPlan {
                 Op::Lit(a, b) if b - a <= 32 => ((a, b), i + 1),
                 _ => ((0, 0), i),
             };
-            if let Some(&Op::Le(le)) = ops.get(k) {
+            if let Some(&Op::ByteInt(le)) = ops.get(k) {
                 let fits = cur.as_ref().is_some_and(|r| {
                     le.align <= r.align
-                        && r.big == le.big
+                        && r.big_endian == le.big_endian
                         && r.grown(le.align, le.bytes as u32).is_some()
                 });
                 if !fits {
@@ -421,7 +425,7 @@ impl BodyPlan {
                     cur = Some(LeRun {
                         align: le.align,
                         room: 0,
-                        big: le.big,
+                        big_endian: le.big_endian,
                         bytes: 0,
                         fields: Vec::new(),
                     });
@@ -501,8 +505,8 @@ impl BodyPlan {
                 };
                 self.ops.push(op);
             }
-            Kind::Int { .. } => self.ops.push(match Le::of(n) {
-                Some(le) => Op::Le(le),
+            Kind::Int { .. } => self.ops.push(match ByteInt::of(n) {
+                Some(le) => Op::ByteInt(le),
                 None => Op::Int(id),
             }),
             Kind::Float { .. } => self.ops.push(Op::Float(id)),
@@ -514,7 +518,7 @@ impl BodyPlan {
                     return None;
                 }
                 self.lit(b"[");
-                self.ops.push(Op::Array(id, *elem, names, Le::of(en)));
+                self.ops.push(Op::Array(id, *elem, names, ByteInt::of(en)));
                 self.lit(b" ]");
             }
             _ => return None,
@@ -525,7 +529,7 @@ impl BodyPlan {
     /// The plan of enumeration `n`, when its container is an integer of
     /// whole bytes and its mappings span at most [`ENUM_SPAN`] values.
     fn enum_plan(&mut self, n: &decode::Node, mappings: &[crate::ir::Mapping]) -> Option<EnumPlan> {
-        let le = Le::container(n)?;
+        let le = ByteInt::container(n)?;
         let ranges = || mappings.iter().flat_map(|m| m.ranges.iter());
         let low = ranges().map(|r| r.lower).min()?;
         let high = ranges().map(|r| r.upper).max()?;
@@ -590,7 +594,7 @@ impl BodyPlan {
                 Op::Lit(a, b) => self.put_text(&mut fp.out, (a, b)),
                 Op::Align(a) => c.align(a)?,
                 Op::Int(id) => int(p, c, fp, id)?,
-                Op::Le(le) => le.run(c, fp)?,
+                Op::ByteInt(le) => le.run(c, fp)?,
                 Op::Float(id) => {
                     let f = decode::read_float(c, &p.nodes[id as usize])?;
                     push_g(&mut fp.out, f);
@@ -694,7 +698,7 @@ impl BodyPlan {
                 Op::Run(r) => {
                     let r = &self.runs[r as usize];
                     c.align(r.align)?;
-                    let s = c.take(r.bytes as usize, byte_order(r.big))?;
+                    let s = c.take(r.bytes as usize, byte_order(r.big_endian))?;
                     // Room for every field at once, each written at its
                     // place: the text before it (copied 32 bytes at a
                     // time), then its value.

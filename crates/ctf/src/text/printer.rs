@@ -33,7 +33,7 @@ pub(super) struct ObjStrings {
     pub(super) keys: Vec<(usize, u64)>,
     pub(super) values: Vec<Vec<u8>>,
     /// An index once the object has many string fields.
-    pub(super) index: Option<std::collections::HashMap<(usize, u64), usize, FxBuild>>,
+    pub(super) index: Option<std::collections::HashMap<(usize, u64), usize, IntHashBuild>>,
 }
 
 impl ObjStrings {
@@ -72,9 +72,9 @@ impl ObjStrings {
 /// A small multiplicative hasher for integer keys (no DoS concern: keys
 /// are our own object and node numbers).
 #[derive(Default, Clone, Copy)]
-pub(super) struct Fx(pub(super) u64);
+pub(super) struct IntHasher(pub(super) u64);
 
-impl std::hash::Hasher for Fx {
+impl std::hash::Hasher for IntHasher {
     fn finish(&self) -> u64 {
         self.0
     }
@@ -94,7 +94,7 @@ impl std::hash::Hasher for Fx {
     }
 }
 
-pub(super) type FxBuild = std::hash::BuildHasherDefault<Fx>;
+pub(super) type IntHashBuild = std::hash::BuildHasherDefault<IntHasher>;
 
 pub(super) struct Printer<'t> {
     pub(super) opts: &'t TextOptions,
@@ -154,7 +154,7 @@ impl<'t> Printer<'t> {
 
     /// Produce the next message of a stream (babeltrace2's source
     /// iterator) onto its queue. `false` at the end.
-    pub(super) fn produce(&mut self, rt: &mut Rt<'_>) -> Result<bool, StreamError> {
+    pub(super) fn produce(&mut self, rt: &mut StreamRun<'_>) -> Result<bool, StreamError> {
         let mk = |kind, ts| Msg {
             kind,
             ts,
@@ -305,7 +305,7 @@ impl<'t> Printer<'t> {
     }
 
     /// Refill a stream's queue with up to one batch.
-    pub(super) fn refill(&mut self, rt: &mut Rt<'_>) {
+    pub(super) fn refill(&mut self, rt: &mut StreamRun<'_>) {
         if rt.error.is_some() {
             return;
         }
@@ -324,8 +324,13 @@ impl<'t> Printer<'t> {
 
     /// babeltrace2's `common_muxing_compare_messages` for two queue heads
     /// with the same time (negative: `a` first).
-    pub(super) fn compare(&self, traces: &[Trace], a: (&Rt<'_>, &Msg), b: (&Rt<'_>, &Msg)) -> i64 {
-        let head = |(rt, m): (&Rt<'_>, &Msg)| Head {
+    pub(super) fn compare(
+        &self,
+        traces: &[Trace],
+        a: (&StreamRun<'_>, &Msg),
+        b: (&StreamRun<'_>, &Msg),
+    ) -> i64 {
+        let head = |(rt, m): (&StreamRun<'_>, &Msg)| Head {
             trace: rt.trace,
             group: rt.group,
             kind: m.kind,
@@ -337,12 +342,12 @@ impl<'t> Printer<'t> {
     /// One message from the muxer (`muxer_msg_iter_do_next_one`) onto
     /// `batch` (`false`: none is left), or the error of a stream that
     /// failed. The batch holds the message's stream: the message stays at
-    /// the front of the stream's queue (counted in [`Rt::taken`]) until
+    /// the front of the stream's queue (counted in [`StreamRun::taken`]) until
     /// the sink pops it.
     pub(super) fn mux_next<'d>(
         &mut self,
         traces: &'d [Trace],
-        rts: &mut [Rt<'d>],
+        rts: &mut [StreamRun<'d>],
         active: &mut Vec<usize>,
         batch: &mut Vec<usize>,
     ) -> Result<bool, (usize, StreamError)> {
@@ -354,7 +359,7 @@ impl<'t> Printer<'t> {
     /// queues; streams that have none left leave `active`.
     pub(super) fn fill_heads(
         &mut self,
-        rts: &mut [Rt<'_>],
+        rts: &mut [StreamRun<'_>],
         active: &mut Vec<usize>,
     ) -> Result<(), (usize, StreamError)> {
         let mut i = 0;
@@ -384,7 +389,7 @@ impl<'t> Printer<'t> {
     pub(super) fn pick(
         &mut self,
         traces: &[Trace],
-        rts: &mut [Rt<'_>],
+        rts: &mut [StreamRun<'_>],
         active: &[usize],
         batch: &mut Vec<usize>,
     ) -> bool {
@@ -469,7 +474,7 @@ impl<'t> Printer<'t> {
         let chunk_pool = ChunkPool::default();
         let pool = &chunk_pool;
         std::thread::scope(|sc| {
-            let mut rts: Vec<Rt<'_>> = Vec::new();
+            let mut rts: Vec<StreamRun<'_>> = Vec::new();
             let mut pool_base = 0;
             for (ti, t) in traces.iter().enumerate() {
                 for (gi, g) in t.streams.iter().enumerate() {
@@ -522,7 +527,7 @@ impl<'t> Printer<'t> {
                             plans,
                         )))
                     };
-                    rts.push(Rt {
+                    rts.push(StreamRun {
                         feed,
                         chunk: Chunk::default(),
                         seq: 0,
@@ -553,7 +558,7 @@ impl<'t> Printer<'t> {
     pub(super) fn main_loop<'d>(
         &mut self,
         traces: &'d [Trace],
-        rts: &mut [Rt<'d>],
+        rts: &mut [StreamRun<'d>],
         out: &mut dyn TextOut,
         warn: &mut dyn Write,
         summary: &mut Summary,
@@ -658,7 +663,7 @@ impl<'t> Printer<'t> {
     pub(super) fn sink(
         &mut self,
         traces: &[Trace],
-        rt: Src,
+        rt: StreamRef,
         (chunk, seq, held): (&Chunk, u64, &Held),
         m: &mut Msg,
         obuf: &mut Vec<u8>,
@@ -861,7 +866,7 @@ impl<'t> Printer<'t> {
     }
 
     /// babeltrace2's discarded events/packets warning.
-    pub(super) fn discarded(&mut self, t: &Trace, rt: Src, d: Discarded) {
+    pub(super) fn discarded(&mut self, t: &Trace, rt: StreamRef, d: Discarded) {
         let g = &t.streams[rt.group];
         let mut w = std::mem::take(&mut self.warnbuf);
         let what = if d.packets { "packet" } else { "event" };

@@ -1,6 +1,6 @@
 //! The muxer's messages and the workers that render events ahead of the
 //! printer: streams decoded in segments on other threads into chunks of
-//! rendered messages, handed back in order ([`Rt`] runs them).
+//! rendered messages, handed back in order ([`StreamRun`] runs them).
 
 use super::*;
 
@@ -17,7 +17,7 @@ pub(super) struct Msg {
     pub(super) cycles: u64,
     /// Event: pooled event object (for babeltrace2's stale strings).
     pub(super) obj: u32,
-    /// The stream's chunk being read when it was made ([`Rt::seq`]).
+    /// The stream's chunk being read when it was made ([`StreamRun::seq`]).
     pub(super) seq: u64,
     /// Event: the rendered scopes after the event name; discarded: the
     /// notice.
@@ -141,7 +141,7 @@ pub(super) fn body_of<'a>(cur: &'a Chunk, seq: u64, held: &'a Held, m: &'a Msg) 
             } else {
                 held.iter().find(|h| h.0 == m.seq).map(|h| &h.1)
             };
-            // ([`Rt::release`] keeps every chunk a queued message names)
+            // ([`StreamRun::release`] keeps every chunk a queued message names)
             debug_assert!(c.is_some(), "the chunk of a queued message was given back");
             c.and_then(|c| c.bytes.get(*a as usize..*b as usize))
                 .unwrap_or(&[])
@@ -277,7 +277,7 @@ pub(super) struct Renderer<'d> {
     pub(super) prog: &'d crate::decode::Program,
     /// Body plans by stream class and event position (made when the class
     /// first occurs; `Some(None)`: the class has none).
-    pub(super) plans: Vec<Vec<Option<Option<plan::BodyPlan>>>>,
+    pub(super) plans: plan::PlanTable,
     pub(super) use_plans: bool,
 }
 
@@ -327,7 +327,7 @@ impl<'d> Renderer<'d> {
 
     /// The body plan of event position `pos` of stream class `sc`.
     pub(super) fn plan<'a>(
-        plans: &'a mut Vec<Vec<Option<Option<plan::BodyPlan>>>>,
+        plans: &'a mut plan::PlanTable,
         p: &crate::decode::Program,
         names: Names,
         (sc, pos): (usize, usize),
@@ -480,7 +480,7 @@ pub(super) enum Feed<'d> {
 }
 
 /// One data stream: its rendered items and babeltrace2's message queue.
-pub(super) struct Rt<'d> {
+pub(super) struct StreamRun<'d> {
     pub(super) feed: Feed<'d>,
     /// The chunk being read, its number, and the chunks read before it
     /// that queued messages may point into.
@@ -515,16 +515,16 @@ pub(super) struct Rt<'d> {
 
 /// What the sink needs of a stream besides its messages.
 #[derive(Clone, Copy)]
-pub(super) struct Src {
+pub(super) struct StreamRef {
     pub(super) trace: usize,
     pub(super) group: usize,
     pub(super) clock: Option<(u64, i64, u64)>,
     pub(super) pool_base: usize,
 }
 
-impl Rt<'_> {
-    pub(super) fn src(&self) -> Src {
-        Src {
+impl StreamRun<'_> {
+    pub(super) fn src(&self) -> StreamRef {
+        StreamRef {
             trace: self.trace,
             group: self.group,
             clock: self.clock,
@@ -576,7 +576,7 @@ impl Rt<'_> {
         self.next_chunk()
     }
 
-    /// [`Rt::next_raw`] once the chunk is read.
+    /// [`StreamRun::next_raw`] once the chunk is read.
     pub(super) fn next_chunk(&mut self) -> Result<bool, StreamError> {
         loop {
             if self.next < self.chunk.items.len() {

@@ -227,7 +227,7 @@ impl Plugin {
         size: usize,
         ctx: &PrintCtx<'_>,
     ) -> bool {
-        let h = H {
+        let h = HandlerCall {
             pl: self,
             p,
             data,
@@ -265,7 +265,7 @@ const PRETTY: bool = true;
 const DONE: bool = false;
 
 /// One handler call.
-struct H<'a> {
+struct HandlerCall<'a> {
     pl: &'a Plugin,
     p: &'a FtracePrinter,
     /// The record and what follows it in its page.
@@ -289,7 +289,7 @@ fn read_field(f: &FieldDef, data: &[u8], endian: Endian) -> Option<u64> {
     endian.read_uint(&b, n)
 }
 
-impl<'a> H<'a> {
+impl<'a> HandlerCall<'a> {
     fn own(&self, i: usize) -> Option<&'a FieldDef> {
         self.pl.own[i].map(|k| &self.p.fields()[k as usize])
     }

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<'a> H<'a> {
+impl<'a> HandlerCall<'a> {
     pub(super) fn sched_switch(&self, out: &mut Vec<u8>) -> bool {
         let Some(pid) = self.val_or_bang(out, 0) else {
             return PRETTY;

@@ -5,7 +5,7 @@
 
 use super::*;
 
-impl<'a> H<'a> {
+impl<'a> HandlerCall<'a> {
     /// The function plugin's `add_and_get_index` (the `indent` option).
     pub(super) fn indent_index(&self, parent: &str, child: Option<&str>, cpu: u32) -> usize {
         let mut st = self.pl.fstack.lock().unwrap_or_else(|e| e.into_inner());

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> H<'a> {
+impl<'a> HandlerCall<'a> {
     pub(super) fn exit_reason(&self, out: &mut Vec<u8>, reason: usize, isa: usize) -> bool {
         let Some(val) = self.val(out, reason, true) else {
             return false;
