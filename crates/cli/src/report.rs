@@ -51,6 +51,7 @@ pub fn run(a: &ReportArgs) -> Result<Outcome> {
             }
             Ok(Outcome::damaged_if(s.damaged))
         }
+        // a write error as it is (a closed pipe ends quietly, see out::finish)
         Err(ReportError::Io(e)) => Err(e.into()),
         Err(e) => Err(e.into()),
     }
