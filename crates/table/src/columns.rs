@@ -20,7 +20,7 @@ use arrow_array::types::Int32Type;
 use arrow_array::{ArrayRef, ListArray, StructArray};
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields};
-use tracemux_core::layout::FieldRef;
+use tracemux_core::layout::{FieldId, FieldRef};
 use tracemux_core::model::{Base, Value};
 use tracemux_core::typed::{FieldSchema, FieldType, FieldVisitor, IntType, Scope};
 
@@ -153,9 +153,9 @@ impl Leaf {
     }
     fn push_bytes(&mut self, b: &[u8]) -> bool {
         match self {
-            Leaf::Utf8(s) => s.append_value(String::from_utf8_lossy(b)),
+            Leaf::Utf8(s) => s.append_value(text(b)),
             Leaf::Dict(s) => {
-                s.append_value(String::from_utf8_lossy(b));
+                s.append_value(text(b));
             }
             Leaf::Bin(s) => s.append_value(b),
             _ => {
@@ -192,6 +192,17 @@ impl Leaf {
             Leaf::Dict(b) => Arc::new(b.finish()),
             Leaf::Bin(b) => Arc::new(b.finish()),
         }
+    }
+}
+
+/// `b` as text: as it is when it is UTF-8 (checked by the standard
+/// library's word-at-a-time validation, much faster than the lossy scan),
+/// else with U+FFFD for what is not.
+#[inline]
+fn text(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
     }
 }
 
@@ -245,6 +256,26 @@ enum Frame {
     Skip(u32),
 }
 
+/// Where a field's values go, as [`Columns::lookup`] found it.
+#[derive(Clone, Copy, Default)]
+enum Slot {
+    /// This member of the structure.
+    Node(NodeId),
+    /// This field of [`Columns::payload`].
+    Payload(usize),
+    /// No column: skipped (counted as unknown).
+    #[default]
+    Nowhere,
+}
+
+/// A field's [`Slot`] in the structure it was resolved in (`parent`: that
+/// structure's node + 1; 0: not resolved yet).
+#[derive(Clone, Copy, Default)]
+struct Resolved {
+    parent: u32,
+    slot: Slot,
+}
+
 /// The top level of a table (the columns of one row) as a structure node
 /// without validity: [`Columns::ROOT`].
 pub struct Columns {
@@ -258,6 +289,9 @@ pub struct Columns {
     scopes: Vec<(Scope, NodeId)>,
     /// Where the next payload field is likely to be in `payload`.
     hint: usize,
+    /// Where each field of the class went, by its [`FieldId`]: resolved
+    /// by name at its first value, read by index after.
+    resolved: Vec<Resolved>,
     /// Values that had another shape than their column (counted, nulled).
     pub mismatches: u64,
     /// Values for which no column exists (counted, skipped).
@@ -291,6 +325,7 @@ impl Columns {
             payload: Vec::new(),
             scopes: Vec::new(),
             hint: 0,
+            resolved: Vec::new(),
             mismatches: 0,
             unknown: 0,
             visited: 0,
@@ -666,28 +701,23 @@ impl Columns {
         }
     }
 
-    /// Where the next value named `name` goes: a node not yet filled in
+    /// Where the next value, of field `f`, goes: a node not yet filled in
     /// this row, or `None` (the value is skipped).
-    fn target(&mut self, name: &str) -> Option<NodeId> {
+    fn target(&mut self, f: FieldRef<'_>) -> Option<NodeId> {
         let frame = *self.stack.last()?;
         let t = match frame {
-            Frame::Struct(Self::ROOT) => {
-                // fields come in schema order: try the one after the last
-                let k = match self.payload.get(self.hint) {
-                    Some((n, _)) if n == name => Some(self.hint),
-                    _ => self.payload.iter().position(|(n, _)| n == name),
-                };
-                match k {
-                    Some(k) => {
-                        self.hint = k + 1;
-                        // a field projected away: skipped, not unknown
-                        let c = self.payload[k].1?;
-                        Some(c).filter(|&c| self.len(c) < self.rows())
+            Frame::Struct(p) => {
+                let node = match self.lookup(f, p) {
+                    Slot::Node(c) => Some(c),
+                    Slot::Payload(k) => self.payload[k].1,
+                    Slot::Nowhere => {
+                        self.unknown += 1;
+                        return None;
                     }
-                    None => None,
-                }
+                };
+                // a payload field projected away: skipped, not unknown
+                return node.filter(|&c| self.len(c) < self.len(p));
             }
-            Frame::Struct(p) => self.child(p, name).filter(|&c| self.len(c) < self.len(p)),
             Frame::List(p) => match self.nodes[p].kind {
                 Kind::List { child, .. } => Some(child),
                 _ => None,
@@ -698,12 +728,55 @@ impl Columns {
                 }
                 t
             }
-            Frame::Skip(_) => None,
+            Frame::Skip(_) => return None,
         };
-        if t.is_none() && !matches!(frame, Frame::Skip(_)) {
+        if t.is_none() {
             self.unknown += 1;
         }
         t
+    }
+
+    /// Where field `f` goes among the members of structure `p` (the
+    /// table's root: the payload's fields): from [`Columns::resolved`],
+    /// or by its name the first time (and when `f` arrives in another
+    /// structure than before).
+    #[inline]
+    fn lookup(&mut self, f: FieldRef<'_>, p: NodeId) -> Slot {
+        let i = f.id.index();
+        if let Some(r) = self.resolved.get(i) {
+            if r.parent == p as u32 + 1 {
+                return r.slot;
+            }
+        }
+        let name = f.name();
+        let slot = if p == Self::ROOT {
+            // fields come in schema order: try the one after the last
+            let k = match self.payload.get(self.hint) {
+                Some((n, _)) if n == name => Some(self.hint),
+                _ => self.payload.iter().position(|(n, _)| n == name),
+            };
+            match k {
+                Some(k) => {
+                    self.hint = k + 1;
+                    Slot::Payload(k)
+                }
+                None => Slot::Nowhere,
+            }
+        } else {
+            self.child(p, name).map_or(Slot::Nowhere, Slot::Node)
+        };
+        // ids are places in the class's layout: bounded by it, not by a
+        // file (an id past any layout is not kept)
+        if f.id != FieldId::UNKNOWN && i < (1 << 20) {
+            if self.resolved.len() <= i {
+                self.resolved.resize(i + 1, Resolved::default());
+            }
+            self.resolved[i] = Resolved {
+                parent: p as u32 + 1,
+                slot,
+            };
+        }
+        slot
     }
 
     /// A compound where the schema has another kind: a null there.
@@ -948,16 +1021,14 @@ impl FieldVisitor for Columns {
         }
     }
     fn field(&mut self, f_: FieldRef<'_>, _base: Base, value: Value<'_>) {
-        let name = f_.name();
         self.visited += 1;
-        if let Some(t) = self.target(name) {
+        if let Some(t) = self.target(f_) {
             self.leaf_value(t, value);
         }
     }
     fn enum_field(&mut self, f_: FieldRef<'_>, value: Value<'_>, labels: &[&str]) {
-        let name = f_.name();
         self.visited += 1;
-        if let Some(t) = self.target(name) {
+        if let Some(t) = self.target(f_) {
             self.enum_value(t, value, labels);
         }
     }
@@ -985,11 +1056,10 @@ impl FieldVisitor for Columns {
         }
     }
     fn struct_begin(&mut self, f_: FieldRef<'_>) {
-        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }
-        let f = self.target(name).and_then(|id| match self.nodes[id].kind {
+        let f = self.target(f_).and_then(|id| match self.nodes[id].kind {
             Kind::Struct {
                 shape: Shape::Struct,
                 ..
@@ -1007,11 +1077,10 @@ impl FieldVisitor for Columns {
         }
     }
     fn array_begin(&mut self, f_: FieldRef<'_>, _len: u64) {
-        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }
-        let f = self.target(name).and_then(|id| match self.nodes[id].kind {
+        let f = self.target(f_).and_then(|id| match self.nodes[id].kind {
             Kind::List { .. } => Some(Frame::List(id)),
             _ => self.mismatch(id),
         });
@@ -1023,12 +1092,11 @@ impl FieldVisitor for Columns {
         }
     }
     fn variant_begin(&mut self, f_: FieldRef<'_>, o_: FieldRef<'_>) {
-        let name = f_.name();
         let option = o_.option();
         if self.skipping() {
             return self.enter(None);
         }
-        let f = self.target(name).and_then(|id| match self.nodes[id].kind {
+        let f = self.target(f_).and_then(|id| match self.nodes[id].kind {
             Kind::Struct {
                 shape: Shape::Variant,
                 ref children,
@@ -1064,11 +1132,10 @@ impl FieldVisitor for Columns {
         }
     }
     fn optional_begin(&mut self, f_: FieldRef<'_>, present: bool) {
-        let name = f_.name();
         if self.skipping() {
             return self.enter(None);
         }
-        let t = self.target(name);
+        let t = self.target(f_);
         if !present {
             if let Some(id) = t {
                 self.null(id);
