@@ -30,8 +30,8 @@ impl Hooks for Collect {
         &self,
         _events: u64,
         _read: Option<tracemux_core::model::Progress>,
-    ) -> anyhow::Result<()> {
-        errors::check_signals()
+    ) -> tracemux_convert::Result<()> {
+        errors::check_signals_for_convert()
     }
     fn damage(&self, input: &Path, e: &tracemux_core::Error) {
         self.push(format!("{}: {e}", input.display()));
@@ -139,7 +139,7 @@ pub fn convert<'py>(
     for w in &warnings {
         errors::warn(py, w)?;
     }
-    let s = res.map_err(|e| errors::to_py(py, e, Some(&file)))?;
+    let s = res.map_err(|e| errors::convert_to_py(py, e, Some(&file)))?;
     let d = PyDict::new(py);
     match &s.copied {
         Some(c) => {

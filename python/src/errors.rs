@@ -45,7 +45,11 @@ impl Place {
     pub fn of_anyhow(file: Option<&str>, e: &anyhow::Error) -> Place {
         match e
             .chain()
-            .find_map(|c| c.downcast_ref::<tracemux_core::Error>())
+            .find_map(|c| {
+                c.downcast_ref::<tracemux_core::Error>()
+                    .or_else(|| c.downcast_ref::<tracemux_open::Error>()?.model())
+                    .or_else(|| c.downcast_ref::<tracemux_convert::Error>()?.model())
+            })
         {
             Some(te) => Place {
                 file: file.map(str::to_string),
@@ -106,6 +110,32 @@ impl std::error::Error for Interrupted {}
 /// runs only when Python asks): an error carrying KeyboardInterrupt.
 pub fn check_signals() -> anyhow::Result<()> {
     Python::attach(|py| py.check_signals()).map_err(|e| anyhow::Error::new(Interrupted(e)))
+}
+
+/// [`check_signals`] for a conversion's hook: the interruption kept in
+/// the conversion's error ([`convert_to_py`] gives it back).
+pub fn check_signals_for_convert() -> tracemux_convert::Result<()> {
+    Python::attach(|py| py.check_signals())
+        .map_err(|e| tracemux_convert::Error::Hook(Box::new(Interrupted(e))))
+}
+
+/// A conversion's error as Python's: KeyboardInterrupt as it was raised,
+/// the rest as [`from_anyhow`] makes it.
+pub fn convert_to_py(py: Python<'_>, e: tracemux_convert::Error, file: Option<&str>) -> PyErr {
+    match e {
+        tracemux_convert::Error::Hook(c) => match c.downcast::<Interrupted>() {
+            Ok(i) => i.0,
+            Err(c) => trace_error(
+                py,
+                &c.to_string(),
+                &Place {
+                    file: file.map(str::to_string),
+                    ..Place::default()
+                },
+            ),
+        },
+        e => from_anyhow(py, &anyhow::Error::new(e), file),
+    }
 }
 
 /// [`from_anyhow`], except that an interruption stays KeyboardInterrupt.

@@ -85,7 +85,7 @@ impl Trace {
                         Record::Damage(e) => s.damage.push(format!("{file}: {e}")),
                     }
                 }
-                Ok(s)
+                Ok::<_, anyhow::Error>(s)
             })
         });
         let s = res.map_err(|e| errors::to_py(py, e, Some(&file)))?;
@@ -127,7 +127,9 @@ pub fn open_trace(py: Python<'_>, path: &Bound<'_, PyAny>, strict: bool) -> PyRe
             on_note: Some(&note),
             ..Default::default()
         };
-        let meta = open::with_source(&paths, &opts, |src| Ok(src.meta().clone()))?;
+        let meta = open::with_source(&paths, &opts, |src| {
+            Ok::<_, anyhow::Error>(src.meta().clone())
+        })?;
         Ok((format, meta, notes.into_inner()))
     });
     let (format, meta, notes) = res.map_err(|e| errors::from_anyhow(py, &e, Some(&file)))?;
@@ -349,7 +351,7 @@ impl Trace {
                         Record::Damage(e) => damage.push(format!("{file}: {e}")),
                     }
                 }
-                Ok((out, damage))
+                Ok::<_, anyhow::Error>((out, damage))
             })
         });
         let (out, damage) = res.map_err(|e| errors::to_py(py, e, Some(&file)))?;

@@ -195,7 +195,7 @@ pub fn run(a: &ConvertArgs) -> Result<Outcome> {
     let res = match live {
         // streamed into the output as the session arrives
         Some(url) => crate::live::convert(url, &a.options(), &hooks),
-        None => tracemux_convert::run(&a.options(), &hooks),
+        None => tracemux_convert::run(&a.options(), &hooks).map_err(Into::into),
     };
     hooks.finished();
     let summary = res?;
@@ -312,7 +312,11 @@ impl Hooks for Terminal {
         self.since.set(Some(Instant::now()));
         self.sized.set(false);
     }
-    fn progress(&self, events: u64, read: Option<tracemux_core::model::Progress>) -> Result<()> {
+    fn progress(
+        &self,
+        events: u64,
+        read: Option<tracemux_core::model::Progress>,
+    ) -> tracemux_convert::Result<()> {
         let Some(b) = &*self.bar.borrow() else {
             return Ok(());
         };

@@ -107,7 +107,7 @@ pub fn convert(
     if tracemux_convert::spools(o) {
         let res = tracemux_convert::spool_live(o, &mut session);
         session.detach();
-        return res;
+        return Ok(res?);
     }
     let mut records = LiveRecords::new(session, o.strict);
     let res = tracemux_convert::run_live(
@@ -117,7 +117,7 @@ pub fn convert(
         hooks,
     );
     records.source_mut().detach();
-    res
+    Ok(res?)
 }
 
 /// `report --follow DIR`: the CTF traces under DIR as they are written.

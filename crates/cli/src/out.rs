@@ -8,6 +8,8 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use tracemux_core::stage;
+
 /// Outcome of a command: success, or success with damage reported (exit 1).
 pub enum Outcome {
     Ok,
@@ -45,6 +47,7 @@ pub fn finish(res: anyhow::Result<Outcome>) -> ExitCode {
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
+            .or_else(|| c.downcast_ref::<tracemux_convert::Error>()?.io())
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }
@@ -54,8 +57,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// this runs on usually has a core to spare).
 pub struct Out {
     buf: Vec<u8>,
-    tx: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
-    back: std::sync::mpsc::Receiver<Vec<u8>>,
+    tx: Option<stage::Sender<Vec<u8>>>,
     writer: Option<std::thread::JoinHandle<io::Result<()>>>,
     /// The reader of stdout went away (`tracemux report ... | head`).
     closed: bool,
@@ -65,27 +67,25 @@ pub struct Out {
 pub const BLOCK: usize = 1 << 19;
 
 type Writer = (
-    std::sync::mpsc::SyncSender<Vec<u8>>,
-    std::sync::mpsc::Receiver<Vec<u8>>,
+    stage::Sender<Vec<u8>>,
     std::thread::JoinHandle<io::Result<()>>,
 );
 
 /// A thread that writes blocks to stdout and hands the emptied buffers back.
 fn spawn_writer() -> Writer {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
-    let (back_tx, back) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (tx, rx) = stage::stage::<Vec<u8>>(4, 5);
     let writer = std::thread::spawn(move || -> io::Result<()> {
         let stdout = io::stdout();
-        for mut b in rx {
+        for mut b in rx.iter() {
             let mut l = stdout.lock();
             l.write_all(&b)?;
             l.flush()?;
             b.clear();
-            let _ = back_tx.send(b);
+            rx.give_back(b);
         }
         Ok(())
     });
-    (tx, back, writer)
+    (tx, writer)
 }
 
 impl Default for Out {
@@ -96,11 +96,10 @@ impl Default for Out {
 
 impl Out {
     pub fn new() -> Self {
-        let (tx, back, writer) = spawn_writer();
+        let (tx, writer) = spawn_writer();
         Out {
             buf: Vec::with_capacity(BLOCK + (64 << 10)),
             tx: Some(tx),
-            back,
             writer: Some(writer),
             closed: false,
         }
@@ -123,9 +122,10 @@ impl Out {
     }
     fn send(&mut self) -> io::Result<()> {
         let next = self
-            .back
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(BLOCK + (64 << 10)));
+            .tx
+            .as_ref()
+            .and_then(|tx| tx.spare())
+            .unwrap_or_else(|| Vec::with_capacity(BLOCK + (64 << 10)));
         let full = std::mem::replace(&mut self.buf, next);
         let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
         if !sent {
@@ -168,8 +168,7 @@ impl Out {
         }
         // wait for the writer to drain, then start a new one
         self.finish_writer()?;
-        let (tx, back, writer) = spawn_writer();
-        self.back = back;
+        let (tx, writer) = spawn_writer();
         self.tx = Some(tx);
         self.writer = Some(writer);
         Ok(())

@@ -30,7 +30,7 @@ pub fn run(a: &ReportArgs) -> Result<Outcome> {
         .inputs
         .iter()
         .map(|x| map(&x.path))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let inputs: Vec<Input<'_>> = maps
         .iter()
         .zip(&plan.inputs)

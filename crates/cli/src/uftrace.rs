@@ -400,7 +400,8 @@ fn finish_output(r: std::io::Result<()>, mut out: Out, trace: &Path) -> Result<O
 }
 
 fn open(trace: &Path, w: &WalkArgs) -> Result<tracemux_uftrace::UftraceData> {
-    tracemux_open::open_uftrace(trace, demangle_mode(w.common.demangle.as_deref())?, false)
+    let demangle = demangle_mode(w.common.demangle.as_deref())?;
+    Ok(tracemux_open::open_uftrace(trace, demangle, false)?)
 }
 
 fn demangle_mode(m: Option<&str>) -> Result<tracemux_uftrace::Demangle> {

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 
-use anyhow::Result;
+use crate::Result;
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_export::chrome::ChromeWriter;
 

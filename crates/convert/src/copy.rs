@@ -2,8 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-use anyhow::{anyhow, Result};
+use crate::{Error, Result};
 
 /// What [`copy_traces`] wrote.
 #[derive(Debug)]
@@ -44,9 +43,7 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
         files: 0,
         bytes: 0,
     };
-    let create = |d: &Path| {
-        std::fs::create_dir_all(d).map_err(|e| anyhow!("{}: cannot create: {e}", d.display()))
-    };
+    let create = |d: &Path| std::fs::create_dir_all(d).map_err(Error::file(d, "create"));
     create(out)?;
     for t in &traces {
         let dir = &canon(&t.dirs[0]);
@@ -57,14 +54,14 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
         create(&to)?;
         let meta = if ctf2 {
             tracemux_ctf::ctf2::write_metadata(&t.tc)
-                .with_context(|| dir.display().to_string())?
+                .map_err(Error::input(dir.display()))?
                 .into_bytes()
         } else {
             std::fs::read(dir.join("metadata"))
-                .with_context(|| dir.join("metadata").display().to_string())?
+                .map_err(Error::input(dir.join("metadata").display()))?
         };
         std::fs::write(to.join("metadata"), &meta)
-            .with_context(|| to.join("metadata").display().to_string())?;
+            .map_err(Error::file(&to.join("metadata"), "write"))?;
         for (file, _) in &t.files {
             let file = &canon(file);
             let Ok(frel) = file.strip_prefix(dir) else {
@@ -74,8 +71,9 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
             if let Some(p) = dest.parent() {
                 create(p)?;
             }
-            sum.bytes += std::fs::copy(file, &dest).map_err(|e| {
-                anyhow!("{}: cannot copy to {}: {e}", file.display(), dest.display())
+            sum.bytes += std::fs::copy(file, &dest).map_err(|e| Error::Input {
+                input: format!("{}: cannot copy to {}", file.display(), dest.display()),
+                source: e.into(),
             })?;
             sum.files += 1;
         }

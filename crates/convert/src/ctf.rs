@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use crate::Result;
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_ctf::writer::{CtfWriter, WriterOptions};
 
@@ -12,10 +12,10 @@ struct CtfSink(CtfWriter);
 
 impl Sink for CtfSink {
     fn event(&mut self, meta: &TraceMeta, ev: &Event<'_>) -> Result<()> {
-        self.0.event(meta, ev).map_err(anyhow::Error::from)
+        Ok(self.0.event(meta, ev)?)
     }
     fn lost(&mut self, _meta: &TraceMeta, l: &Lost) -> Result<()> {
-        self.0.lost(l).map_err(anyhow::Error::from)
+        Ok(self.0.lost(l)?)
     }
     fn finish(self: Box<Self>, _meta: &TraceMeta) -> Result<()> {
         self.0.finish()?;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::{Error, Result};
 
 /// Whether `p` is a device, a pipe or a socket (not a file or a directory).
 pub(crate) fn is_special(p: &Path) -> bool {
@@ -31,19 +31,25 @@ pub(crate) fn temp_name(out: &Path) -> PathBuf {
     out.with_file_name(format!(".{name}.tracemux-tmp"))
 }
 
+/// The error of an output that exists (without `force`).
+pub(crate) fn exists(output: &Path) -> Error {
+    Error::Refused(format!(
+        "{}: the output exists (use --force to replace it)",
+        output.display()
+    ))
+}
+
 /// The finished `tmp` renamed to `output`, replacing it.
 pub(crate) fn into_place(tmp: &Path, output: &Path) -> Result<()> {
     if output.exists() {
         remove(output);
     }
-    std::fs::rename(tmp, output)
-        .with_context(|| format!("{}: cannot rename into place", output.display()))
+    std::fs::rename(tmp, output).map_err(Error::file(output, "rename into place"))
 }
 
 /// `path` created, with a large write buffer.
 pub(crate) fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
-    let f = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create", path.display()))?;
+    let f = std::fs::File::create(path).map_err(Error::file(path, "create"))?;
     Ok(std::io::BufWriter::with_capacity(1 << 20, f))
 }
 

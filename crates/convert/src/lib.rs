@@ -10,6 +10,7 @@
 mod chrome;
 mod copy;
 mod ctf;
+mod error;
 mod files;
 mod live;
 mod options;
@@ -23,10 +24,10 @@ mod uftrace_chrome;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
 use tracemux_core::model::{Event, Lost, Record, RecordSource, TraceMeta};
 
 pub use copy::CopySummary;
+pub use error::{Cause, Error, Result};
 pub use live::{run_live, spool_live, spools};
 pub use options::{Compression, DatasetLayout, Hooks, NoHooks, Options, SchemaKind, Summary, To};
 pub use sink::Sink;
@@ -41,10 +42,7 @@ pub fn run(o: &Options, hooks: &dyn Hooks) -> Result<Summary> {
     // where it is: never replaced by a file renamed over it
     let in_place = is_special(&o.output);
     if o.output.exists() && !o.force && !in_place {
-        bail!(
-            "{}: the output exists (use --force to replace it)",
-            o.output.display()
-        );
+        return Err(files::exists(&o.output));
     }
     let tmp = if in_place {
         o.output.clone()
@@ -204,7 +202,9 @@ fn make_sink(
         #[cfg(not(feature = "parquet"))]
         To::Parquet => {
             let _ = partition;
-            bail!("this tracemux was built without Parquet (cargo build --features parquet)")
+            Err(Error::Refused(
+                "this tracemux was built without Parquet (cargo build --features parquet)".into(),
+            ))
         }
         To::Jsonl => Ok(Box::new(Jsonl::create(tmp)?)),
         To::Ctf => ctf::sink(meta, tmp, false),
@@ -219,7 +219,9 @@ fn make_sink(
             },
         ),
         To::Chrome => chrome::sink(meta, tmp),
-        To::Tracedat => bail!("--to tracedat is written by convert::tracedat"),
+        To::Tracedat => Err(Error::Refused(
+            "--to tracedat is written by convert::tracedat".into(),
+        )),
     }
 }
 
@@ -288,7 +290,7 @@ fn read(
 ) -> Result<()> {
     let input = o.inputs[0].display().to_string();
     loop {
-        let rec = src.next_record().with_context(|| input.clone())?;
+        let rec = src.next_record().map_err(Error::input(&input))?;
         let Some(rec) = rec else { break };
         if feed(o, rec, meta, to, summary, hooks, &o.inputs[0])? {
             to.settle(src);
@@ -331,7 +333,7 @@ pub(crate) fn feed(
         }
         Record::Damage(e) => {
             if o.strict {
-                bail!("{}: {e}", input.display());
+                return Err(Error::input(input.display())(e));
             }
             summary.damage += 1;
             to.damage(&e.to_string());

@@ -10,8 +10,7 @@
 //! are written down as they arrive (`tracemux_ctf::live::spool`), as a
 //! finished CTF trace is copied.
 
-use anyhow::Context as _;
-use anyhow::{bail, Result};
+use crate::{Error, Result};
 use tracemux_ctf::live::LiveRecords;
 use tracemux_ctf::text::PacketSource;
 
@@ -28,14 +27,14 @@ pub fn run_live<S: PacketSource>(
     hooks: &dyn Hooks,
 ) -> Result<Summary> {
     if matches!(o.to, To::Tracedat) {
-        bail!("--to tracedat: a trace.dat is written from a trace.dat, not from a live session");
+        return Err(Error::Refused(
+            "--to tracedat: a trace.dat is written from a trace.dat, not from a live session"
+                .into(),
+        ));
     }
     let in_place = is_special(&o.output);
     if o.output.exists() && !o.force && !in_place {
-        bail!(
-            "{}: the output exists (use --force to replace it)",
-            o.output.display()
-        );
+        return Err(crate::files::exists(&o.output));
     }
     let tmp = if in_place {
         o.output.clone()
@@ -68,9 +67,9 @@ fn convert<S: PacketSource>(
     let name = input.display().to_string();
     // the sink is made for the metadata known at the first record: every
     // stream that sent data by then, and the classes received
-    records.wait_first().with_context(|| name.clone())?;
+    records.wait_first().map_err(Error::input(&name))?;
     if records.meta().streams.is_empty() {
-        bail!("{name}: no data stream received");
+        return Err(Error::Refused(format!("{name}: no data stream received")));
     }
     let meta = records.meta().clone();
     // a live session is one trace: a Hive partition at most
@@ -82,7 +81,7 @@ fn convert<S: PacketSource>(
     let mut sink = make_sink(o, &meta, tmp, part.as_ref())?;
     hooks.started();
     loop {
-        let next = records.next_with_meta().with_context(|| name.clone())?;
+        let next = records.next_with_meta().map_err(Error::input(&name))?;
         let Some((rec, meta)) = next else { break };
         if feed(o, rec, meta, &mut sink, summary, hooks, &input)?
             && summary.events % crate::PROGRESS_EVERY == 0
@@ -107,22 +106,25 @@ pub fn spools(o: &Options) -> bool {
 pub fn spool_live(o: &Options, session: &mut tracemux_ctf::live::LiveSession) -> Result<Summary> {
     let in_place = is_special(&o.output);
     if in_place {
-        bail!("{}: a CTF trace is a directory", o.output.display());
+        return Err(Error::Refused(format!(
+            "{}: a CTF trace is a directory",
+            o.output.display()
+        )));
     }
     if o.output.exists() && !o.force {
-        bail!(
-            "{}: the output exists (use --force to replace it)",
-            o.output.display()
-        );
+        return Err(crate::files::exists(&o.output));
     }
     let tmp = temp_name(&o.output);
     remove(&tmp);
     let name = o.inputs.first().cloned().unwrap_or_default();
     let res = tracemux_ctf::live::spool::spool(session, &tmp)
-        .with_context(|| name.display().to_string())
+        .map_err(Error::input(name.display()))
         .and_then(|s| {
             if s.packets == 0 {
-                bail!("{}: no packet received", name.display());
+                return Err(Error::Refused(format!(
+                    "{}: no packet received",
+                    name.display()
+                )));
             }
             if o.to == To::Ctf2 {
                 to_ctf2(&tmp)?;
@@ -152,10 +154,10 @@ fn to_ctf2(dir: &std::path::Path) -> Result<()> {
     let found = tracemux_ctf::fs::discover(&[dir.to_path_buf()])?;
     for f in found {
         let p = f.dir.join("metadata");
-        let bytes = std::fs::read(&p).with_context(|| p.display().to_string())?;
+        let bytes = std::fs::read(&p).map_err(Error::input(p.display()))?;
         let (tc, _) = tracemux_ctf::fs::parse_metadata_bytes(&bytes, &p, false)?;
         let m = tracemux_ctf::ctf2::write_metadata(&tc)?;
-        std::fs::write(&p, m).with_context(|| p.display().to_string())?;
+        std::fs::write(&p, m).map_err(Error::file(&p, "write"))?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use crate::Result;
 use tracemux_core::model::Progress;
 
 use crate::copy::CopySummary;

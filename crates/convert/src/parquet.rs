@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use anyhow::{anyhow, Result};
+use crate::{Error, Result};
 use tracemux_core::model::{Event, Lost, TraceMeta};
 use tracemux_table::{Dataset, Layout, TablesWriter, WriteOptions};
 
@@ -29,7 +29,9 @@ impl Sink for TablesSink {
         match self.1 {
             Some(slot) => {
                 let (_, ds) = self.0.finish_in(meta)?;
-                *slot.lock().map_err(|_| anyhow!("dataset lock poisoned"))? = Some(ds);
+                *slot
+                    .lock()
+                    .map_err(|_| Error::Stopped("dataset lock poisoned".into()))? = Some(ds);
             }
             None => {
                 self.0.finish(meta)?;
@@ -80,9 +82,9 @@ pub fn shared(o: &Options, dir: &Path) -> Result<Slot> {
 pub fn finish_shared(slot: &Slot) -> Result<()> {
     let ds = slot
         .lock()
-        .map_err(|_| anyhow!("dataset lock poisoned"))?
+        .map_err(|_| Error::Stopped("dataset lock poisoned".into()))?
         .take()
-        .ok_or_else(|| anyhow!("the shared dataset was not given back"))?;
+        .ok_or_else(|| Error::Stopped("the shared dataset was not given back".into()))?;
     ds.finish()?;
     Ok(())
 }
@@ -98,9 +100,9 @@ pub fn shared_sink(
 ) -> Result<Box<dyn Sink + Send>> {
     let ds = slot
         .lock()
-        .map_err(|_| anyhow!("dataset lock poisoned"))?
+        .map_err(|_| Error::Stopped("dataset lock poisoned".into()))?
         .take()
-        .ok_or_else(|| anyhow!("the shared dataset is in use"))?;
+        .ok_or_else(|| Error::Stopped("the shared dataset is in use".into()))?;
     let opts = write_options(
         o,
         Layout::Shared {

@@ -14,11 +14,12 @@
 //! ([`with_line_workers`]). Such a sink needs no `ext`, so trace.dat's
 //! events are copied without it.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::sync_channel;
 
-use anyhow::{anyhow, bail, Result};
+use crate::{Error, Result};
 use tracemux_core::layout::ClassId;
 use tracemux_core::model::{Event, EventClass, Format, Lost, RecordSource, TraceMeta};
+use tracemux_core::stage;
 use tracemux_core::typed::FieldTape;
 use tracemux_core::Endian;
 
@@ -110,10 +111,10 @@ pub(crate) struct Feed<'m> {
     /// The sink's copy of the reader's metadata.
     meta: &'m TraceMeta,
     batch: Batch,
-    /// The sink's thread, or the line workers (a batch to each in turn).
-    to_sink: Vec<SyncSender<Batch>>,
+    /// The sink's thread, or the line workers (a batch to each in turn;
+    /// each gives its batches back to the stage they came by).
+    to_sink: Vec<stage::Sender<Batch>>,
     next: usize,
-    spare: Receiver<Batch>,
     /// The sink's thread has stopped (on an error).
     stopped: bool,
     batch_events: usize,
@@ -184,16 +185,16 @@ impl Feed<'_> {
         !self.batch.full(self.batch_events) || self.send()
     }
     fn send(&mut self) -> bool {
-        let next = self.spare.try_recv().unwrap_or_default();
-        let full = std::mem::replace(&mut self.batch, next);
         let to = &self.to_sink[self.next];
         self.next = (self.next + 1) % self.to_sink.len();
+        let next = to.spare().unwrap_or_default();
+        let full = std::mem::replace(&mut self.batch, next);
         self.stopped |= to.send(full).is_err();
         !self.stopped
     }
     fn go_on(&self) -> Result<()> {
         if self.stopped {
-            bail!("the writer stopped");
+            return Err(Error::Stopped("the writer stopped".into()));
         }
         Ok(())
     }
@@ -236,13 +237,12 @@ pub(crate) fn with_sink_thread(
     sink: Box<dyn Sink + Send>,
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
 ) -> Result<()> {
-    let (to_sink, batches) = sync_channel::<Batch>(IN_FLIGHT);
-    let (give_back, spare) = sync_channel::<Batch>(IN_FLIGHT + 1);
+    let (to_sink, batches) = stage::stage::<Batch>(IN_FLIGHT, IN_FLIGHT + 1);
     std::thread::scope(|s| {
         let writer = std::thread::Builder::new()
             .name("convert-sink".into())
-            .spawn_scoped(s, move || write(meta, sink, batches, give_back))?;
-        let feed = Feed::new(meta, vec![to_sink], spare, swap, false, batch);
+            .spawn_scoped(s, move || write(meta, sink, batches))?;
+        let feed = Feed::new(meta, vec![to_sink], swap, false, batch);
         run_feed(feed, read, writer)
     })
 }
@@ -271,18 +271,21 @@ pub(crate) fn with_line_workers<L: Lines>(
     read: impl FnOnce(&mut dyn Target) -> Result<()>,
 ) -> Result<()> {
     let workers = workers.max(1);
-    let (give_back, spare) = sync_channel::<Batch>(workers * (IN_FLIGHT + 1));
     std::thread::scope(|s| {
         let mut to_workers = Vec::new();
         let mut texts = Vec::new();
+        let mut backs = Vec::new();
         for k in 0..workers {
-            let (tx, batches) = sync_channel::<Batch>(IN_FLIGHT);
+            let (tx, batches) = stage::stage::<Batch>(IN_FLIGHT, IN_FLIGHT + 1);
+            // the texts go on to the writer, which gives the batches back
+            // to this stage
             let (done, text) = sync_channel::<Batch>(IN_FLIGHT);
+            backs.push(batches.back());
             let mut lines = make();
             std::thread::Builder::new()
                 .name(format!("convert-lines-{k}"))
                 .spawn_scoped(s, move || {
-                    for mut b in batches {
+                    for mut b in batches.iter() {
                         let mut text = std::mem::take(&mut b.text);
                         for it in &b.items {
                             match it {
@@ -312,12 +315,12 @@ pub(crate) fn with_line_workers<L: Lines>(
                     };
                     out.write_all(&b.text)?;
                     b.clear();
-                    let _ = give_back.try_send(b);
+                    let _ = backs[k % backs.len()].try_send(b);
                 }
                 out.flush()?;
                 Ok(())
             })?;
-        let feed = Feed::new(meta, to_workers, spare, swap, true, batch);
+        let feed = Feed::new(meta, to_workers, swap, true, batch);
         run_feed(feed, read, writer)
     })
 }
@@ -325,8 +328,7 @@ pub(crate) fn with_line_workers<L: Lines>(
 impl<'m> Feed<'m> {
     fn new(
         meta: &'m TraceMeta,
-        to_sink: Vec<SyncSender<Batch>>,
-        spare: Receiver<Batch>,
+        to_sink: Vec<stage::Sender<Batch>>,
         swap: bool,
         data_only: bool,
         batch: Option<usize>,
@@ -336,7 +338,6 @@ impl<'m> Feed<'m> {
             batch: Batch::default(),
             to_sink,
             next: 0,
-            spare,
             stopped: false,
             batch_events: batch.map_or(BATCH_EVENTS, |n| n.max(1)),
             swap,
@@ -362,7 +363,7 @@ fn run_feed(
     drop(feed);
     let write_result = writer
         .join()
-        .unwrap_or_else(|_| Err(anyhow!("the writing thread panicked")));
+        .unwrap_or_else(|_| Err(Error::Stopped("the writing thread panicked".into())));
     match (read_result, write_result) {
         // the reader stopped because the writer did: the writer's error
         (_, Err(e)) if stopped => Err(e),
@@ -398,10 +399,9 @@ fn event_of<'b>(meta: &'b TraceMeta, h: &'b Head, b: &'b Batch) -> Event<'b> {
 fn write(
     meta: &TraceMeta,
     mut sink: Box<dyn Sink + Send>,
-    batches: Receiver<Batch>,
-    give_back: SyncSender<Batch>,
+    batches: stage::Inbox<Batch>,
 ) -> Result<()> {
-    for mut b in batches {
+    for mut b in batches.iter() {
         for it in &b.items {
             match it {
                 Item::Event(h) => sink.event(meta, &event_of(meta, h, &b))?,
@@ -410,7 +410,7 @@ fn write(
             }
         }
         b.clear();
-        let _ = give_back.try_send(b);
+        batches.give_back(b);
     }
     sink.finish(meta)
 }

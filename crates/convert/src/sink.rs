@@ -2,7 +2,7 @@
 //! loop hands the events ([`Target`]: a sink, or the feed of a sink's
 //! thread).
 
-use anyhow::Result;
+use crate::Result;
 use tracemux_core::model::{Event, Lost, RecordSource, TraceMeta};
 
 /// A writer of one output format: a sink of the model.

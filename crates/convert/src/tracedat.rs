@@ -12,7 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use crate::{Error, Result};
 use tracemux_tracedat::convert::{convert_spilled, ConvertOptions};
 use tracemux_tracedat::writer::{Compression as WCompression, PageSpill};
 use tracemux_tracedat::TraceDat;
@@ -22,30 +22,30 @@ use super::{Compression, Hooks, Options, Summary};
 /// Convert `a.inputs[0]` into the trace.dat `tmp` (the caller renames it).
 pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) -> Result<()> {
     if a.inputs.len() != 1 {
-        bail!("--to tracedat takes one input");
+        return Err(Error::Refused("--to tracedat takes one input".into()));
     }
     let input = &a.inputs[0];
     if input.is_dir() {
-        bail!(
+        return Err(Error::Refused(format!(
             "{}: --to tracedat needs a trace.dat source",
             input.display()
-        );
+        )));
     }
     let map = tracemux_open::map(input)?;
     if !tracemux_tracedat::sniff(&map) {
-        bail!(
+        return Err(Error::Refused(format!(
             "{}: --to tracedat needs a trace.dat source",
             input.display()
-        );
+        )));
     }
     let compression = match (a.file_version, a.compression) {
         (6, _) => WCompression::None,
         (7, Compression::None) => WCompression::None,
         (7, Compression::Zstd) => WCompression::Zstd,
         (7, Compression::Zlib) => WCompression::Zlib,
-        (v, _) => bail!("--file-version {v}: 6 or 7"),
+        (v, _) => return Err(Error::Refused(format!("--file-version {v}: 6 or 7"))),
     };
-    let t = TraceDat::parse(&map, a.strict).with_context(|| input.display().to_string())?;
+    let t = TraceDat::parse(&map, a.strict).map_err(Error::input(input.display()))?;
     let opts = ConvertOptions {
         version: a.file_version,
         compression,
@@ -61,7 +61,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         .create(true)
         .truncate(true)
         .open(&spill_path)
-        .with_context(|| format!("{}: cannot create", spill_path.display()))?;
+        .map_err(Error::file(&spill_path, "create"))?;
     // unlinked at once on Unix (the open file stays usable); elsewhere at the end
     let unlinked = std::fs::remove_file(&spill_path).is_ok();
     let mut spill = PageSpill::new(spill_file);
@@ -74,7 +74,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
             if !unlinked {
                 let _ = std::fs::remove_file(&spill_path);
             }
-            bail!("{}: {e}", input.display());
+            return Err(Error::input(input.display())(e));
         }
     };
     for e in &st.damage {
@@ -87,14 +87,13 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         );
     }
     let res = File::create(tmp)
-        .map_err(|e| anyhow!("{}: cannot create: {e}", tmp.display()))
+        .map_err(Error::file(tmp, "create"))
         .and_then(|out| {
             let mut out = BufWriter::with_capacity(1 << 20, out);
             file.write_spilled(&mut out, &mut spill)
-                .map_err(|e| anyhow!("{}: cannot write: {e}", tmp.display()))?;
+                .map_err(Error::file(tmp, "write"))?;
             out.into_inner()
-                .map_err(|e| e.into_error())
-                .with_context(|| format!("{}: cannot write", tmp.display()))?;
+                .map_err(|e| Error::file(tmp, "write")(e.into_error()))?;
             Ok(())
         });
     drop(spill);

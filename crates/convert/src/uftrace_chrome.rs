@@ -9,8 +9,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Context as _;
-use anyhow::Result;
+use crate::{Error, Result};
 use tracemux_uftrace::report::walk::WalkView;
 
 use crate::files::{close, create};
@@ -39,7 +38,7 @@ pub(crate) fn run(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Ho
     let mut warn = Vec::new();
     hooks.started();
     opts.write_view(&mut data, &mut out, &mut warn)
-        .with_context(|| input.display().to_string())?;
+        .map_err(Error::input(input.display()))?;
     hooks.finished();
     out.flush()?;
     close(out)?;

@@ -32,6 +32,7 @@ pub mod merge;
 pub mod model;
 pub mod named;
 pub mod schema;
+pub mod stage;
 pub mod tables;
 pub mod tasks;
 pub mod text;

@@ -141,25 +141,29 @@ fn io_err(path: &Path, e: std::io::Error) -> Error {
     Error::new(ErrorKind::Io(format!("{}: {e}", path.display())), "file", 0)
 }
 
-/// CTF version of metadata bytes, by content: 2 for a JSON text sequence
-/// (first byte 0x1E), 1 for packetized metadata (magic 0x75D11D57 in either
-/// byte order) or text starting with `/* CTF 1.8`.
-pub fn metadata_version(head: &[u8]) -> Option<u8> {
-    if head.first() == Some(&0x1e) {
-        return Some(2);
-    }
-    // Packets of CTF 2 metadata (CTF2-PMETA-1.0: version 2.0 in the
-    // header); a CTF 2 fragment written without its record separator
-    // (forgiven, see `ctf2::Leniency`): TSDL text cannot start with `{`.
-    if crate::tsdl::packet_version(head).is_some_and(|v| v.0 == 2)
-        || head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
-    {
+/// CTF version of a file's first bytes, by their magic alone (what
+/// recognises a CTF metadata file among files of every format): 2 for a
+/// JSON text sequence (first byte 0x1E) or metadata packets of version 2
+/// (CTF2-PMETA-1.0), 1 for packets of another version (magic 0x75D11D57 in
+/// either byte order) or text starting with `/* CTF 1.`.
+pub fn sniff(head: &[u8]) -> Option<u8> {
+    if head.first() == Some(&0x1e) || crate::tsdl::packet_version(head).is_some_and(|v| v.0 == 2) {
         return Some(2);
     }
     if crate::tsdl::is_packetized(head) || head.starts_with(b"/* CTF 1.") {
         return Some(1);
     }
     None
+}
+
+/// CTF version of the bytes of a file known to be metadata: [`sniff`],
+/// and 2 for a CTF 2 fragment written without its record separator
+/// (forgiven, see `ctf2::Leniency`): TSDL text cannot start with `{`.
+pub fn metadata_version(head: &[u8]) -> Option<u8> {
+    if head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        return Some(2);
+    }
+    sniff(head)
 }
 
 /// Whether `path` is (or is the `metadata` file of) a CTF trace directory,

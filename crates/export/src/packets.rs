@@ -6,10 +6,10 @@
 //! encodes the packets in the order they were sent.
 
 use std::io::{self, Write};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
 use prost::Message;
+use tracemux_core::stage;
 
 use crate::proto::{CompactSched, Data, FtraceEvent, TracePacket};
 use crate::tree::write_out;
@@ -54,15 +54,13 @@ pub(crate) struct Packets<W: Write + Send + 'static> {
     weight: usize,
     spare_events: Vec<Vec<FtraceEvent>>,
     spare_compact: Vec<CompactSched>,
-    tx: Option<SyncSender<Batch>>,
-    back: Receiver<Batch>,
+    tx: Option<stage::Sender<Batch>>,
     thread: Option<JoinHandle<io::Result<(W, u64)>>>,
 }
 
 impl<W: Write + Send + 'static> Packets<W> {
     pub(crate) fn start(out: W, compress: bool) -> io::Result<Self> {
-        let (tx, rx) = sync_channel::<Batch>(IN_FLIGHT);
-        let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT);
+        let (tx, rx) = stage::stage::<Batch>(IN_FLIGHT, IN_FLIGHT);
         let thread = std::thread::Builder::new()
             .name("perfetto-encoder".into())
             .spawn(move || {
@@ -73,7 +71,7 @@ impl<W: Write + Send + 'static> Packets<W> {
                     compress,
                     bytes: 0,
                 };
-                for batch in rx {
+                for batch in rx.iter() {
                     let mut at = 0;
                     for it in &batch.items {
                         match it {
@@ -86,7 +84,7 @@ impl<W: Write + Send + 'static> Packets<W> {
                     }
                     // the caller reuses the buffers; when it has enough,
                     // they are dropped here
-                    let _ = back_tx.try_send(batch);
+                    rx.give_back(batch);
                 }
                 e.finish()
             })?;
@@ -96,7 +94,6 @@ impl<W: Write + Send + 'static> Packets<W> {
             spare_events: Vec::new(),
             spare_compact: Vec::new(),
             tx: Some(tx),
-            back,
             thread: Some(thread),
         })
     }
@@ -163,21 +160,21 @@ impl<W: Write + Send + 'static> Packets<W> {
         if self.batch.items.is_empty() {
             return Ok(());
         }
-        let next = match self.back.try_recv() {
-            Ok(mut v) => {
+        let next = match self.tx.as_ref().and_then(|tx| tx.spare()) {
+            Some(mut v) => {
                 self.recycle(&mut v);
                 v
             }
-            Err(_) => Batch {
+            None => Batch {
                 items: Vec::with_capacity(self.batch.items.len()),
                 framed: Vec::with_capacity(self.batch.framed.len()),
             },
         };
         let batch = std::mem::replace(&mut self.batch, next);
         self.weight = 0;
-        let sent = self.tx.as_ref().map(|tx| tx.send(batch));
+        let sent = self.tx.as_ref().map(|tx| tx.send(batch).is_ok());
         match sent {
-            Some(Ok(())) => Ok(()),
+            Some(true) => Ok(()),
             // the encoder stopped: on an error, which joining it returns
             _ => self.join().map(|_| ()),
         }

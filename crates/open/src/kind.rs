@@ -3,7 +3,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Error, Result};
 use memmap2::Mmap;
 use tracemux_core::model::Format;
 
@@ -45,62 +45,29 @@ impl Kind {
     }
 }
 
-const CTF_PACKET_MAGIC: u32 = 0x75D1_1D57;
-const LTT_MAGIC: u32 = 0x00D6_B7ED;
-
-fn head(path: &Path, n: usize) -> Option<Vec<u8>> {
+fn head(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut f = File::open(path).ok()?;
-    let mut buf = vec![0u8; n];
-    let mut got = 0;
-    while got < n {
-        match f.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(_) => return None,
-        }
-    }
-    buf.truncate(got);
-    Some(buf)
+    let mut buf = Vec::with_capacity(n);
+    File::open(path)?.take(n as u64).read_to_end(&mut buf)?;
+    Ok(buf)
 }
 
-fn ctf_metadata_kind(b: &[u8]) -> Option<u8> {
-    if b.first() == Some(&0x1e) {
-        return Some(2);
-    }
-    if b.len() >= 4 {
-        let m = [b[0], b[1], b[2], b[3]];
-        if u32::from_le_bytes(m) == CTF_PACKET_MAGIC || u32::from_be_bytes(m) == CTF_PACKET_MAGIC {
-            return Some(1);
-        }
-    }
-    if b.starts_with(b"/* CTF") {
-        return Some(1);
-    }
-    None
-}
-
-fn is_ltt(b: &[u8]) -> bool {
-    // The trace header follows the block start/end header; scan the first
-    // bytes of the block for the magic in either byte order.
-    b.windows(4).take(256).any(|w| {
-        let m = [w[0], w[1], w[2], w[3]];
-        u32::from_le_bytes(m) == LTT_MAGIC || u32::from_be_bytes(m) == LTT_MAGIC
-    })
-}
+// Each format's crate recognises its own files: `tracemux_tracedat::sniff`,
+// `tracemux_ctf::fs::sniff` (and `metadata_version` for a file named
+// `metadata`), `tracemux_uftrace::header::sniff`, `tracemux_perf::sniff`,
+// `tracemux_ltt::sniff`.
 
 /// Recognise `path`. Errors say what the path is and why it is not read.
 pub fn sniff(path: &Path) -> Result<Kind> {
-    let meta =
-        std::fs::metadata(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let meta = std::fs::metadata(path).map_err(Error::io(path, "open"))?;
     if meta.is_dir() {
-        if let Some(b) = head(&path.join("info"), 8) {
-            if b.starts_with(b"Ftrace!\0") {
+        if let Ok(b) = head(&path.join("info"), 8) {
+            if tracemux_uftrace::header::sniff(&b) {
                 return Ok(Kind::Uftrace);
             }
         }
-        if let Some(b) = head(&path.join("metadata"), 16) {
-            if let Some(v) = ctf_metadata_kind(&b) {
+        if let Ok(b) = head(&path.join("metadata"), 64) {
+            if let Some(v) = tracemux_ctf::fs::metadata_version(&b) {
                 return Ok(Kind::Ctf { version: v });
             }
         }
@@ -113,43 +80,43 @@ pub fn sniff(path: &Path) -> Result<Kind> {
             return Ok(Kind::Ctf { version: 1 });
         }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("{}: cannot list directory", path.display()))?
+            .map_err(Error::io(path, "list directory"))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file())
             .collect();
         entries.sort();
         for p in entries.iter().take(64) {
-            if let Some(b) = head(p, 512) {
-                if is_ltt(&b) {
+            if let Ok(b) = head(p, 512) {
+                if tracemux_ltt::sniff(&b) {
                     return Ok(Kind::Ltt);
                 }
             }
         }
-        bail!("{}: not a trace directory tracemux recognises (no uftrace 'info', CTF 'metadata' or LTT tracefile)", path.display());
+        return Err(Error::Refused(format!("{}: not a trace directory tracemux recognises (no uftrace 'info', CTF 'metadata' or LTT tracefile)", path.display())));
     }
-    let b = head(path, 512).with_context(|| format!("{}: cannot read", path.display()))?;
+    let b = head(path, 512).map_err(Error::io(path, "read"))?;
     if tracemux_tracedat::sniff(&b) {
         return Ok(Kind::TraceDat);
     }
-    if let Some(v) = ctf_metadata_kind(&b) {
+    if let Some(v) = tracemux_ctf::fs::sniff(&b) {
         return Ok(Kind::Ctf { version: v });
     }
-    if b.starts_with(b"Ftrace!\0") {
+    if tracemux_uftrace::header::sniff(&b) {
         return Ok(Kind::Uftrace);
     }
     if tracemux_perf::sniff(&b) {
         return Ok(Kind::Perf);
     }
-    if is_ltt(&b) {
+    if tracemux_ltt::sniff(&b) {
         return Ok(Kind::Ltt);
     }
     if b.is_empty() {
-        bail!("{}: empty file", path.display());
+        return Err(Error::Refused(format!("{}: empty file", path.display())));
     }
-    bail!(
+    Err(Error::Refused(format!(
         "{}: unknown file format (not a trace.dat, CTF, uftrace, LTT or perf.data trace)",
         path.display()
-    )
+    )))
 }
 
 fn find_ctf_below(dir: &Path, depth: u32) -> Option<PathBuf> {
@@ -188,8 +155,8 @@ impl std::ops::Deref for Mapped {
 }
 
 pub fn map(path: &Path) -> Result<Mapped> {
-    let f = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    let len = f.metadata()?.len();
+    let f = File::open(path).map_err(Error::io(path, "open"))?;
+    let len = f.metadata().map_err(Error::io(path, "open"))?.len();
     if len == 0 {
         return Ok(Mapped::Empty);
     }
@@ -199,7 +166,7 @@ pub fn map(path: &Path) -> Result<Mapped> {
     // multi-gigabyte traces without copying them (as trace-cmd and
     // babeltrace2 do).
     #[allow(unsafe_code)]
-    let m = unsafe { Mmap::map(&f) }.with_context(|| format!("{}: cannot map", path.display()))?;
+    let m = unsafe { Mmap::map(&f) }.map_err(Error::io(path, "map"))?;
     // streams read forward: ask for readahead (an error here is harmless)
     let _ = m.advise(memmap2::Advice::Sequential);
     Ok(Mapped::Map(m))

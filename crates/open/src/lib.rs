@@ -17,23 +17,24 @@
 //!             n += 1;
 //!         }
 //!     }
-//!     Ok(n)
+//!     Ok::<_, tracemux_open::Error>(n)
 //! })?;
-//! # Ok::<(), anyhow::Error>(())
+//! # Ok::<(), tracemux_open::Error>(())
 //! ```
 
+mod error;
 mod kind;
 mod loaders;
 mod source;
 pub mod timeline;
 
+pub use error::{Error, Result};
 pub use kind::{map, sniff, Kind, Mapped, Releaser};
 pub use loaders::{ltt_load, open_uftrace, CtfMapLoader, UftraceMapLoader};
 pub use source::OpenOptions;
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
 use tracemux_core::model::RecordSource;
 
 /// Open `paths` and hand the source to `f`; its result is returned. One
@@ -41,13 +42,16 @@ use tracemux_core::model::RecordSource;
 /// read as it is; several traces of other formats, or of several formats,
 /// are one timeline ([`crate::timeline`]): each input placed on the first
 /// input's clock, merged by time.
-pub fn with_source<T>(
+///
+/// `f`'s error type is the caller's, as long as it takes this crate's
+/// [`Error`] (`anyhow::Error` does, and any type with a `From<Error>`).
+pub fn with_source<T, E: From<Error>>(
     paths: &[PathBuf],
     opts: &OpenOptions<'_>,
-    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T, E>,
+) -> Result<T, E> {
     if paths.is_empty() {
-        bail!("no trace given");
+        return Err(Error::Refused("no trace given".into()).into());
     }
     if timeline::is_timeline(paths)? || !opts.clock_offsets.is_empty() {
         return timeline::with_timeline(paths, opts, f);

@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::Context as _;
-use anyhow::Result;
-
+use crate::error::{Error, Result};
 use crate::kind::{map, Mapped};
 
 /// CTF stream and metadata files, mapped. The maps are kept by path so
@@ -76,7 +74,7 @@ pub fn open_uftrace(
 ) -> Result<tracemux_uftrace::UftraceData> {
     let oo = tracemux_uftrace::OpenOptions { demangle, strict };
     tracemux_uftrace::UftraceData::open_with(trace, oo, &UftraceMapLoader)
-        .with_context(|| trace.display().to_string())
+        .map_err(Error::trace(trace))
 }
 
 /// An LTT tracefile, mapped.
@@ -86,6 +84,11 @@ pub fn ltt_load(path: &Path) -> std::io::Result<tracemux_ltt::trace::FileBytes> 
         .map_err(io_error)
 }
 
-fn io_error(e: anyhow::Error) -> std::io::Error {
-    std::io::Error::other(format!("{e:#}"))
+/// A loader's error as the format crates take it: the system's own error
+/// where there is one (its kind kept), the message otherwise.
+fn io_error(e: Error) -> std::io::Error {
+    match e {
+        Error::Io { source, .. } => source,
+        e => std::io::Error::other(e.to_string()),
+    }
 }

@@ -8,12 +8,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-use anyhow::{bail, Result};
 use tracemux_core::model::{Progress, RecordSource, TraceMeta};
 use tracemux_tracedat::reader::{ReadOptions, Reader};
 use tracemux_tracedat::TraceDat;
 
+use crate::error::Error;
 use crate::kind::{map, sniff, Kind, Mapped, Releaser};
 use crate::loaders::{ltt_load, open_uftrace, CtfMapLoader};
 
@@ -36,21 +35,22 @@ pub struct OpenOptions<'a> {
 }
 
 /// Open `paths` as one source of one format.
-pub(crate) fn one<T>(
+pub(crate) fn one<T, E: From<Error>>(
     paths: &[PathBuf],
     opts: &OpenOptions<'_>,
-    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T, E>,
+) -> Result<T, E> {
     let Some(first) = paths.first() else {
-        bail!("no trace given");
+        return Err(Error::Refused("no trace given".into()).into());
     };
     let kind = sniff(first)?;
     if paths.len() > 1 && !matches!(kind, Kind::Ctf { .. }) {
-        bail!(
+        return Err(Error::Refused(format!(
             "{}: several {} traces cannot be read as one source",
             first.display(),
             kind.name()
-        );
+        ))
+        .into());
     }
     let strict = opts.strict;
     match kind {
@@ -64,13 +64,14 @@ pub(crate) fn one<T>(
                     loader: Some(&load),
                 },
             )
-            .with_context(|| first.display().to_string())?;
+            .map_err(Error::trace(first))?;
             f(&mut tracemux_ltt::source::LttSource::new(&trace))
         }
         Kind::Ctf { .. } => {
             let loader = CtfMapLoader::default();
-            let traces = tracemux_ctf::source::open(paths, &loader)?;
-            let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)?;
+            let traces = tracemux_ctf::source::open(paths, &loader).map_err(Error::from)?;
+            let mut src = tracemux_ctf::source::CtfSource::new(&traces, &loader, strict)
+                .map_err(Error::from)?;
             if let Some(note) = opts.on_note {
                 for n in traces.iter().flat_map(|t| &t.notes) {
                     note(&n.message());
@@ -80,8 +81,7 @@ pub(crate) fn one<T>(
         }
         Kind::Perf => {
             let data = map(first)?;
-            let p = tracemux_perf::PerfData::open(&data, strict)
-                .with_context(|| first.display().to_string())?;
+            let p = tracemux_perf::PerfData::open(&data, strict).map_err(Error::trace(first))?;
             let mut src = PerfReleasing {
                 src: tracemux_perf::source::PerfSource::new(&p, strict),
                 map: &data,
@@ -99,20 +99,20 @@ pub(crate) fn one<T>(
     }
 }
 
-fn tracedat<T>(
+fn tracedat<T, E: From<Error>>(
     path: &Path,
     strict: bool,
     no_symbols: bool,
-    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T, E>,
+) -> Result<T, E> {
     let data = map(path)?;
-    let t = TraceDat::parse(&data, strict).with_context(|| path.display().to_string())?;
+    let t = TraceDat::parse(&data, strict).map_err(Error::trace(path))?;
     let opts = ReadOptions {
         strict,
         no_symbols,
         ..Default::default()
     };
-    let r = Reader::new(&t, &opts).with_context(|| path.display().to_string())?;
+    let r = Reader::new(&t, &opts).map_err(Error::trace(path))?;
     // the headers before the first stream (formats, kallsyms, saved
     // cmdlines: megabytes on a kernel trace) are in the trace's
     // description now; their pages go back too

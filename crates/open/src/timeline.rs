@@ -6,13 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
-use anyhow::{anyhow, bail, Result};
 use tracemux_core::merge::Timeline;
 use tracemux_core::model::RecordSource;
 use tracemux_core::timeline::{align, ClockDomain, InputInfo, Samples};
 use tracemux_tracedat::{OptionId, TraceDat};
 
+use crate::error::{Error, Result};
 use crate::kind::{map, sniff, Kind};
 use crate::source::{one, OpenOptions};
 
@@ -58,7 +57,7 @@ fn domain_of(p: &Path, opts: &OpenOptions<'_>) -> Result<ClockDomain> {
         ..*opts
     };
     let d = one(&[p.to_path_buf()], &quiet, |src| {
-        Ok(ClockDomain::of(src.meta()))
+        Ok::<_, Error>(ClockDomain::of(src.meta()))
     })?;
     if matches!(sniff(p)?, Kind::TraceDat) {
         return Ok(d.corrected(&tracedat_corrections(p, opts.strict)?));
@@ -69,7 +68,7 @@ fn domain_of(p: &Path, opts: &OpenOptions<'_>) -> Result<ClockDomain> {
 /// The clock corrections a trace.dat's options make its reader apply.
 fn tracedat_corrections(p: &Path, strict: bool) -> Result<Vec<&'static str>> {
     let data = map(p)?;
-    let t = TraceDat::parse(&data, strict).with_context(|| p.display().to_string())?;
+    let t = TraceDat::parse(&data, strict).map_err(Error::trace(p))?;
     Ok([
         (OptionId::TSC2NSEC, "TSC2NSEC"),
         (OptionId::DATE, "DATE"),
@@ -96,10 +95,12 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
         });
         match at {
             Some(i) => given[i] = Some(*ns),
-            None => bail!(
-                "--clock-offset {k}={ns}: {k} is none of the inputs ({})",
-                names.join(", ")
-            ),
+            None => {
+                return Err(Error::Refused(format!(
+                    "--clock-offset {k}={ns}: {k} is none of the inputs ({})",
+                    names.join(", ")
+                )))
+            }
         }
     }
     let mut domains = Vec::with_capacity(paths.len());
@@ -111,11 +112,11 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
         clock_offsets: &[],
         ..*opts
     };
-    let mut failure: Option<anyhow::Error> = None;
+    let mut failure: Option<Error> = None;
     let mut samples = |i: usize| -> Option<Samples> {
         let p = &paths[i];
         match one(std::slice::from_ref(p), &quiet, |src| {
-            Samples::collect(src).with_context(|| p.display().to_string())
+            Samples::collect(src).map_err(Error::trace(p))
         }) {
             Ok(s) => Some(s),
             Err(e) => {
@@ -128,7 +129,7 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
     if let Some(e) = failure {
         return Err(e);
     }
-    let placed = placed.map_err(|u| anyhow!("{}", u.message))?;
+    let placed = placed.map_err(|u| Error::Refused(u.message))?;
     Ok(names
         .into_iter()
         .zip(domains)
@@ -145,29 +146,29 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
 }
 
 /// Open `paths` as one timeline and hand it to `f`.
-pub fn with_timeline<T>(
+pub fn with_timeline<T, E: From<Error>>(
     paths: &[PathBuf],
     opts: &OpenOptions<'_>,
-    f: impl FnOnce(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
+    f: impl FnOnce(&mut dyn RecordSource) -> Result<T, E>,
+) -> Result<T, E> {
     let infos = plan(paths, opts)?;
     let mut f = Some(f);
     let mut call = |src: &mut dyn RecordSource| match f.take() {
         Some(f) => f(src),
-        None => bail!("timeline opened twice"),
+        None => Err(Error::Refused("timeline opened twice".into()).into()),
     };
     nested(paths, opts, &infos, Vec::new(), &mut call)
 }
 
 /// Open the inputs one inside the other (each source borrows its mapped
 /// files, which live in the frame that opened them), then merge.
-fn nested<'a, T>(
+fn nested<'a, T, E: From<Error>>(
     paths: &[PathBuf],
     opts: &OpenOptions<'_>,
     infos: &[InputInfo],
     open: Vec<&'a mut (dyn RecordSource + 'a)>,
-    f: &mut dyn FnMut(&mut dyn RecordSource) -> Result<T>,
-) -> Result<T> {
+    f: &mut dyn FnMut(&mut dyn RecordSource) -> Result<T, E>,
+) -> Result<T, E> {
     let k = open.len();
     if k == paths.len() {
         let inputs = open.into_iter().zip(infos.iter().cloned()).collect();

@@ -23,7 +23,7 @@ fn readings(paths: &[PathBuf]) -> Vec<Progress> {
                 let more = src.next_record()?.is_some();
                 seen.push(src.progress().expect("a total while reading"));
                 if !more {
-                    return Ok(seen);
+                    return Ok::<_, tracemux_open::Error>(seen);
                 }
             }
         },

@@ -18,10 +18,12 @@
 //! feature `sql`); without it the crate is empty.
 #![cfg(feature = "engine")]
 
+mod error;
 mod opener;
 pub mod provider;
 pub mod sched;
 
+pub use error::{Error, Result};
 pub use opener::Opener;
 
 pub use datafusion;
@@ -29,7 +31,6 @@ pub use datafusion;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context, Result};
 use datafusion::arrow::datatypes::{DataType, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::TableReference;
@@ -65,7 +66,7 @@ pub fn read_meta(opener: &dyn Opener) -> Result<TraceMeta> {
         meta = Some(src.meta().clone());
         Ok(())
     })?;
-    meta.ok_or_else(|| anyhow!("the trace gave no metadata"))
+    meta.ok_or_else(|| Error::Refused("the trace gave no metadata".into()))
 }
 
 /// Register every table of the trace `opener` opens in `ctx`.
@@ -97,7 +98,7 @@ pub fn is_parquet_dataset(dir: &Path) -> bool {
 pub async fn register_parquet(ctx: &SessionContext, dir: &Path) -> Result<Vec<String>> {
     let mut names = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| dir.display().to_string())?
+        .map_err(|e| dataset(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     entries.sort();
@@ -107,7 +108,7 @@ pub async fn register_parquet(ctx: &SessionContext, dir: &Path) -> Result<Vec<St
         };
         let path = p
             .to_str()
-            .ok_or_else(|| anyhow!("{}: not UTF-8", p.display()))?;
+            .ok_or_else(|| Error::Refused(format!("{}: not UTF-8", p.display())))?;
         if p.is_file() {
             if let Some(name) = file.strip_suffix(".parquet") {
                 ctx.register_parquet(
@@ -116,7 +117,7 @@ pub async fn register_parquet(ctx: &SessionContext, dir: &Path) -> Result<Vec<St
                     ParquetReadOptions::default(),
                 )
                 .await
-                .with_context(|| p.display().to_string())?;
+                .map_err(|e| dataset(&p, e))?;
                 names.push(name.to_string());
             }
         } else if p.is_dir() && !file.starts_with('_') {
@@ -124,14 +125,24 @@ pub async fn register_parquet(ctx: &SessionContext, dir: &Path) -> Result<Vec<St
                 .table_partition_cols(vec![("trace".to_string(), DataType::Utf8)]);
             ctx.register_parquet(TableReference::bare(file), &format!("{path}/"), opts)
                 .await
-                .with_context(|| p.display().to_string())?;
+                .map_err(|e| dataset(&p, e))?;
             names.push(file.to_string());
         }
     }
     if names.is_empty() {
-        bail!("{}: no Parquet tables", dir.display());
+        return Err(Error::Refused(format!(
+            "{}: no Parquet tables",
+            dir.display()
+        )));
     }
     Ok(names)
+}
+
+fn dataset(path: &Path, e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Dataset {
+        path: path.to_path_buf(),
+        source: Box::new(e),
+    }
 }
 
 /// A session over one trace or one Parquet dataset.
@@ -152,7 +163,8 @@ impl Engine {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
-            .build()?;
+            .build()
+            .map_err(Error::Runtime)?;
         let config = SessionConfig::new().with_information_schema(true);
         Ok(Engine {
             ctx: SessionContext::new_with_config(config),

@@ -2,7 +2,7 @@
 //! pass a query needs (traces borrow memory maps, so a table cannot keep
 //! one open).
 
-use anyhow::Result;
+use crate::Result;
 use tracemux_core::model::RecordSource;
 
 /// Opens a trace, for as many passes as queries need.

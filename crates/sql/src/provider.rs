@@ -305,7 +305,7 @@ impl PartitionStream for TracePartition {
 pub(crate) fn spawn_stream(
     opener: Arc<dyn Opener>,
     schema: SchemaRef,
-    work: impl FnOnce(&mut dyn RecordSource, &mut dyn FnMut(RecordBatch) -> bool) -> anyhow::Result<()>
+    work: impl FnOnce(&mut dyn RecordSource, &mut dyn FnMut(RecordBatch) -> bool) -> crate::Result<()>
         + Send
         + 'static,
 ) -> SendableRecordBatchStream {

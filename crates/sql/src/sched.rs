@@ -41,7 +41,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use anyhow::Result;
+use crate::Result;
 use async_trait::async_trait;
 use datafusion::arrow::array::{
     ArrayRef, Int32Builder, Int64Builder, StringBuilder, UInt32Builder,

@@ -21,6 +21,12 @@ use tracemux_core::{Endian, Error, Result};
 
 /// `Ftrace!\0`.
 pub const MAGIC: &[u8; 8] = b"Ftrace!\0";
+
+/// Whether `data` (the first bytes of a recording's `info` file) starts
+/// with [`MAGIC`].
+pub fn sniff(data: &[u8]) -> bool {
+    data.starts_with(MAGIC)
+}
 /// Size of the binary header.
 pub const HEADER_SIZE: usize = 40;
 
