@@ -43,14 +43,11 @@ impl Place {
     /// The place of an error of the opening or reading code (anyhow, whose
     /// chain may hold a reader's error with its section and offset).
     pub fn of_anyhow(file: Option<&str>, e: &anyhow::Error) -> Place {
-        match e
-            .chain()
-            .find_map(|c| {
-                c.downcast_ref::<tracemux_core::Error>()
-                    .or_else(|| c.downcast_ref::<tracemux_open::Error>()?.model())
-                    .or_else(|| c.downcast_ref::<tracemux_convert::Error>()?.model())
-            })
-        {
+        match e.chain().find_map(|c| {
+            c.downcast_ref::<tracemux_core::Error>()
+                .or_else(|| c.downcast_ref::<tracemux_open::Error>()?.model())
+                .or_else(|| c.downcast_ref::<tracemux_convert::Error>()?.model())
+        }) {
             Some(te) => Place {
                 file: file.map(str::to_string),
                 section: Some(te.section.to_string()),
