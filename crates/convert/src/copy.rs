@@ -43,7 +43,7 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
         files: 0,
         bytes: 0,
     };
-    let create = |d: &Path| std::fs::create_dir_all(d).map_err(Error::file(d, "create"));
+    let create = |d: &Path| std::fs::create_dir_all(d).map_err(|e| Error::file(d, "create", e));
     create(out)?;
     for t in &traces {
         let dir = &canon(&t.dirs[0]);
@@ -54,14 +54,14 @@ pub fn copy_traces(paths: &[PathBuf], out: &Path, ctf2: bool) -> Result<Option<C
         create(&to)?;
         let meta = if ctf2 {
             tracemux_ctf::ctf2::write_metadata(&t.tc)
-                .map_err(Error::input(dir.display()))?
+                .map_err(|e| Error::input(dir.display(), e))?
                 .into_bytes()
         } else {
             std::fs::read(dir.join("metadata"))
-                .map_err(Error::input(dir.join("metadata").display()))?
+                .map_err(|e| Error::input(dir.join("metadata").display(), e))?
         };
         std::fs::write(to.join("metadata"), &meta)
-            .map_err(Error::file(&to.join("metadata"), "write"))?;
+            .map_err(|e| Error::file(&to.join("metadata"), "write", e))?;
         for (file, _) in &t.files {
             let file = &canon(file);
             let Ok(frel) = file.strip_prefix(dir) else {

@@ -79,26 +79,18 @@ impl Error {
         }
     }
 
-    /// `input`'s error, as `map_err` takes it.
-    pub(crate) fn input<E>(input: impl std::fmt::Display) -> impl FnOnce(E) -> Error
-    where
-        E: Into<Cause>,
-    {
-        let input = input.to_string();
-        move |e| Error::Input {
-            input,
+    /// `input`'s error `e` (made only when there is one: `map_err(|e| ...)`).
+    pub(crate) fn input(input: impl std::fmt::Display, e: impl Into<Cause>) -> Error {
+        Error::Input {
+            input: input.to_string(),
             source: e.into(),
         }
     }
 
-    /// A failed `action` on `path`, as `map_err` takes it.
-    pub(crate) fn file<E>(path: &Path, action: &'static str) -> impl FnOnce(E) -> Error
-    where
-        E: Into<Cause>,
-    {
-        let path = path.to_path_buf();
-        move |e| Error::File {
-            path,
+    /// A failed `action` on `path`.
+    pub(crate) fn file(path: &Path, action: &'static str, e: impl Into<Cause>) -> Error {
+        Error::File {
+            path: path.to_path_buf(),
             action,
             source: e.into(),
         }

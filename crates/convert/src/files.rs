@@ -44,12 +44,12 @@ pub(crate) fn into_place(tmp: &Path, output: &Path) -> Result<()> {
     if output.exists() {
         remove(output);
     }
-    std::fs::rename(tmp, output).map_err(Error::file(output, "rename into place"))
+    std::fs::rename(tmp, output).map_err(|e| Error::file(output, "rename into place", e))
 }
 
 /// `path` created, with a large write buffer.
 pub(crate) fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>> {
-    let f = std::fs::File::create(path).map_err(Error::file(path, "create"))?;
+    let f = std::fs::File::create(path).map_err(|e| Error::file(path, "create", e))?;
     Ok(std::io::BufWriter::with_capacity(1 << 20, f))
 }
 

@@ -290,7 +290,7 @@ fn read(
 ) -> Result<()> {
     let input = o.inputs[0].display().to_string();
     loop {
-        let rec = src.next_record().map_err(Error::input(&input))?;
+        let rec = src.next_record().map_err(|e| Error::input(&input, e))?;
         let Some(rec) = rec else { break };
         if feed(o, rec, meta, to, summary, hooks, &o.inputs[0])? {
             to.settle(src);
@@ -333,7 +333,7 @@ pub(crate) fn feed(
         }
         Record::Damage(e) => {
             if o.strict {
-                return Err(Error::input(input.display())(e));
+                return Err(Error::input(input.display(), e));
             }
             summary.damage += 1;
             to.damage(&e.to_string());

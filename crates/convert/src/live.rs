@@ -67,7 +67,7 @@ fn convert<S: PacketSource>(
     let name = input.display().to_string();
     // the sink is made for the metadata known at the first record: every
     // stream that sent data by then, and the classes received
-    records.wait_first().map_err(Error::input(&name))?;
+    records.wait_first().map_err(|e| Error::input(&name, e))?;
     if records.meta().streams.is_empty() {
         return Err(Error::Refused(format!("{name}: no data stream received")));
     }
@@ -81,7 +81,9 @@ fn convert<S: PacketSource>(
     let mut sink = make_sink(o, &meta, tmp, part.as_ref())?;
     hooks.started();
     loop {
-        let next = records.next_with_meta().map_err(Error::input(&name))?;
+        let next = records
+            .next_with_meta()
+            .map_err(|e| Error::input(&name, e))?;
         let Some((rec, meta)) = next else { break };
         if feed(o, rec, meta, &mut sink, summary, hooks, &input)?
             && summary.events % crate::PROGRESS_EVERY == 0
@@ -118,7 +120,7 @@ pub fn spool_live(o: &Options, session: &mut tracemux_ctf::live::LiveSession) ->
     remove(&tmp);
     let name = o.inputs.first().cloned().unwrap_or_default();
     let res = tracemux_ctf::live::spool::spool(session, &tmp)
-        .map_err(Error::input(name.display()))
+        .map_err(|e| Error::input(name.display(), e))
         .and_then(|s| {
             if s.packets == 0 {
                 return Err(Error::Refused(format!(
@@ -154,10 +156,10 @@ fn to_ctf2(dir: &std::path::Path) -> Result<()> {
     let found = tracemux_ctf::fs::discover(&[dir.to_path_buf()])?;
     for f in found {
         let p = f.dir.join("metadata");
-        let bytes = std::fs::read(&p).map_err(Error::input(p.display()))?;
+        let bytes = std::fs::read(&p).map_err(|e| Error::input(p.display(), e))?;
         let (tc, _) = tracemux_ctf::fs::parse_metadata_bytes(&bytes, &p, false)?;
         let m = tracemux_ctf::ctf2::write_metadata(&tc)?;
-        std::fs::write(&p, m).map_err(Error::file(&p, "write"))?;
+        std::fs::write(&p, m).map_err(|e| Error::file(&p, "write", e))?;
     }
     Ok(())
 }

@@ -45,7 +45,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         (7, Compression::Zlib) => WCompression::Zlib,
         (v, _) => return Err(Error::Refused(format!("--file-version {v}: 6 or 7"))),
     };
-    let t = TraceDat::parse(&map, a.strict).map_err(Error::input(input.display()))?;
+    let t = TraceDat::parse(&map, a.strict).map_err(|e| Error::input(input.display(), e))?;
     let opts = ConvertOptions {
         version: a.file_version,
         compression,
@@ -61,7 +61,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         .create(true)
         .truncate(true)
         .open(&spill_path)
-        .map_err(Error::file(&spill_path, "create"))?;
+        .map_err(|e| Error::file(&spill_path, "create", e))?;
     // unlinked at once on Unix (the open file stays usable); elsewhere at the end
     let unlinked = std::fs::remove_file(&spill_path).is_ok();
     let mut spill = PageSpill::new(spill_file);
@@ -74,7 +74,7 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
             if !unlinked {
                 let _ = std::fs::remove_file(&spill_path);
             }
-            return Err(Error::input(input.display())(e));
+            return Err(Error::input(input.display(), e));
         }
     };
     for e in &st.damage {
@@ -87,13 +87,13 @@ pub fn run(a: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Hooks) ->
         );
     }
     let res = File::create(tmp)
-        .map_err(Error::file(tmp, "create"))
+        .map_err(|e| Error::file(tmp, "create", e))
         .and_then(|out| {
             let mut out = BufWriter::with_capacity(1 << 20, out);
             file.write_spilled(&mut out, &mut spill)
-                .map_err(Error::file(tmp, "write"))?;
+                .map_err(|e| Error::file(tmp, "write", e))?;
             out.into_inner()
-                .map_err(|e| Error::file(tmp, "write")(e.into_error()))?;
+                .map_err(|e| Error::file(tmp, "write", e.into_error()))?;
             Ok(())
         });
     drop(spill);

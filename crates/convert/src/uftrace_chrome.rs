@@ -38,7 +38,7 @@ pub(crate) fn run(o: &Options, tmp: &Path, summary: &mut Summary, hooks: &dyn Ho
     let mut warn = Vec::new();
     hooks.started();
     opts.write_view(&mut data, &mut out, &mut warn)
-        .map_err(Error::input(input.display()))?;
+        .map_err(|e| Error::input(input.display(), e))?;
     hooks.finished();
     out.flush()?;
     close(out)?;

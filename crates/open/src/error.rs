@@ -46,22 +46,23 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> Error {
-        let path = path.to_path_buf();
-        move |source| Error::Io {
-            path,
+    /// A failed `action` on `path` (made only when there is one:
+    /// `map_err(|e| ...)`).
+    pub(crate) fn io(path: &Path, action: &'static str, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.to_path_buf(),
             action,
             source,
         }
     }
 
-    pub(crate) fn trace<E>(path: &Path) -> impl FnOnce(E) -> Error
+    /// The reader of `path` refused it.
+    pub(crate) fn trace<E>(path: &Path, e: E) -> Error
     where
         E: std::error::Error + Send + Sync + 'static,
     {
-        let path = path.to_path_buf();
-        move |e| Error::Trace {
-            path,
+        Error::Trace {
+            path: path.to_path_buf(),
             source: Box::new(e),
         }
     }

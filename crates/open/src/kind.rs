@@ -59,7 +59,7 @@ fn head(path: &Path, n: usize) -> std::io::Result<Vec<u8>> {
 
 /// Recognise `path`. Errors say what the path is and why it is not read.
 pub fn sniff(path: &Path) -> Result<Kind> {
-    let meta = std::fs::metadata(path).map_err(Error::io(path, "open"))?;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "open", e))?;
     if meta.is_dir() {
         if let Ok(b) = head(&path.join("info"), 8) {
             if tracemux_uftrace::header::sniff(&b) {
@@ -80,7 +80,7 @@ pub fn sniff(path: &Path) -> Result<Kind> {
             return Ok(Kind::Ctf { version: 1 });
         }
         let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-            .map_err(Error::io(path, "list directory"))?
+            .map_err(|e| Error::io(path, "list directory", e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file())
             .collect();
@@ -94,7 +94,7 @@ pub fn sniff(path: &Path) -> Result<Kind> {
         }
         return Err(Error::Refused(format!("{}: not a trace directory tracemux recognises (no uftrace 'info', CTF 'metadata' or LTT tracefile)", path.display())));
     }
-    let b = head(path, 512).map_err(Error::io(path, "read"))?;
+    let b = head(path, 512).map_err(|e| Error::io(path, "read", e))?;
     if tracemux_tracedat::sniff(&b) {
         return Ok(Kind::TraceDat);
     }
@@ -155,8 +155,8 @@ impl std::ops::Deref for Mapped {
 }
 
 pub fn map(path: &Path) -> Result<Mapped> {
-    let f = File::open(path).map_err(Error::io(path, "open"))?;
-    let len = f.metadata().map_err(Error::io(path, "open"))?.len();
+    let f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let len = f.metadata().map_err(|e| Error::io(path, "open", e))?.len();
     if len == 0 {
         return Ok(Mapped::Empty);
     }
@@ -166,7 +166,7 @@ pub fn map(path: &Path) -> Result<Mapped> {
     // multi-gigabyte traces without copying them (as trace-cmd and
     // babeltrace2 do).
     #[allow(unsafe_code)]
-    let m = unsafe { Mmap::map(&f) }.map_err(Error::io(path, "map"))?;
+    let m = unsafe { Mmap::map(&f) }.map_err(|e| Error::io(path, "map", e))?;
     // streams read forward: ask for readahead (an error here is harmless)
     let _ = m.advise(memmap2::Advice::Sequential);
     Ok(Mapped::Map(m))

@@ -74,7 +74,7 @@ pub fn open_uftrace(
 ) -> Result<tracemux_uftrace::UftraceData> {
     let oo = tracemux_uftrace::OpenOptions { demangle, strict };
     tracemux_uftrace::UftraceData::open_with(trace, oo, &UftraceMapLoader)
-        .map_err(Error::trace(trace))
+        .map_err(|e| Error::trace(trace, e))
 }
 
 /// An LTT tracefile, mapped.

@@ -64,7 +64,7 @@ pub(crate) fn one<T, E: From<Error>>(
                     loader: Some(&load),
                 },
             )
-            .map_err(Error::trace(first))?;
+            .map_err(|e| Error::trace(first, e))?;
             f(&mut tracemux_ltt::source::LttSource::new(&trace))
         }
         Kind::Ctf { .. } => {
@@ -81,7 +81,8 @@ pub(crate) fn one<T, E: From<Error>>(
         }
         Kind::Perf => {
             let data = map(first)?;
-            let p = tracemux_perf::PerfData::open(&data, strict).map_err(Error::trace(first))?;
+            let p =
+                tracemux_perf::PerfData::open(&data, strict).map_err(|e| Error::trace(first, e))?;
             let mut src = PerfReleasing {
                 src: tracemux_perf::source::PerfSource::new(&p, strict),
                 map: &data,
@@ -106,13 +107,13 @@ fn tracedat<T, E: From<Error>>(
     f: impl FnOnce(&mut dyn RecordSource) -> Result<T, E>,
 ) -> Result<T, E> {
     let data = map(path)?;
-    let t = TraceDat::parse(&data, strict).map_err(Error::trace(path))?;
+    let t = TraceDat::parse(&data, strict).map_err(|e| Error::trace(path, e))?;
     let opts = ReadOptions {
         strict,
         no_symbols,
         ..Default::default()
     };
-    let r = Reader::new(&t, &opts).map_err(Error::trace(path))?;
+    let r = Reader::new(&t, &opts).map_err(|e| Error::trace(path, e))?;
     // the headers before the first stream (formats, kallsyms, saved
     // cmdlines: megabytes on a kernel trace) are in the trace's
     // description now; their pages go back too

@@ -68,7 +68,7 @@ fn domain_of(p: &Path, opts: &OpenOptions<'_>) -> Result<ClockDomain> {
 /// The clock corrections a trace.dat's options make its reader apply.
 fn tracedat_corrections(p: &Path, strict: bool) -> Result<Vec<&'static str>> {
     let data = map(p)?;
-    let t = TraceDat::parse(&data, strict).map_err(Error::trace(p))?;
+    let t = TraceDat::parse(&data, strict).map_err(|e| Error::trace(p, e))?;
     Ok([
         (OptionId::TSC2NSEC, "TSC2NSEC"),
         (OptionId::DATE, "DATE"),
@@ -116,7 +116,7 @@ pub fn plan(paths: &[PathBuf], opts: &OpenOptions<'_>) -> Result<Vec<InputInfo>>
     let mut samples = |i: usize| -> Option<Samples> {
         let p = &paths[i];
         match one(std::slice::from_ref(p), &quiet, |src| {
-            Samples::collect(src).map_err(Error::trace(p))
+            Samples::collect(src).map_err(|e| Error::trace(p, e))
         }) {
             Ok(s) => Some(s),
             Err(e) => {
