@@ -1,6 +1,8 @@
-//! The one shape of every pipeline in tracemux: a bounded channel of
-//! buffers from one thread to another, and a channel that brings the
-//! emptied buffers back for reuse. Memory stays bounded (at most
+//! The shape of tracemux's pipelines that hand buffers to another thread
+//! and get them back: a bounded channel of buffers from one thread to
+//! another, and a channel that brings the emptied buffers back for reuse
+//! (the stdout writer, the Perfetto encoder, `convert`'s sink thread and
+//! line workers). Memory stays bounded (at most
 //! `in_flight` buffers on their way, `spare` waiting to be reused) and
 //! the hot loop allocates nothing once the buffers have grown.
 //!
